@@ -97,6 +97,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -125,6 +127,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -153,6 +157,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -181,6 +187,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -209,6 +217,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -237,6 +247,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -265,6 +277,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
@@ -295,6 +309,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
@@ -325,6 +341,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
@@ -355,6 +373,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
@@ -385,6 +405,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
@@ -415,6 +437,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
@@ -445,6 +469,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
@@ -475,6 +501,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
@@ -505,6 +533,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
@@ -535,6 +565,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
@@ -565,6 +597,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
@@ -595,6 +629,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
@@ -625,6 +661,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -657,6 +695,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -689,6 +729,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -721,6 +763,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -748,12 +792,12 @@ $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END / (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) END
+  SELECT CASE WHEN ((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END / (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END / (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) END
+  SELECT CASE WHEN ((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END / (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) END
 $f$;
 
 -- micro_precision(actual, predicted): Precision of counts pooled over rows.
@@ -763,6 +807,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_precision');
@@ -782,12 +828,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[]) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_precision(actual, predicted, sample_weight): Precision of counts pooled over rows.
@@ -797,6 +868,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -818,12 +891,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
@@ -833,6 +931,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -854,12 +954,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
@@ -869,6 +994,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -890,12 +1017,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_precision(actual, predicted): Precision of counts pooled over rows.
@@ -905,6 +1057,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_precision');
@@ -924,12 +1078,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_precision(actual, predicted, sample_weight): Precision of counts pooled over rows.
@@ -939,6 +1118,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -960,12 +1141,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
@@ -975,6 +1181,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -996,12 +1204,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
@@ -1011,6 +1244,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1032,22 +1267,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END / (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) END
+  SELECT CASE WHEN ((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END / (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END / (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) END
+  SELECT CASE WHEN ((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END / (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) END
 $f$;
 
 -- micro_recall(actual, predicted): Recall of counts pooled over rows.
@@ -1057,6 +1317,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_recall');
@@ -1076,12 +1338,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[]) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_recall(actual, predicted, sample_weight): Recall of counts pooled over rows.
@@ -1091,6 +1378,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1112,12 +1401,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
@@ -1127,6 +1441,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1148,12 +1464,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
@@ -1163,6 +1504,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1184,12 +1527,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_recall(actual, predicted): Recall of counts pooled over rows.
@@ -1199,6 +1567,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_recall');
@@ -1218,12 +1588,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_recall(actual, predicted, sample_weight): Recall of counts pooled over rows.
@@ -1233,6 +1628,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1254,12 +1651,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
@@ -1269,6 +1691,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1290,12 +1714,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
@@ -1305,6 +1754,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1326,22 +1777,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[7] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE st[5] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END))) = 0) THEN CASE WHEN st[2] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END + (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE st[5] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END)) + (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[7] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[2] = 3 THEN NULL::float8 ELSE st[2] END ELSE (((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END) / ((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[7] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE st[5] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END)))) END
+  SELECT CASE WHEN (((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[9] + st[10]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END))) = 0) THEN CASE WHEN st[2] = 2 THEN CASE WHEN (((CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END + (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END)) + (CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[9] + st[10]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[2] = 3 THEN NULL::float8 ELSE st[2] END ELSE (((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END) / ((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[9] + st[10]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END)))) END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[7] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE st[5] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END))) = 0) THEN CASE WHEN st[2] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END + (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE st[5] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END)) + (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[7] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[2] = 3 THEN NULL::float8 ELSE st[2] END ELSE (((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END) / ((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[7] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE st[5] END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END)))) END
+  SELECT CASE WHEN (((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[9] + st[10]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END))) = 0) THEN CASE WHEN st[2] = 2 THEN CASE WHEN (((CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END + (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END)) + (CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[9] + st[10]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[2] = 3 THEN NULL::float8 ELSE st[2] END ELSE (((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END) / ((((1 + CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE (st[1] * st[1]) END) * CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END) + (CASE WHEN (st[1] > 1) THEN 1.0::float8 ELSE (st[1] * st[1]) END * (CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[9] + st[10]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END))) + (CASE WHEN (st[1] > 1) THEN ((1 / st[1]) * (1 / st[1])) ELSE 1.0::float8 END * (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END - CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END)))) END
 $f$;
 
 -- micro_fbeta(actual, predicted): F-beta of counts pooled over rows.
@@ -1351,6 +1827,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -1372,12 +1850,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce(tp, 0), st[4] + (tp IS NOT NULL)::int, st[5] + coalesce(n_predicted, 0), st[6] + (n_predicted IS NOT NULL)::int, st[7] + coalesce(n_actual, 0), st[8] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[]) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight): F-beta of counts pooled over rows.
@@ -1387,6 +1891,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1410,12 +1916,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight, beta): F-beta of counts pooled over rows.
@@ -1425,6 +1957,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1448,12 +1982,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
@@ -1463,6 +2023,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1486,12 +2048,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8, text) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
@@ -1501,6 +2089,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1524,12 +2114,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted): F-beta of counts pooled over rows.
@@ -1539,6 +2155,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -1560,12 +2178,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce(tp, 0), st[4] + (tp IS NOT NULL)::int, st[5] + coalesce(n_predicted, 0), st[6] + (n_predicted IS NOT NULL)::int, st[7] + coalesce(n_actual, 0), st[8] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight): F-beta of counts pooled over rows.
@@ -1575,6 +2219,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1598,12 +2244,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight, beta): F-beta of counts pooled over rows.
@@ -1613,6 +2285,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1636,12 +2310,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
@@ -1651,6 +2351,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1674,12 +2376,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8, text) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
@@ -1689,6 +2417,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -1712,22 +2442,48 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[8] := st[8] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((((2 * CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) + (1 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) + (1.0::float8 * (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE ((2 * CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) / (((2 * CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) + (1 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) + (1.0::float8 * (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)))) END
+  SELECT CASE WHEN ((((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (1 * (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) + (1.0::float8 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE ((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) / (((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (1 * (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) + (1.0::float8 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)))) END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((((2 * CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) + (1 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) + (1.0::float8 * (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE ((2 * CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) / (((2 * CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) + (1 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) + (1.0::float8 * (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)))) END
+  SELECT CASE WHEN ((((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (1 * (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) + (1.0::float8 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE ((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) / (((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (1 * (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) + (1.0::float8 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)))) END
 $f$;
 
 -- micro_f1(actual, predicted): F1 of counts pooled over rows.
@@ -1737,6 +2493,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_f1');
@@ -1756,12 +2514,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[]) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_f1(actual, predicted, sample_weight): F1 of counts pooled over rows.
@@ -1771,6 +2554,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1792,12 +2577,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
@@ -1807,6 +2617,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1828,12 +2640,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
@@ -1843,6 +2680,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1864,12 +2703,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_f1(actual, predicted): F1 of counts pooled over rows.
@@ -1879,6 +2743,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_f1');
@@ -1898,12 +2764,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_f1(actual, predicted, sample_weight): F1 of counts pooled over rows.
@@ -1913,6 +2804,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1934,12 +2827,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
@@ -1949,6 +2867,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -1970,12 +2890,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
@@ -1985,6 +2930,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2006,22 +2953,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END / ((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) END
+  SELECT CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END / ((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END / ((CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END + (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END))) END
+  SELECT CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END / ((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) END
 $f$;
 
 -- micro_jaccard(actual, predicted): Jaccard of counts pooled over rows.
@@ -2031,6 +3003,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_jaccard');
@@ -2050,12 +3024,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[]) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_jaccard(actual, predicted, sample_weight): Jaccard of counts pooled over rows.
@@ -2065,6 +3064,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2086,12 +3087,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
@@ -2101,6 +3127,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2122,12 +3150,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
@@ -2137,6 +3190,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2158,12 +3213,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_jaccard(actual, predicted): Jaccard of counts pooled over rows.
@@ -2173,6 +3253,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'micro_jaccard');
@@ -2192,12 +3274,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := tp;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (tp) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_jaccard(actual, predicted, sample_weight): Jaccard of counts pooled over rows.
@@ -2207,6 +3314,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2228,12 +3337,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
@@ -2243,6 +3377,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2264,12 +3400,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
@@ -2279,6 +3440,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2300,22 +3463,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  x := (tp * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((tp * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[4] / st[3] END END
+  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) / st[3] END END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END > 0) AND (CASE WHEN (st[4] = 0) THEN 0.0::float8 ELSE CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END = 0) THEN NULL ELSE (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END / CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END) END END END
+  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END > 0) AND (CASE WHEN (st[5] = 0) THEN 0.0::float8 ELSE CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END = 0) THEN NULL ELSE (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END / CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END) END END END
 $f$;
 
 -- samples_precision(actual, predicted): Mean over rows of row precision.
@@ -2325,6 +3513,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_precision');
@@ -2344,12 +3534,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[]) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_precision(actual, predicted, sample_weight): Mean over rows of row precision.
@@ -2359,6 +3559,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2380,12 +3582,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
@@ -2395,6 +3622,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2416,12 +3645,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
@@ -2431,6 +3685,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2452,12 +3708,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_precision(actual, predicted): Mean over rows of row precision.
@@ -2467,6 +3748,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_precision');
@@ -2486,12 +3769,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_precision(actual, predicted, sample_weight): Mean over rows of row precision.
@@ -2501,6 +3794,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2522,12 +3817,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
@@ -2537,6 +3857,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2558,12 +3880,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
@@ -2573,6 +3920,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2594,22 +3943,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[4] / st[3] END END
+  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) / st[3] END END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END > 0) AND (CASE WHEN (st[4] = 0) THEN 0.0::float8 ELSE CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END = 0) THEN NULL ELSE (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END / CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END) END END END
+  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END > 0) AND (CASE WHEN (st[5] = 0) THEN 0.0::float8 ELSE CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END = 0) THEN NULL ELSE (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END / CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END) END END END
 $f$;
 
 -- samples_recall(actual, predicted): Mean over rows of row recall.
@@ -2619,6 +3993,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_recall');
@@ -2638,12 +4014,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[]) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_recall(actual, predicted, sample_weight): Mean over rows of row recall.
@@ -2653,6 +4039,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2674,12 +4062,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
@@ -2689,6 +4102,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2710,12 +4125,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
@@ -2725,6 +4165,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2746,12 +4188,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_recall(actual, predicted): Mean over rows of row recall.
@@ -2761,6 +4228,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_recall');
@@ -2780,12 +4249,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_recall(actual, predicted, sample_weight): Mean over rows of row recall.
@@ -2795,6 +4274,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2816,12 +4297,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
@@ -2831,6 +4337,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2852,12 +4360,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
@@ -2867,6 +4400,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -2888,22 +4423,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[3] > 0) AND (st[4] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] / st[4] END END
+  SELECT CASE WHEN ((st[3] > 0) AND (st[4] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) / st[4] END END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[3] > 0) AND (CASE WHEN (st[3] = 0) THEN 0.0::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[4] END END = 0)) THEN CASE WHEN st[2] = 2 THEN CASE WHEN ((st[3] > 0) AND (CASE WHEN (st[3] = 0) THEN 0.0::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[4] END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[2] = 3 THEN NULL::float8 ELSE st[2] END ELSE CASE WHEN ((CASE WHEN (st[3] = 0) THEN 0.0::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[4] END END > 0) AND (CASE WHEN (st[5] = 0) THEN 0.0::float8 ELSE CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[6] END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[6] END = 0) THEN NULL ELSE (CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[7] END / CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[6] END) END END END
+  SELECT CASE WHEN ((st[3] > 0) AND (CASE WHEN (st[3] = 0) THEN 0.0::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) END END = 0)) THEN CASE WHEN st[2] = 2 THEN CASE WHEN ((st[3] > 0) AND (CASE WHEN (st[3] = 0) THEN 0.0::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[2] = 3 THEN NULL::float8 ELSE st[2] END ELSE CASE WHEN ((CASE WHEN (st[3] = 0) THEN 0.0::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) END END > 0) AND (CASE WHEN (st[6] = 0) THEN 0.0::float8 ELSE CASE WHEN st[6] = 0 THEN NULL::float8 ELSE (st[7] + st[8]) END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE (st[7] + st[8]) END = 0) THEN NULL ELSE (CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[9] + st[10]) END / CASE WHEN st[6] = 0 THEN NULL::float8 ELSE (st[7] + st[8]) END) END END END
 $f$;
 
 -- samples_fbeta(actual, predicted): Mean over rows of row F-beta.
@@ -2913,6 +4473,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -2934,12 +4496,23 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL)::int, st[4] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END, 0)]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[]) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_final,
-  INITCOND = '{NULL,NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight): Mean over rows of row F-beta.
@@ -2949,6 +4522,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -2972,12 +4547,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight, beta): Mean over rows of row F-beta.
@@ -2987,6 +4588,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -3010,12 +4613,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
@@ -3025,6 +4654,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -3048,12 +4679,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8, text) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
@@ -3063,6 +4720,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -3086,12 +4745,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted): Mean over rows of row F-beta.
@@ -3101,6 +4786,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_beta float8;
   v_zero_division float8;
 BEGIN
@@ -3122,12 +4809,23 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL)::int, st[4] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END, 0)]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_final,
-  INITCOND = '{NULL,NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight): Mean over rows of row F-beta.
@@ -3137,6 +4835,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -3160,12 +4860,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight, beta): Mean over rows of row F-beta.
@@ -3175,6 +4901,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -3198,12 +4926,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
@@ -3213,6 +4967,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -3236,12 +4992,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8, text) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
@@ -3251,6 +5033,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_beta float8;
   v_zero_division float8;
@@ -3274,22 +5058,48 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_beta;
+  st[2] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[7] + x;
+    IF abs(st[7]) >= abs(x) THEN st[8] := st[8] + ((st[7] - t) + x);
+    ELSE st[8] := st[8] + ((x - t) + st[7]); END IF;
+    st[7] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[9] + x;
+    IF abs(st[9]) >= abs(x) THEN st[10] := st[10] + ((st[9] - t) + x);
+    ELSE st[10] := st[10] + ((x - t) + st[9]); END IF;
+    st[9] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
-  INITCOND = '{NULL,NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[4] / st[3] END END
+  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) / st[3] END END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END > 0) AND (CASE WHEN (st[4] = 0) THEN 0.0::float8 ELSE CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END = 0) THEN NULL ELSE (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END / CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END) END END END
+  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END > 0) AND (CASE WHEN (st[5] = 0) THEN 0.0::float8 ELSE CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END = 0) THEN NULL ELSE (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END / CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END) END END END
 $f$;
 
 -- samples_f1(actual, predicted): Mean over rows of row F1.
@@ -3299,6 +5109,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_f1');
@@ -3318,12 +5130,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[]) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_f1(actual, predicted, sample_weight): Mean over rows of row F1.
@@ -3333,6 +5155,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3354,12 +5178,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
@@ -3369,6 +5218,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3390,12 +5241,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
@@ -3405,6 +5281,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3426,12 +5304,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_f1(actual, predicted): Mean over rows of row F1.
@@ -3441,6 +5344,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_f1');
@@ -3460,12 +5365,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_f1(actual, predicted, sample_weight): Mean over rows of row F1.
@@ -3475,6 +5390,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3496,12 +5413,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
@@ -3511,6 +5453,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3532,12 +5476,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
@@ -3547,6 +5516,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3568,22 +5539,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[4] / st[3] END END
+  SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) / st[3] END END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[3] END END > 0) AND (CASE WHEN (st[4] = 0) THEN 0.0::float8 ELSE CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END = 0) THEN NULL ELSE (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END / CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[5] END) END END END
+  SELECT CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN CASE WHEN st[1] = 2 THEN CASE WHEN ((st[2] > 0) AND (CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END = 0)) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE CASE WHEN ((CASE WHEN (st[2] = 0) THEN 0.0::float8 ELSE CASE WHEN st[2] = 0 THEN NULL::float8 ELSE (st[3] + st[4]) END END > 0) AND (CASE WHEN (st[5] = 0) THEN 0.0::float8 ELSE CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END END = 0)) THEN 'NaN'::float8 ELSE CASE WHEN (CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END = 0) THEN NULL ELSE (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END / CASE WHEN st[5] = 0 THEN NULL::float8 ELSE (st[6] + st[7]) END) END END END
 $f$;
 
 -- samples_jaccard(actual, predicted): Mean over rows of row Jaccard.
@@ -3593,6 +5589,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_jaccard');
@@ -3612,12 +5610,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[]) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_jaccard(actual, predicted, sample_weight): Mean over rows of row Jaccard.
@@ -3627,6 +5635,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3648,12 +5658,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
@@ -3663,6 +5698,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3684,12 +5721,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
@@ -3699,6 +5761,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3720,12 +5784,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_jaccard(actual, predicted): Mean over rows of row Jaccard.
@@ -3735,6 +5824,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_zero_division float8;
 BEGIN
   v_zero_division := _mlsql_check_zero_division(0, 'samples_jaccard');
@@ -3754,12 +5845,22 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END, 0)]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END;
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_final,
-  INITCOND = '{NULL,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_jaccard(actual, predicted, sample_weight): Mean over rows of row Jaccard.
@@ -3769,6 +5870,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3790,12 +5893,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
@@ -3805,6 +5933,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3826,12 +5956,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
@@ -3841,6 +5996,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_zero_division float8;
 BEGIN
@@ -3862,22 +6019,47 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+  st[1] := v_zero_division;
+  IF (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[2] := st[2] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[3] + x;
+    IF abs(st[3]) >= abs(x) THEN st[4] := st[4] + ((st[3] - t) + x);
+    ELSE st[4] := st[4] + ((x - t) + st[3]); END IF;
+    st[3] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[5] := st[5] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[6] + x;
+    IF abs(st[6]) >= abs(x) THEN st[7] := st[7] + ((st[6] - t) + x);
+    ELSE st[7] := st[7] + ((x - t) + st[6]); END IF;
+    st[6] := t;
+  END IF;
+  x := (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[1] / st[2] END
+  SELECT CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) / st[3] END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[1] END = 0) THEN NULL ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END / CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[1] END) END
+  SELECT CASE WHEN (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) END = 0) THEN NULL ELSE (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) END / CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) END) END
 $f$;
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
@@ -3887,6 +6069,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -3904,12 +6088,20 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+  x := CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(text[], text[]) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_final,
-  INITCOND = '{0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0}', PARALLEL = SAFE
 );
 
 -- subset_accuracy(actual, predicted, sample_weight): Share of rows predicted exactly.
@@ -3919,6 +6111,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
 BEGIN
   w := _mlsql_weight(sample_weight, 'subset_accuracy');
@@ -3938,12 +6132,28 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+  x := CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w);
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w)) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(text[], text[], float8) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_weighted_final,
-  INITCOND = '{0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
@@ -3953,6 +6163,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -3970,12 +6182,20 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+  x := CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], bigint[]) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_final,
-  INITCOND = '{0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0}', PARALLEL = SAFE
 );
 
 -- subset_accuracy(actual, predicted, sample_weight): Share of rows predicted exactly.
@@ -3985,6 +6205,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
 BEGIN
   w := _mlsql_weight(sample_weight, 'subset_accuracy');
@@ -4004,22 +6226,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+  x := CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w);
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w)) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], bigint[], float8) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_weighted_final,
-  INITCOND = '{0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT (1 - CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[1] / st[2] END)
+  SELECT (1 - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) / st[3] END)
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT (1 - CASE WHEN (CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[1] END = 0) THEN NULL ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE st[3] END / CASE WHEN st[2] = 0 THEN NULL::float8 ELSE st[1] END) END)
+  SELECT (1 - CASE WHEN (CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) END = 0) THEN NULL ELSE (CASE WHEN st[6] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) END / CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) END) END)
 $f$;
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
@@ -4029,6 +6267,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -4046,12 +6286,20 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+  x := CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(text[], text[]) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_final,
-  INITCOND = '{0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0}', PARALLEL = SAFE
 );
 
 -- zero_one_loss(actual, predicted, sample_weight): Share of rows not predicted exactly.
@@ -4061,6 +6309,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
 BEGIN
   w := _mlsql_weight(sample_weight, 'zero_one_loss');
@@ -4080,12 +6330,28 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+  x := CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w);
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w)) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(text[], text[], float8) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_weighted_final,
-  INITCOND = '{0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
@@ -4095,6 +6361,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
 BEGIN
   IF actual IS NOT NULL AND predicted IS NOT NULL THEN
     tp := 0; n_actual := 0; n_predicted := 0;
@@ -4112,12 +6380,20 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+  x := CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], bigint[]) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_final,
-  INITCOND = '{0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0}', PARALLEL = SAFE
 );
 
 -- zero_one_loss(actual, predicted, sample_weight): Share of rows not predicted exactly.
@@ -4127,6 +6403,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
 BEGIN
   w := _mlsql_weight(sample_weight, 'zero_one_loss');
@@ -4146,22 +6424,38 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+  x := CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[1] + x;
+    IF abs(st[1]) >= abs(x) THEN st[2] := st[2] + ((st[1] - t) + x);
+    ELSE st[2] := st[2] + ((x - t) + st[1]); END IF;
+    st[1] := t;
+  END IF;
+  IF (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[3] := st[3] + 1; END IF;
+  x := (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w);
+  IF x IS NOT NULL THEN
+    t := st[4] + x;
+    IF abs(st[4]) >= abs(x) THEN st[5] := st[5] + ((st[4] - t) + x);
+    ELSE st[5] := st[5] + ((x - t) + st[4]); END IF;
+    st[4] := t;
+  END IF;
+  IF ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w)) IS NOT NULL THEN st[6] := st[6] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], bigint[], float8) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_weighted_final,
-  INITCOND = '{0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (st[3] = 0) THEN NULL ELSE ((((CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) / st[3]) / st[1]) END
+  SELECT CASE WHEN (st[4] = 0) THEN NULL ELSE ((((CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) / st[4]) / st[1]) END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_weighted_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (CASE WHEN (st[8] = 0) THEN 0.0::float8 ELSE CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[9] END END = 0) THEN NULL ELSE ((((CASE WHEN st[5] = 0 THEN NULL::float8 ELSE st[4] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END) + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE st[6] END - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] END)) / CASE WHEN (st[8] = 0) THEN 0.0::float8 ELSE CASE WHEN st[8] = 0 THEN NULL::float8 ELSE st[9] END END) / st[1]) END
+  SELECT CASE WHEN (CASE WHEN (st[11] = 0) THEN 0.0::float8 ELSE CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[12] + st[13]) END END = 0) THEN NULL ELSE ((((CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) / CASE WHEN (st[11] = 0) THEN 0.0::float8 ELSE CASE WHEN st[11] = 0 THEN NULL::float8 ELSE (st[12] + st[13]) END END) / st[1]) END
 $f$;
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
@@ -4171,6 +6465,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_n_labels float8;
 BEGIN
   v_n_labels := _mlsql_check_n_labels(n_labels, 'hamming_loss');
@@ -4190,12 +6486,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_n_labels, st[2] + coalesce(CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END, 0), st[3] + (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_n_labels;
+  x := CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(text[], text[], bigint) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- hamming_loss(actual, predicted, n_labels, sample_weight): (fp + fn) / (rows x n_labels): share of wrong label decisions.
@@ -4205,6 +6526,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_n_labels float8;
 BEGIN
@@ -4226,12 +6549,45 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_n_labels, st[2] + coalesce((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w), 0), st[3] + ((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int, st[8] + (CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[9] + coalesce(CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END, 0)]::float8[];
+  st[1] := v_n_labels;
+  x := (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[12] + x;
+    IF abs(st[12]) >= abs(x) THEN st[13] := st[13] + ((st[12] - t) + x);
+    ELSE st[13] := st[13] + ((x - t) + st[12]); END IF;
+    st[12] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(text[], text[], bigint, float8) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
@@ -4241,6 +6597,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   v_n_labels float8;
 BEGIN
   v_n_labels := _mlsql_check_n_labels(n_labels, 'hamming_loss');
@@ -4260,12 +6618,37 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_n_labels, st[2] + coalesce(CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END, 0), st[3] + (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+  st[1] := v_n_labels;
+  x := CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END;
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := n_predicted;
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF (n_predicted) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := n_actual;
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF (n_actual) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], bigint[], bigint) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_final,
-  INITCOND = '{NULL,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 -- hamming_loss(actual, predicted, n_labels, sample_weight): (fp + fn) / (rows x n_labels): share of wrong label decisions.
@@ -4275,6 +6658,8 @@ DECLARE
   tp float8;
   n_actual float8;
   n_predicted float8;
+  x float8;
+  t float8;
   w float8;
   v_n_labels float8;
 BEGIN
@@ -4296,12 +6681,45 @@ BEGIN
       END IF;
     END LOOP;
   END IF;
-  RETURN ARRAY[v_n_labels, st[2] + coalesce((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w), 0), st[3] + ((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int, st[8] + (CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[9] + coalesce(CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END, 0)]::float8[];
+  st[1] := v_n_labels;
+  x := (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w);
+  IF x IS NOT NULL THEN
+    t := st[2] + x;
+    IF abs(st[2]) >= abs(x) THEN st[3] := st[3] + ((st[2] - t) + x);
+    ELSE st[3] := st[3] + ((x - t) + st[2]); END IF;
+    st[2] := t;
+  END IF;
+  IF ((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w)) IS NOT NULL THEN st[4] := st[4] + 1; END IF;
+  x := (n_predicted * w);
+  IF x IS NOT NULL THEN
+    t := st[5] + x;
+    IF abs(st[5]) >= abs(x) THEN st[6] := st[6] + ((st[5] - t) + x);
+    ELSE st[6] := st[6] + ((x - t) + st[5]); END IF;
+    st[5] := t;
+  END IF;
+  IF ((n_predicted * w)) IS NOT NULL THEN st[7] := st[7] + 1; END IF;
+  x := (n_actual * w);
+  IF x IS NOT NULL THEN
+    t := st[8] + x;
+    IF abs(st[8]) >= abs(x) THEN st[9] := st[9] + ((st[8] - t) + x);
+    ELSE st[9] := st[9] + ((x - t) + st[8]); END IF;
+    st[8] := t;
+  END IF;
+  IF ((n_actual * w)) IS NOT NULL THEN st[10] := st[10] + 1; END IF;
+  IF (CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END) IS NOT NULL THEN st[11] := st[11] + 1; END IF;
+  x := CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END;
+  IF x IS NOT NULL THEN
+    t := st[12] + x;
+    IF abs(st[12]) >= abs(x) THEN st[13] := st[13] + ((st[12] - t) + x);
+    ELSE st[13] := st[13] + ((x - t) + st[12]); END IF;
+    st[12] := t;
+  END IF;
+  RETURN st;
 END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], bigint[], bigint, float8) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_weighted_final,
-  INITCOND = '{NULL,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
+  INITCOND = '{NULL,0,0,0,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
 COMMIT;
