@@ -23,12 +23,17 @@ from typing import Any
 
 from mlsql import _params as P
 from mlsql._formulas import RowStats
+from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
 from mlsql._weights import WeightedOps
 
 #: the label list types every function is created for
 LIST_TYPES = ("text[]", "bigint[]")
+#: list types that are both labels but of two kinds: each function has an overload for them
+#: that fails with the shared message naming both types (DuckDB's guard), not PostgreSQL's
+#: "function does not exist"
+MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
 #: the families and kinds this library holds so far
 FAMILIES = ("multilabel",)
 KINDS = ("row", "aggregate")
@@ -216,11 +221,21 @@ def _in_row(m: Measure) -> dict[str, str]:
     return {p.name: f"v_{p.name}" for p in m.params}
 
 
-def row_function(m: Measure, list_type: str, create: str) -> list[str]:
+def _mismatch(m: Measure, types: tuple[str, str]) -> str:
+    """The plpgsql body that fails with the message of two label types."""
+    left, right = types
+    text = MISMATCH_MESSAGE.format(
+        func=m.name, left="actual", right="predicted", left_type=left, right_type=right
+    )
+    return f"BEGIN\n  RAISE EXCEPTION USING MESSAGE = {pg_lit(text)};\nEND"
+
+
+def row_function(m: Measure, types: tuple[str, str], create: str) -> list[str]:
     """A per-row measure as SQL functions with named, defaulted parameters.
 
     zero_division has two overloads: a number (0, 1, NaN; default 0), and text ('nan',
     'diagnose', 'ignore'), which comes first and has no default, so no call matches both.
+    ``types`` are the list types of actual and predicted (two kinds: the function fails).
     """
     assert m.build is not None
     expr = m.build(RowOps(), STATS, *(param(p.name) for p in m.params))
@@ -228,6 +243,8 @@ def row_function(m: Measure, list_type: str, create: str) -> list[str]:
     result = "bigint" if counts else "float8"
     value = fill(str(pg_lit(expr)), _in_row(m)) + ("::bigint" if counts else "")
     body = _body(m, {p.name: p.name for p in m.params}, False, [f"  RETURN {value};"])
+    if types[0] != types[1]:
+        body = _mismatch(m, types)
     overloads = [
         [f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}" for p in m.params]
     ]
@@ -239,7 +256,7 @@ def row_function(m: Measure, list_type: str, create: str) -> list[str]:
         )
     return [
         f"-- {m.name}: {m.summary}\n"
-        f"{create} FUNCTION {m.name}({', '.join([f'actual {list_type}', f'predicted {list_type}', *params])})"
+        f"{create} FUNCTION {m.name}({', '.join([f'actual {types[0]}', f'predicted {types[1]}', *params])})"
         f" RETURNS {result}\n"
         f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{body}\n$f$;"
         for params in overloads
@@ -349,6 +366,33 @@ def aggregate(m: Measure, create: str) -> list[str]:
     return out
 
 
+def mismatched_aggregate(m: Measure, create: str, steps: set[str]) -> list[str]:
+    """The forms of an aggregate over lists of two kinds: the final function fails (also over
+    no rows, as DuckDB's guard fails when the query binds); the step, shared by every
+    aggregate of its signature, keeps the state."""
+    out = []
+    for i, types in enumerate(MISMATCHES):
+        final = f"_mlsql_{m.name}_type_error_{i + 1}"
+        out.append(
+            f"{create} FUNCTION {final}(st float8[]) RETURNS float8\n"
+            f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{_mismatch(m, types)}\n$f$;"
+        )
+        for form in forms(m):
+            signature = ", ".join([*types, *(t for _, t in form.args)])
+            if signature not in steps:
+                steps.add(signature)
+                out.append(
+                    f"{create} FUNCTION _mlsql_type_error_step(st float8[], {signature})"
+                    " RETURNS float8[]\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;"
+                )
+            out.append(
+                f"{create} AGGREGATE {m.name}({signature}) (\n"
+                f"  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = {final},\n"
+                f"  INITCOND = '{{}}', PARALLEL = SAFE\n);"
+            )
+    return out
+
+
 def library(*, replace: bool = False) -> str:
     """The whole PostgreSQL library as one script (one transaction: all or nothing)."""
     create = "CREATE OR REPLACE" if replace else "CREATE"
@@ -371,13 +415,16 @@ def library(*, replace: bool = False) -> str:
         "",
     ]
     parts += [h + "\n" for h in helpers(create)]
+    steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
         if m.family not in FAMILIES or m.kind not in KINDS or m.build is None:
             continue
         if m.kind == "row":
-            parts += [f + "\n" for t in LIST_TYPES for f in row_function(m, t, create)]
+            pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
+            parts += [f + "\n" for t in pairs for f in row_function(m, t, create)]
         else:
             parts += [a + "\n" for a in aggregate(m, create)]
+            parts += [a + "\n" for a in mismatched_aggregate(m, create, steps)]
     parts.append("COMMIT;")
     return "\n".join(parts) + "\n"
 
