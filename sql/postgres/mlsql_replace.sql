@@ -150,6 +150,22 @@ BEGIN
 END
 $f$;
 
+-- true_positives: |A ∩ P|: true labels that were predicted.
+CREATE OR REPLACE FUNCTION true_positives(actual text[], predicted bigint[]) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'true_positives needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- true_positives: |A ∩ P|: true labels that were predicted.
+CREATE OR REPLACE FUNCTION true_positives(actual bigint[], predicted text[]) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'true_positives needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
 -- false_positives: |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE FUNCTION false_positives(actual text[], predicted text[]) RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
@@ -210,6 +226,22 @@ BEGIN
 END
 $f$;
 
+-- false_positives: |P \ A|: predicted labels that are not true.
+CREATE OR REPLACE FUNCTION false_positives(actual text[], predicted bigint[]) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'false_positives needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- false_positives: |P \ A|: predicted labels that are not true.
+CREATE OR REPLACE FUNCTION false_positives(actual bigint[], predicted text[]) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'false_positives needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
 -- false_negatives: |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE FUNCTION false_negatives(actual text[], predicted text[]) RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
@@ -267,6 +299,22 @@ BEGIN
     END LOOP;
   END IF;
   RETURN (n_actual - tp)::bigint;
+END
+$f$;
+
+-- false_negatives: |A \ P|: true labels that were not predicted.
+CREATE OR REPLACE FUNCTION false_negatives(actual text[], predicted bigint[]) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'false_negatives needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- false_negatives: |A \ P|: true labels that were not predicted.
+CREATE OR REPLACE FUNCTION false_negatives(actual bigint[], predicted text[]) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'false_negatives needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
 END
 $f$;
 
@@ -398,6 +446,38 @@ BEGIN
 END
 $f$;
 
+-- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
+CREATE OR REPLACE FUNCTION set_jaccard(actual text[], predicted bigint[], zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
+CREATE OR REPLACE FUNCTION set_jaccard(actual text[], predicted bigint[], zero_division text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
+CREATE OR REPLACE FUNCTION set_jaccard(actual bigint[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+-- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
+CREATE OR REPLACE FUNCTION set_jaccard(actual bigint[], predicted text[], zero_division text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
 -- row_precision: |A ∩ P| / |P| of one row.
 CREATE OR REPLACE FUNCTION row_precision(actual text[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
@@ -526,6 +606,38 @@ BEGIN
 END
 $f$;
 
+-- row_precision: |A ∩ P| / |P| of one row.
+CREATE OR REPLACE FUNCTION row_precision(actual text[], predicted bigint[], zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- row_precision: |A ∩ P| / |P| of one row.
+CREATE OR REPLACE FUNCTION row_precision(actual text[], predicted bigint[], zero_division text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- row_precision: |A ∩ P| / |P| of one row.
+CREATE OR REPLACE FUNCTION row_precision(actual bigint[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+-- row_precision: |A ∩ P| / |P| of one row.
+CREATE OR REPLACE FUNCTION row_precision(actual bigint[], predicted text[], zero_division text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
 -- row_recall: |A ∩ P| / |A| of one row.
 CREATE OR REPLACE FUNCTION row_recall(actual text[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
@@ -651,6 +763,38 @@ BEGIN
     END LOOP;
   END IF;
   RETURN CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END;
+END
+$f$;
+
+-- row_recall: |A ∩ P| / |A| of one row.
+CREATE OR REPLACE FUNCTION row_recall(actual text[], predicted bigint[], zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- row_recall: |A ∩ P| / |A| of one row.
+CREATE OR REPLACE FUNCTION row_recall(actual text[], predicted bigint[], zero_division text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- row_recall: |A ∩ P| / |A| of one row.
+CREATE OR REPLACE FUNCTION row_recall(actual bigint[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+-- row_recall: |A ∩ P| / |A| of one row.
+CREATE OR REPLACE FUNCTION row_recall(actual bigint[], predicted text[], zero_division text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
 END
 $f$;
 
@@ -787,6 +931,38 @@ BEGIN
     END LOOP;
   END IF;
   RETURN CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END;
+END
+$f$;
+
+-- row_fbeta: F-beta of one row, from its counts.
+CREATE OR REPLACE FUNCTION row_fbeta(actual text[], predicted bigint[], beta float8 DEFAULT 1.0::float8, zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- row_fbeta: F-beta of one row, from its counts.
+CREATE OR REPLACE FUNCTION row_fbeta(actual text[], predicted bigint[], zero_division text, beta float8 DEFAULT 1.0::float8) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+-- row_fbeta: F-beta of one row, from its counts.
+CREATE OR REPLACE FUNCTION row_fbeta(actual bigint[], predicted text[], beta float8 DEFAULT 1.0::float8, zero_division float8 DEFAULT 0) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+-- row_fbeta: F-beta of one row, from its counts.
+CREATE OR REPLACE FUNCTION row_fbeta(actual bigint[], predicted text[], zero_division text, beta float8 DEFAULT 1.0::float8) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'row_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
 END
 $f$;
 
@@ -1300,6 +1476,84 @@ CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8, float8) 
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
+CREATE OR REPLACE FUNCTION _mlsql_micro_precision_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[]) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[], float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[], float8, text) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[], float8, float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_micro_precision_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[]) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[], float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[], float8, text) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[], float8, float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_precision(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
   SELECT CASE WHEN ((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END / (CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) END
@@ -1808,6 +2062,60 @@ $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_micro_recall_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_recall(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_recall(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_recall(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_recall(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_micro_recall_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_recall(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_recall(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_recall(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_recall(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_final(st float8[]) RETURNS float8
@@ -2476,6 +2784,82 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8, floa
   INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
+CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[], float8, float8, text) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(text[], bigint[], float8, float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[], float8, float8, float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(text[], bigint[], float8, float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[], float8, float8, text) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], text[], float8, float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[], float8, float8, float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], text[], float8, float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
   SELECT CASE WHEN ((((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (1 * (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) + (1.0::float8 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) = 0) THEN CASE WHEN st[1] = 2 THEN CASE WHEN (((CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END + (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) + (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN st[1] = 3 THEN NULL::float8 ELSE st[1] END ELSE ((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) / (((2 * CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END) + (1 * (CASE WHEN st[10] = 0 THEN NULL::float8 ELSE (st[8] + st[9]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END))) + (1.0::float8 * (CASE WHEN st[7] = 0 THEN NULL::float8 ELSE (st[5] + st[6]) END - CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) END)))) END
@@ -2984,6 +3368,60 @@ $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_micro_f1_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_f1 needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_f1(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_f1(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_f1(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_f1(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_micro_f1_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_f1 needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_f1(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_f1(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_f1(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_f1(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_final(st float8[]) RETURNS float8
@@ -3496,6 +3934,60 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8, float8) (
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
+CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'micro_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
   SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) / st[3] END END
@@ -3976,6 +4468,60 @@ CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8, float8
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
+CREATE OR REPLACE FUNCTION _mlsql_samples_precision_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_precision(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_precision(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_precision(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_precision(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_samples_precision_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_precision needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_precision(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_precision(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_precision(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_precision(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
   SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) / st[3] END END
@@ -4454,6 +5000,60 @@ $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_samples_recall_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_recall(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_recall(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_recall(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_recall(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_samples_recall_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_recall needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_recall(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_recall(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_recall(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_recall(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_final(st float8[]) RETURNS float8
@@ -5092,6 +5692,70 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8, fl
   INITCOND = '{NULL,NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
+CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(text[], bigint[], float8, float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(text[], bigint[], float8, float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_fbeta needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], text[], float8, float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], text[], float8, float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
   SELECT CASE WHEN ((st[2] > 0) AND (st[3] = 0)) THEN 'NaN'::float8 ELSE CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[4] + st[5]) / st[3] END END
@@ -5570,6 +6234,60 @@ $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_samples_f1_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_f1 needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_f1(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_f1(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_f1(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_f1(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_samples_f1_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_f1 needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_f1(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_f1(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_f1(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_f1(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_final(st float8[]) RETURNS float8
@@ -6052,6 +6770,60 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8, float8) 
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
+CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(text[], bigint[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(text[], bigint[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'samples_jaccard needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], text[], float8, text) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], text[], float8, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
 CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
   SELECT CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) / st[3] END
@@ -6250,6 +7022,40 @@ CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], bigint[], float8) (
   INITCOND = '{0,0,0,0,0,0}', PARALLEL = SAFE
 );
 
+CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'subset_accuracy needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE subset_accuracy(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE subset_accuracy(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'subset_accuracy needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
 CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_final(st float8[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
   SELECT (1 - CASE WHEN st[3] = 0 THEN NULL::float8 ELSE (st[1] + st[2]) / st[3] END)
@@ -6446,6 +7252,40 @@ $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], bigint[], float8) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_weighted_final,
   INITCOND = '{0,0,0,0,0,0}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'zero_one_loss needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE zero_one_loss(text[], bigint[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE zero_one_loss(text[], bigint[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'zero_one_loss needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], text[]) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], text[], float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
 );
 
 CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_final(st float8[]) RETURNS float8
@@ -6720,6 +7560,52 @@ $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], bigint[], bigint, float8) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_weighted_final,
   INITCOND = '{NULL,0,0,0,0,0,0,0,0,0,0,0,0}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_type_error_1(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'hamming_loss needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[], bigint) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE hamming_loss(text[], bigint[], bigint) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], text[], bigint[], bigint, float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE hamming_loss(text[], bigint[], bigint, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_type_error_1,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_type_error_2(st float8[]) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'hamming_loss needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[], bigint) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], text[], bigint) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
+);
+
+CREATE OR REPLACE FUNCTION _mlsql_type_error_step(st float8[], bigint[], text[], bigint, float8) RETURNS float8[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;
+
+CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], text[], bigint, float8) (
+  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_type_error_2,
+  INITCOND = '{}', PARALLEL = SAFE
 );
 
 COMMIT;
