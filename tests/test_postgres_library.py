@@ -336,3 +336,36 @@ def test_means_are_compensated_sums(pg: Any) -> None:
     )
     (got,) = pg.execute("SELECT samples_precision(actual, predicted) FROM t").fetchone()
     assert abs(Fraction(got) - ninth) / ninth <= Fraction(1, 10**12), got
+
+
+@pytest.mark.parametrize(
+    ("pg_call", "duckdb_call"),
+    [
+        ("micro_f1(actual, predicted)", "micro_f1(actual, predicted)"),
+        ("samples_fbeta(actual, predicted, 1, 2)", "samples_fbeta(actual, predicted, beta := 2)"),
+        ("row_precision(actual, predicted)", "row_precision(actual, predicted)"),
+    ],
+)
+def test_two_kinds_of_labels_are_an_error_naming_both(
+    pg: Any, duck: Any, pg_call: str, duckdb_call: str
+) -> None:
+    """text[] against bigint[]: DuckDB's message (its type names are PostgreSQL's here), never
+    PostgreSQL's "function does not exist"; an aggregate fails over no rows too (a per-row
+    function is never called there)."""
+    for rows in (1, 0) if "row_" not in pg_call else (1,):
+        pg.execute("DROP TABLE IF EXISTS t")
+        pg.execute(
+            "CREATE TEMP TABLE t AS SELECT ARRAY['a'] AS actual, ARRAY[1::bigint] AS predicted "
+            f"FROM generate_series(1, {rows})"
+        )
+        with pytest.raises(psycopg.Error) as raised:
+            pg.execute(f"SELECT {pg_call} FROM t").fetchall()
+        with pytest.raises(duckdb.Error) as expected:
+            duck.execute(
+                f"SELECT {duckdb_call} FROM (SELECT ['a'] AS actual, [1::BIGINT] AS predicted)"
+            ).fetchall()
+        duckdb_text = (
+            str(expected.value).replace("VARCHAR[]", "text[]").replace("BIGINT[]", "bigint[]")
+        )
+        message = raised.value.diag.message_primary
+        assert message and message in duckdb_text, (message, duckdb_text)
