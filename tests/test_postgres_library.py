@@ -317,6 +317,8 @@ def test_loading_never_replaces_a_user_function(pg_server: Any) -> None:
         done = run(REPLACE)
         assert done.returncode == 0, done.stderr
         assert con.execute(mine).fetchone() == (0.5,)
+        assert run(REPLACE).returncode == 0  # over the whole library, aggregates included
+        assert run(LIBRARY).returncode != 0  # which the plain file never replaces
 
 
 def test_means_are_compensated_sums(pg: Any) -> None:
