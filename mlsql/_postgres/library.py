@@ -36,7 +36,41 @@ LIST_TYPES = ("text[]", "bigint[]")
 MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
 #: the families and kinds this library holds so far
 FAMILIES = ("multilabel",)
-KINDS = ("row", "aggregate")
+KINDS = ("set", "row", "aggregate")
+
+#: the set helpers: the labels of a set operation on A and P (NULL elements dropped first)
+SET_QUERIES = {
+    "set_intersection": "{a} INTERSECT {p}",
+    "set_difference": "{a} EXCEPT {p}",
+    "set_union": "{a} UNION {p}",
+    "set_symmetric_difference": "({a} EXCEPT {p}) UNION ({p} EXCEPT {a})",
+}
+
+
+def included(m: Measure) -> bool:
+    """Whether the library holds ``m``: a set helper, or a formula of its families and kinds."""
+    if m.family not in FAMILIES or m.kind not in KINDS:
+        return False
+    return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
+
+
+def set_function(m: Measure, types: tuple[str, str], create: str) -> str:
+    """A set helper: the distinct labels, sorted (text by code point, as Python and DuckDB
+    sort), no NULLs; NULL where a list is NULL."""
+    head = f"{create} FUNCTION {m.name}(actual {types[0]}, predicted {types[1]}) RETURNS {types[0]}"
+    if types[0] != types[1]:
+        return (
+            f"{head}\nLANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{_mismatch(m, types)}\n$f$;"
+        )
+    labels = "(SELECT x FROM unnest({}) x WHERE x IS NOT NULL)"
+    query = SET_QUERIES[m.name].format(a=labels.format("actual"), p=labels.format("predicted"))
+    order = ' COLLATE "C"' if types[0] == "text[]" else ""
+    return (
+        f"-- {m.name}: {m.summary}\n{head}\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
+        "  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE\n"
+        f"    ARRAY(SELECT s.x FROM ({query}) s(x) ORDER BY s.x{order}) END\n$f$;"
+    )
+
 
 #: each parameter's SQL types (one overload each: PostgreSQL reads 'ignore' as text and 1 as
 #: a number only where both exist); ``_mlsql_check_<name>`` checks (and codes) it
@@ -417,9 +451,12 @@ def library(*, replace: bool = False) -> str:
     parts += [h + "\n" for h in helpers(create)]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
-        if m.family not in FAMILIES or m.kind not in KINDS or m.build is None:
+        if not included(m):
             continue
-        if m.kind == "row":
+        if m.kind == "set":
+            pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
+            parts += [set_function(m, t, create) + "\n" for t in pairs]
+        elif m.kind == "row":
             pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
             parts += [f + "\n" for t in pairs for f in row_function(m, t, create)]
         else:
