@@ -90,6 +90,118 @@ BEGIN
 END
 $f$;
 
+-- set_intersection: Labels in both lists: A ∩ P.
+CREATE OR REPLACE FUNCTION set_intersection(actual text[], predicted text[]) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM ((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) INTERSECT (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) s(x) ORDER BY s.x COLLATE "C") END
+$f$;
+
+-- set_intersection: Labels in both lists: A ∩ P.
+CREATE OR REPLACE FUNCTION set_intersection(actual bigint[], predicted bigint[]) RETURNS bigint[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM ((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) INTERSECT (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) s(x) ORDER BY s.x) END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_intersection(actual text[], predicted bigint[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_intersection needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_intersection(actual bigint[], predicted text[]) RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_intersection needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+-- set_difference: Labels in the first list only: A \ P.
+CREATE OR REPLACE FUNCTION set_difference(actual text[], predicted text[]) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM ((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) EXCEPT (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) s(x) ORDER BY s.x COLLATE "C") END
+$f$;
+
+-- set_difference: Labels in the first list only: A \ P.
+CREATE OR REPLACE FUNCTION set_difference(actual bigint[], predicted bigint[]) RETURNS bigint[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM ((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) EXCEPT (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) s(x) ORDER BY s.x) END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_difference(actual text[], predicted bigint[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_difference needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_difference(actual bigint[], predicted text[]) RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_difference needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+-- set_union: Labels in either list: A ∪ P.
+CREATE OR REPLACE FUNCTION set_union(actual text[], predicted text[]) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM ((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) UNION (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) s(x) ORDER BY s.x COLLATE "C") END
+$f$;
+
+-- set_union: Labels in either list: A ∪ P.
+CREATE OR REPLACE FUNCTION set_union(actual bigint[], predicted bigint[]) RETURNS bigint[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM ((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) UNION (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) s(x) ORDER BY s.x) END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_union(actual text[], predicted bigint[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_union needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_union(actual bigint[], predicted text[]) RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_union needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
+-- set_symmetric_difference: Labels in exactly one list: A △ P.
+CREATE OR REPLACE FUNCTION set_symmetric_difference(actual text[], predicted text[]) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM (((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) EXCEPT (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) UNION ((SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL) EXCEPT (SELECT x FROM unnest(actual) x WHERE x IS NOT NULL))) s(x) ORDER BY s.x COLLATE "C") END
+$f$;
+
+-- set_symmetric_difference: Labels in exactly one list: A △ P.
+CREATE OR REPLACE FUNCTION set_symmetric_difference(actual bigint[], predicted bigint[]) RETURNS bigint[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE
+    ARRAY(SELECT s.x FROM (((SELECT x FROM unnest(actual) x WHERE x IS NOT NULL) EXCEPT (SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL)) UNION ((SELECT x FROM unnest(predicted) x WHERE x IS NOT NULL) EXCEPT (SELECT x FROM unnest(actual) x WHERE x IS NOT NULL))) s(x) ORDER BY s.x) END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_symmetric_difference(actual text[], predicted bigint[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_symmetric_difference needs actual and predicted of the same label type (both text, both integers, ...). Got actual text[] and predicted bigint[].';
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION set_symmetric_difference(actual bigint[], predicted text[]) RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = 'set_symmetric_difference needs actual and predicted of the same label type (both text, both integers, ...). Got actual bigint[] and predicted text[].';
+END
+$f$;
+
 -- true_positives: |A ∩ P|: true labels that were predicted.
 CREATE OR REPLACE FUNCTION true_positives(actual text[], predicted text[]) RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
