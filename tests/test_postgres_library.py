@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 import mlsql
-from mlsql._postgres.library import FAMILIES, KINDS, library
+from mlsql._postgres.library import KINDS, included, library
 from mlsql._registry import Measure, measures
 from mlsql.cli import app
 from tests.references import REFERENCES, close, tables
@@ -37,9 +37,7 @@ LIBRARY = ROOT / "sql" / "postgres" / "mlsql.sql"
 REPLACE = ROOT / "sql" / "postgres" / "mlsql_replace.sql"
 
 #: the label-set measures the PostgreSQL library holds, by the registry
-MEASURES = [
-    m for m in measures() if m.family in FAMILIES and m.kind in KINDS and m.build is not None
-]
+MEASURES = [m for m in measures() if included(m)]
 BY_NAME = {m.name: m for m in MEASURES}
 
 
@@ -166,6 +164,7 @@ def test_the_library_holds_the_label_set_family() -> None:
         "subset_accuracy",
         "hamming_loss",
         "row_precision",
+        "set_symmetric_difference",
         "true_positives",
     } <= names
     assert all(m.name in REFERENCES for m in MEASURES)
@@ -181,8 +180,8 @@ def test_measures_match_their_reference(pg: Any, kind: str) -> None:
         calls = [
             (m, p) for m in MEASURES if m.kind == kind for p in REFERENCES[m.name].params_for(table)
         ]
-        make = row_call if kind == "row" else aggregate_call
-        got = select(pg, [make(m, p) for m, p in calls], per_row=kind == "row")
+        make = aggregate_call if kind == "aggregate" else row_call
+        got = select(pg, [make(m, p) for m, p in calls], per_row=kind != "aggregate")
         wrong = [
             f"{m.name}({p}): got {g!r}, expected {w!r}"
             for (m, p), g in zip(calls, got, strict=True)
