@@ -155,3 +155,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if id(item) not in left_out]
         config.hook.pytest_deselected(items=long)
     items[:] = sorted(items, key=lambda item: long_first_rank(item.nodeid))
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Any:
+    """A PostgreSQL server for the session (tests/pg_server.py): Debian's binaries on a Unix
+    socket in a temporary directory, stopped after. Skips, saying why, where none is installed."""
+    from tests import pg_server
+
+    pytest.importorskip("psycopg", reason=pg_server.NO_CLIENT)
+    bin_dir = pg_server.find_bin()
+    if bin_dir is None:
+        pytest.skip(pg_server.NO_SERVER)
+    server = pg_server.start(bin_dir)
+    yield server
+    server.stop()

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "mlsql"
 GUIDE = ROOT / "docs" / "guides" / "architecture.md"
 
-ENGINES = ("mlsql._duckdb", "mlsql.polars", "mlsql.spark")
+ENGINES = ("mlsql._duckdb", "mlsql.polars", "mlsql.spark", "mlsql._postgres")
 #: the engine-neutral core: what a measure is, once
 CORE = (
     "mlsql._registry",

@@ -351,15 +351,20 @@ def sql_path_command(
     file: Annotated[
         bool, typer.Option("--file", help="Print the path of mlsql.sql, the whole library.")
     ] = False,
+    dialect: Annotated[
+        str,
+        typer.Option("--dialect", help="The database the library is for: duckdb or postgres."),
+    ] = "duckdb",
 ) -> None:
-    """Print the directory of mlsql's SQL macro library, for plain DuckDB users.
+    """Print the directory of mlsql's SQL library, for plain SQL users.
 
-    Load it with: duckdb my.db -c ".read $(mlsql sql-path)/mlsql.sql"
+    Load it with: duckdb my.db -c ".read $(mlsql sql-path)/mlsql.sql", or into
+    PostgreSQL with: psql -v ON_ERROR_STOP=1 -f "$(mlsql sql-path --dialect postgres --file)"
     """
     from mlsql.cli.sqlpath import ALL_IN_ONE, sql_dir
 
     with reported():
-        where = sql_dir()
+        where = sql_dir(dialect)
         typer.echo(str(where / ALL_IN_ONE) if file else str(where))
 
 

@@ -18,15 +18,25 @@ def candidates() -> list[Path]:
     return [package / "sql", package.parent / "sql"]
 
 
-def sql_dir() -> Path:
-    """The directory holding ``mlsql.sql`` and the per-family ``.sql`` files.
+#: the SQL dialects with a library, and the subdirectory of ``sql/`` each lives in
+DIALECTS = {"duckdb": "", "postgres": "postgres"}
+
+
+def sql_dir(dialect: str = "duckdb") -> Path:
+    """The directory holding ``mlsql.sql`` (and, for DuckDB, the per-family ``.sql`` files).
 
     Examples
     --------
     >>> (sql_dir() / "mlsql.sql").is_file()
     True
+    >>> sql_dir("postgres").name
+    'postgres'
     """
-    for candidate in candidates():
+    if dialect not in DIALECTS:
+        allowed = ", ".join(DIALECTS)
+        raise UserError(f"--dialect must be one of {allowed}. Got {dialect!r} instead.")
+    for base in candidates():
+        candidate = base / DIALECTS[dialect]
         if (candidate / ALL_IN_ONE).is_file():
             return candidate
     looked = ", ".join(str(c) for c in candidates())

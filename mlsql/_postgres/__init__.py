@@ -1,0 +1,1 @@
+"""PostgreSQL: the plain-SQL library ``mlsql sql-path --dialect postgres`` points to."""

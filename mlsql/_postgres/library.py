@@ -1,0 +1,481 @@
+"""The PostgreSQL SQL library: the label-set family as functions and aggregates.
+
+Written from the registry (:mod:`mlsql.measures.multilabel`) and the formulas
+(:mod:`mlsql._formulas`) through :mod:`mlsql._postgres.ops`; nothing of a
+formula is written here. Per-row measures become SQL functions; aggregates
+become ``CREATE AGGREGATE`` with a ``float8[]`` state (the parameters, then a
+sum and a count per statistic) and a final function that applies the formula.
+
+PostgreSQL passes an aggregate's arguments by position only, so its forms
+follow DuckDB's positional order: ``(actual, predicted, <required>)``, then
+``sample_weight``, then the optional parameters in the registry's order
+(``micro_fbeta(actual, predicted, 1, 2)`` is unweighted F2). Per-row functions
+take named parameters with defaults, as DuckDB's macros.
+
+``python -m mlsql._postgres.library`` writes ``sql/postgres/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._formulas import RowStats
+from mlsql._label_types import MISMATCH_MESSAGE
+from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
+from mlsql._registry import Measure, Param, measures
+from mlsql._weights import WeightedOps
+
+#: the label list types every function is created for
+LIST_TYPES = ("text[]", "bigint[]")
+#: list types that are both labels but of two kinds: each function has an overload for them
+#: that fails with the shared message naming both types (DuckDB's guard), not PostgreSQL's
+#: "function does not exist"
+MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
+#: the families and kinds this library holds so far
+FAMILIES = ("multilabel",)
+KINDS = ("set", "row", "aggregate")
+
+#: the set helpers: the labels of a set operation on A and P (NULL elements dropped first)
+SET_QUERIES = {
+    "set_intersection": "{a} INTERSECT {p}",
+    "set_difference": "{a} EXCEPT {p}",
+    "set_union": "{a} UNION {p}",
+    "set_symmetric_difference": "({a} EXCEPT {p}) UNION ({p} EXCEPT {a})",
+}
+
+
+def included(m: Measure) -> bool:
+    """Whether the library holds ``m``: a set helper, or a formula of its families and kinds."""
+    if m.family not in FAMILIES or m.kind not in KINDS:
+        return False
+    return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
+
+
+def set_function(m: Measure, types: tuple[str, str], create: str) -> str:
+    """A set helper: the distinct labels, sorted (text by code point, as Python and DuckDB
+    sort), no NULLs; NULL where a list is NULL."""
+    head = f"{create} FUNCTION {m.name}(actual {types[0]}, predicted {types[1]}) RETURNS {types[0]}"
+    if types[0] != types[1]:
+        return (
+            f"{head}\nLANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{_mismatch(m, types)}\n$f$;"
+        )
+    labels = "(SELECT x FROM unnest({}) x WHERE x IS NOT NULL)"
+    query = SET_QUERIES[m.name].format(a=labels.format("actual"), p=labels.format("predicted"))
+    order = ' COLLATE "C"' if types[0] == "text[]" else ""
+    return (
+        f"-- {m.name}: {m.summary}\n{head}\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
+        "  SELECT CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE\n"
+        f"    ARRAY(SELECT s.x FROM ({query}) s(x) ORDER BY s.x{order}) END\n$f$;"
+    )
+
+
+#: each parameter's SQL types (one overload each: PostgreSQL reads 'ignore' as text and 1 as
+#: a number only where both exist); ``_mlsql_check_<name>`` checks (and codes) it
+PARAM_TYPES = {
+    "zero_division": ("text", "float8"),
+    "beta": ("float8",),
+    "n_labels": ("bigint",),
+    "sample_weight": ("float8",),
+}
+
+
+def typed(names: list[str]) -> list[list[tuple[str, str]]]:
+    """Every typing of the parameters ``names``: lists of (name, type), one per overload."""
+    out: list[list[tuple[str, str]]] = [[]]
+    for n in names:
+        out = [[*o, (n, t)] for o in out for t in PARAM_TYPES[n]]
+    return out
+
+
+#: the row's statistics as the step and row functions name them
+STATS = RowStats(PgSql("tp"), PgSql("n_actual"), PgSql("n_predicted"))
+
+
+def _concat(template: str, values: dict[str, str]) -> str:
+    """SQL concatenating ``template``'s text with SQL ``values`` at its ``{name}`` marks."""
+    parts, rest = [], template
+    while rest:
+        marks = [(rest.find("{" + k + "}"), k) for k in values if "{" + k + "}" in rest]
+        if not marks:
+            parts.append(str(pg_lit(rest)))
+            break
+        at, key = min(marks)
+        if at:
+            parts.append(str(pg_lit(rest[:at])))
+        parts.append(values[key])
+        rest = rest[at + len(key) + 2 :]
+    return " || ".join(parts)
+
+
+def _raise(template: str, values: dict[str, str]) -> str:
+    return f"RAISE EXCEPTION USING MESSAGE = {_concat(template, values)};"
+
+
+def _param_message(p: Param) -> str:
+    return P.message(p, "{func}", "{shown}")
+
+
+def helpers(create: str) -> list[str]:
+    """The internal functions every measure shares: statistics, checks, errors."""
+    fn = f"{create} FUNCTION"
+    values = {"func": "func", "shown": "shown"}
+    weight_got = dict(zip(("nan", "inf", "ninf", "neg"), P.SAMPLE_WEIGHT_GOT, strict=True))
+    weight_msg = P.sample_weight_message("{func}", "{shown}")
+    return [
+        f"""-- _mlsql_raise(message, type): fails the query with message (in an expression).
+{fn} _mlsql_raise(message text, type_of anyelement) RETURNS anyelement
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = message;
+END
+$f$;""",
+        f"""-- _mlsql_check_zero_division(x, func): zero_division coded as float8: 0, 1, NaN,
+-- 2 ('diagnose'), 3 ('ignore'); any other value is an error. Numbers: 0, 1 or NaN.
+{fn} _mlsql_check_zero_division(x float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(x::text, 'None');
+BEGIN
+  IF x = 'NaN'::float8 OR x IN (0, 1) THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(P.ZERO_DIVISION), values)}
+END
+$f$;""",
+        f"""-- _mlsql_check_zero_division(x, func): the same for text: 'nan', 'diagnose', 'ignore'.
+{fn} _mlsql_check_zero_division(x text, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(chr(39) || x || chr(39), 'None');
+BEGIN
+  CASE lower(x)
+    WHEN 'nan' THEN RETURN 'NaN'::float8;
+    WHEN 'diagnose' THEN RETURN 2;
+    WHEN 'ignore' THEN RETURN 3;
+    ELSE {_raise(_param_message(P.ZERO_DIVISION), values)}
+  END CASE;
+END
+$f$;""",
+        f"""-- _mlsql_check_beta(x, func): beta, a finite number > 0.
+{fn} _mlsql_check_beta(x float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(x::text, 'None');
+BEGIN
+  IF x > 0 AND x < 'Infinity'::float8 THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(P.BETA), values)}
+END
+$f$;""",
+        f"""-- _mlsql_check_n_labels(x, func): n_labels, a whole number > 0.
+{fn} _mlsql_check_n_labels(x bigint, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(x::text, 'None');
+BEGIN
+  IF x >= 1 THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(P.N_LABELS), values)}
+END
+$f$;""",
+        f"""-- _mlsql_weight(w, func): a row's sample_weight (NULL stays NULL; NaN, infinite or
+-- negative: an error).
+{fn} _mlsql_weight(w float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text;
+BEGIN
+  IF w IS NULL OR (w >= 0 AND w < 'Infinity'::float8) THEN
+    RETURN w;
+  END IF;
+  shown := CASE WHEN w = 'NaN'::float8 THEN {pg_lit(weight_got["nan"])}
+    WHEN w = 'Infinity'::float8 THEN {pg_lit(weight_got["inf"])}
+    WHEN w = '-Infinity'::float8 THEN {pg_lit(weight_got["ninf"])}
+    ELSE {pg_lit(weight_got["neg"])} END;
+  {_raise(weight_msg, values)}
+END
+$f$;""",
+    ]
+
+
+#: plpgsql that sets tp = |A ∩ P|, n_actual = |A|, n_predicted = |P| (distinct, NULL
+#: elements ignored: an element counts at its first position), all NULL where a list is NULL
+ROW_STATS = """  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;"""
+
+
+def _body(m: Measure, args: dict[str, str], weighted: bool, result: list[str]) -> str:
+    """A plpgsql body: check the parameters (and weight), count the row, then ``result``
+    (statements that end with a RETURN).
+
+    ``args`` gives each parameter's SQL (an argument or a default). Where a list is NULL
+    the statistics stay NULL, and the formula's row expressions with them (an aggregate
+    skips the row, a per-row function returns NULL)."""
+    declare = ["tp float8;", "n_actual float8;", "n_predicted float8;", "x float8;", "t float8;"]
+    checks = []
+    if weighted:
+        declare.append("w float8;")
+        checks.append(f"  w := _mlsql_weight(sample_weight, {pg_lit(m.name)});")
+    for p in m.params:
+        declare.append(f"v_{p.name} float8;")
+        checks.append(f"  v_{p.name} := _mlsql_check_{p.name}({args[p.name]}, {pg_lit(m.name)});")
+    return "\n".join(
+        [
+            "DECLARE",
+            *(f"  {d}" for d in declare),
+            "BEGIN",
+            *checks,
+            ROW_STATS,
+            *result,
+            "END",
+        ]
+    )
+
+
+def _in_row(m: Measure) -> dict[str, str]:
+    return {p.name: f"v_{p.name}" for p in m.params}
+
+
+def _mismatch(m: Measure, types: tuple[str, str]) -> str:
+    """The plpgsql body that fails with the message of two label types."""
+    left, right = types
+    text = MISMATCH_MESSAGE.format(
+        func=m.name, left="actual", right="predicted", left_type=left, right_type=right
+    )
+    return f"BEGIN\n  RAISE EXCEPTION USING MESSAGE = {pg_lit(text)};\nEND"
+
+
+def row_function(m: Measure, types: tuple[str, str], create: str) -> list[str]:
+    """A per-row measure as SQL functions with named, defaulted parameters.
+
+    zero_division has two overloads: a number (0, 1, NaN; default 0), and text ('nan',
+    'diagnose', 'ignore'), which comes first and has no default, so no call matches both.
+    ``types`` are the list types of actual and predicted (two kinds: the function fails).
+    """
+    assert m.build is not None
+    expr = m.build(RowOps(), STATS, *(param(p.name) for p in m.params))
+    counts = not m.params  # tp, fp, fn: whole numbers
+    result = "bigint" if counts else "float8"
+    value = fill(str(pg_lit(expr)), _in_row(m)) + ("::bigint" if counts else "")
+    body = _body(m, {p.name: p.name for p in m.params}, False, [f"  RETURN {value};"])
+    if types[0] != types[1]:
+        body = _mismatch(m, types)
+    overloads = [
+        [f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}" for p in m.params]
+    ]
+    if any(p.name == "zero_division" for p in m.params):
+        rest = [p for p in m.params if p.name != "zero_division"]
+        overloads.append(
+            ["zero_division text"]
+            + [f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}" for p in rest]
+        )
+    return [
+        f"-- {m.name}: {m.summary}\n"
+        f"{create} FUNCTION {m.name}({', '.join([f'actual {types[0]}', f'predicted {types[1]}', *params])})"
+        f" RETURNS {result}\n"
+        f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{body}\n$f$;"
+        for params in overloads
+    ]
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """An aggregate formula as a state: its final expression and each slot's update."""
+
+    final: str
+    slots: list[Slot]
+    size: int
+
+
+def lower(m: Measure, weighted: bool) -> Lowered:
+    """Run ``m``'s formula with :class:`StateOps` (weighted by the row's ``w`` if asked)."""
+    assert m.build is not None
+    ops = StateOps(offset=len(m.params))
+    run_ops: Any = WeightedOps(ops, PgSql("w")) if weighted else ops
+    expr = m.build(run_ops, STATS, *(param(p.name) for p in m.params))
+    in_state = {p.name: f"st[{i + 1}]" for i, p in enumerate(m.params)}
+    slots = [Slot(s.kind, fill(s.expr, _in_row(m)), s.index) for s in ops.slots]
+    return Lowered(fill(str(pg_lit(expr)), in_state), slots, ops.size)
+
+
+def _add_row(slots: list[Slot]) -> list[str]:
+    """plpgsql that adds the row to each slot: a compensated sum (Neumaier) or a count."""
+    out = []
+    for s in slots:
+        i, c = s.index, s.index + 1
+        if s.kind == "count":
+            out.append(f"  IF ({s.expr}) IS NOT NULL THEN st[{i}] := st[{i}] + 1; END IF;")
+            continue
+        out += [
+            f"  x := {s.expr};",
+            "  IF x IS NOT NULL THEN",
+            f"    t := st[{i}] + x;",
+            f"    IF abs(st[{i}]) >= abs(x) THEN st[{c}] := st[{c}] + ((st[{i}] - t) + x);",
+            f"    ELSE st[{c}] := st[{c}] + ((x - t) + st[{i}]); END IF;",
+            f"    st[{i}] := t;",
+            "  END IF;",
+        ]
+    return out
+
+
+@dataclass(frozen=True)
+class Form:
+    """One positional overload of an aggregate: weighted or not, its arguments' (name, type)."""
+
+    weighted: bool
+    args: tuple[tuple[str, str], ...]
+
+
+def forms(m: Measure) -> list[Form]:
+    """The positional forms, as DuckDB's: (actual, predicted, required parameters), then
+    sample_weight and each prefix of the optional ones, one overload per typing.
+
+    Examples
+    --------
+    >>> from mlsql._registry import REGISTRY, measures
+    >>> _ = measures()
+    >>> [[n for n, _ in f.args] for f in forms(REGISTRY["micro_f1"])][:3]
+    [[], ['sample_weight'], ['sample_weight', 'zero_division']]
+    """
+    required = [p.name for p in m.params if p.default is None]
+    optional = [p.name for p in m.params if p.default is not None]
+    lists = [(False, required)]
+    lists += [(True, [*required, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
+    return [Form(w, tuple(t)) for w, names in lists for t in typed(names)]
+
+
+def aggregate(m: Measure, create: str) -> list[str]:
+    """An aggregate measure: its final functions, and a step and aggregate per form."""
+    out = []
+    lowered = {w: lower(m, w) for w in (False, True)}
+    for w, low in lowered.items():
+        out.append(
+            f"{create} FUNCTION _mlsql_{m.name}{'_weighted' if w else ''}_final(st float8[])"
+            f" RETURNS float8\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
+            f"  SELECT {low.final}\n$f$;"
+        )
+    for list_type in LIST_TYPES:
+        for form in forms(m):
+            w, low = form.weighted, lowered[form.weighted]
+            names = [n for n, _ in form.args]
+            args = [f"actual {list_type}", f"predicted {list_type}"]
+            args += [f"{n} {t}" for n, t in form.args]
+            supplied = {p.name: p.name for p in m.params if p.name in names}
+            supplied |= {p.name: str(pg_lit(p.default)) for p in m.params if p.name not in supplied}
+            params = [f"v_{p.name}" for p in m.params]
+            add = [f"  st[{i + 1}] := {v};" for i, v in enumerate(params)]
+            add += [*_add_row(low.slots), "  RETURN st;"]
+            step = f"_mlsql_{m.name}_step"
+            final = f"_mlsql_{m.name}{'_weighted' if w else ''}_final"
+            init = "{" + ",".join(["NULL"] * len(params) + ["0"] * (low.size - len(params))) + "}"
+            signature = ", ".join(a.split(" ", 1)[1] for a in args)
+            out.append(
+                f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
+                f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
+                f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
+                f"{_body(m, supplied, w, add)}\n$f$;\n"
+                f"{create} AGGREGATE {m.name}({signature}) (\n"
+                f"  SFUNC = {step}, STYPE = float8[], FINALFUNC = {final},\n"
+                f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
+            )
+    return out
+
+
+def mismatched_aggregate(m: Measure, create: str, steps: set[str]) -> list[str]:
+    """The forms of an aggregate over lists of two kinds: the final function fails (also over
+    no rows, as DuckDB's guard fails when the query binds); the step, shared by every
+    aggregate of its signature, keeps the state."""
+    out = []
+    for i, types in enumerate(MISMATCHES):
+        final = f"_mlsql_{m.name}_type_error_{i + 1}"
+        out.append(
+            f"{create} FUNCTION {final}(st float8[]) RETURNS float8\n"
+            f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{_mismatch(m, types)}\n$f$;"
+        )
+        for form in forms(m):
+            signature = ", ".join([*types, *(t for _, t in form.args)])
+            if signature not in steps:
+                steps.add(signature)
+                out.append(
+                    f"{create} FUNCTION _mlsql_type_error_step(st float8[], {signature})"
+                    " RETURNS float8[]\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;"
+                )
+            out.append(
+                f"{create} AGGREGATE {m.name}({signature}) (\n"
+                f"  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = {final},\n"
+                f"  INITCOND = '{{}}', PARALLEL = SAFE\n);"
+            )
+    return out
+
+
+def library(*, replace: bool = False) -> str:
+    """The whole PostgreSQL library as one script (one transaction: all or nothing)."""
+    create = "CREATE OR REPLACE" if replace else "CREATE"
+    parts = [
+        "-- mlsql for PostgreSQL: the label-set measures (micro, samples, subset accuracy,",
+        "-- Hamming loss) and their per-row functions. Load with:",
+        "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
+        "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
+        "-- aggregates): (actual, predicted[, required][, sample_weight[, parameters...]]);",
+        "-- give sample_weight 1 for unweighted results with parameters.",
+        "-- "
+        + (
+            "This variant replaces functions of the same names."
+            if replace
+            else "It never replaces a function that exists: loading fails and changes nothing."
+        ),
+        "-- Generated by `python -m mlsql._postgres.library`; do not edit by hand.",
+        "",
+        "BEGIN;",
+        "",
+    ]
+    parts += [h + "\n" for h in helpers(create)]
+    steps: set[str] = set()  # the signatures of the mismatch steps written so far
+    for m in measures():
+        if not included(m):
+            continue
+        if m.kind == "set":
+            pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
+            parts += [set_function(m, t, create) + "\n" for t in pairs]
+        elif m.kind == "row":
+            pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
+            parts += [f + "\n" for t in pairs for f in row_function(m, t, create)]
+        else:
+            parts += [a + "\n" for a in aggregate(m, create)]
+            parts += [a + "\n" for a in mismatched_aggregate(m, create, steps)]
+    parts.append("COMMIT;")
+    return "\n".join(parts) + "\n"
+
+
+#: where the generated files live, beside DuckDB's (sql/postgres/)
+FILES = {"mlsql.sql": False, "mlsql_replace.sql": True}
+
+
+def generate(out: Path) -> None:
+    """Write the library files into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, replace in FILES.items():
+        (out / name).write_text(library(replace=replace))
+
+
+if __name__ == "__main__":
+    generate(Path(__file__).resolve().parents[2] / "sql" / "postgres")

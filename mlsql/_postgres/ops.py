@@ -1,0 +1,186 @@
+"""The formula primitives written as PostgreSQL SQL, for rows and for aggregate states.
+
+A PostgreSQL aggregate keeps a small fixed state and turns it into the result
+in a final function. :class:`StateOps` lowers a registered aggregate formula
+that way: each ``sum``, ``count`` and ``mean`` it calls over a per-row
+expression becomes slots of a ``float8[]`` state that the transition function
+adds the row to, and the formula itself becomes the final function's
+expression over those slots. Per-row formulas use :class:`RowOps` as they are.
+
+Parameters are written as :func:`param` placeholders and replaced by the
+transition function's checked argument (per row) or by the state slot that
+keeps it (in the final function), so one formula text serves both.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql._sqlexpr import Sql
+
+
+def pg_lit(value: Any) -> PgSql:
+    """``value`` as a PostgreSQL literal (floats as ``float8``).
+
+    Examples
+    --------
+    >>> str(pg_lit(float("nan"))), str(pg_lit(0.5)), str(pg_lit("it's")), str(pg_lit(None))
+    ("'NaN'::float8", '0.5::float8', "'it''s'", 'NULL')
+    """
+    if isinstance(value, Sql):
+        return value if isinstance(value, PgSql) else PgSql(value.text)
+    if value is None:
+        return PgSql("NULL")
+    if isinstance(value, bool):
+        return PgSql("true" if value else "false")
+    if isinstance(value, int):
+        return PgSql(str(value))
+    if isinstance(value, float):
+        if math.isnan(value):
+            return PgSql("'NaN'::float8")
+        if math.isinf(value):
+            return PgSql("'Infinity'::float8" if value > 0 else "'-Infinity'::float8")
+        return PgSql(f"{value!r}::float8")
+    if isinstance(value, str):
+        return PgSql("'" + value.replace("'", "''") + "'")
+    raise TypeError(f"cannot write {type(value).__name__} as a SQL literal")
+
+
+class PgSql(Sql):
+    """A PostgreSQL expression: :class:`~mlsql._sqlexpr.Sql` with PostgreSQL's literals."""
+
+    __slots__ = ()
+
+    def _literal(self, value: Any) -> PgSql:
+        return pg_lit(value)
+
+
+#: how a parameter placeholder is written in a formula's text (replaced before use)
+PLACEHOLDER = "\x01{}\x01"
+
+
+def param(name: str) -> PgSql:
+    """The placeholder of parameter ``name`` in a formula's text."""
+    return PgSql(PLACEHOLDER.format(name))
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """``text`` with each parameter placeholder replaced by its SQL in ``values``."""
+    for name, value in values.items():
+        text = text.replace(PLACEHOLDER.format(name), value)
+    if "\x01" in text:
+        raise ValueError(f"a parameter without a value in {text!r}")
+    return text
+
+
+class RowOps:
+    """Formula primitives over one row (no aggregation).
+
+    ``zero_division`` arrives coded as a ``float8`` by ``_mlsql_check_zero_division``:
+    0 or 1 (its value), NaN, 2 ('diagnose') or 3 ('ignore').
+    """
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> PgSql:
+        return PgSql(
+            f"CASE WHEN {pg_lit(condition)} THEN {pg_lit(then)} ELSE {pg_lit(otherwise)} END"
+        )
+
+    def undefined(self, zero_division: Any, nothing_to_score: Any) -> PgSql:
+        zd = pg_lit(zero_division)
+        return PgSql(
+            f"CASE WHEN {zd} = 2 THEN CASE WHEN {pg_lit(nothing_to_score)} THEN 1.0::float8 "
+            f"ELSE 0.0::float8 END WHEN {zd} = 3 THEN NULL::float8 ELSE {zd} END"
+        )
+
+    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> PgSql:
+        """``value``, or an error with ``template`` ({} = ``got``) where ``condition``."""
+        before, after = (pg_lit(part) for part in template.split("{}"))
+        text = f"{before} || coalesce(CAST({pg_lit(got)} AS text), 'NULL') || {after}"
+        return self.when(condition, PgSql(f"_mlsql_raise({text}, NULL::float8)"), value)
+
+    def not_null(self, x: Any) -> PgSql:
+        return PgSql(f"({pg_lit(x)} IS NOT NULL)")
+
+    def is_nan(self, x: Any) -> PgSql:
+        return PgSql(f"({pg_lit(x)} = 'NaN'::float8)")
+
+    def nan(self) -> PgSql:
+        return pg_lit(float("nan"))
+
+    def skips_undefined(self, zero_division: Any) -> bool | None:
+        return None  # an argument: known only when the query runs
+
+    def sum(self, x: Any) -> PgSql:
+        raise TypeError("a per-row function does not aggregate")
+
+    mean = count = sum
+
+
+@dataclass(frozen=True)
+class Slot:
+    """State slots of one aggregated row expression ``expr``: a ``'sum'`` at ``index`` with
+    its compensation at ``index + 1`` (Neumaier's compensated sum), or a ``'count'`` of the
+    rows where ``expr`` is not NULL at ``index``."""
+
+    kind: str
+    expr: str
+    index: int
+
+    @property
+    def size(self) -> int:
+        """How many state elements the slot takes."""
+        return 2 if self.kind == "sum" else 1
+
+
+class StateOps(RowOps):
+    """Formula primitives of an aggregate: aggregates become ``float8[]`` state slots.
+
+    ``offset`` elements come first (the parameters). ``slots`` lists what each row adds
+    to the state; the formula's result reads the state ``st``. Sums are compensated, so
+    a mean over millions of rows stays within a few units in the last place (as DuckDB's
+    ``favg``).
+
+    Examples
+    --------
+    >>> ops = StateOps(offset=1)
+    >>> str(ops.mean(PgSql("x")))
+    'CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) / st[4] END'
+    >>> [(s.kind, s.index) for s in ops.slots]
+    [('sum', 2), ('count', 4)]
+    """
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        self.slots: list[Slot] = []
+
+    @property
+    def size(self) -> int:
+        """The state's length."""
+        return self.offset + sum(s.size for s in self.slots)
+
+    def _slot(self, kind: str, x: Any) -> int:
+        """The state index of ``kind`` ('sum' or 'count') of row expression ``x``."""
+        text = str(pg_lit(x))
+        for slot in self.slots:
+            if (slot.kind, slot.expr) == (kind, text):
+                return slot.index
+        self.slots.append(Slot(kind, text, self.size + 1))
+        return self.slots[-1].index
+
+    def _sum(self, x: Any) -> str:
+        i = self._slot("sum", x)
+        return f"(st[{i}] + st[{i + 1}])"
+
+    def sum(self, x: Any) -> PgSql:
+        """NULL over no non-NULL values, as SQL's ``sum``."""
+        total, n = self._sum(x), self._slot("count", x)
+        return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE {total} END")
+
+    def count(self, x: Any) -> PgSql:
+        return PgSql(f"st[{self._slot('count', x)}]")
+
+    def mean(self, x: Any) -> PgSql:
+        total, n = self._sum(x), self._slot("count", x)
+        return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE {total} / st[{n}] END")

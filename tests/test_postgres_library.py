@@ -1,0 +1,372 @@
+"""The PostgreSQL library (``mlsql sql-path --dialect postgres``) on a live server.
+
+One server per session (tests/conftest.py's ``pg_server``), the library loaded
+once into its database: the conformance numbers, every label-set measure of the
+registry against its reference (tests/references.py) on the random tables,
+weights as repeated rows, the errors as DuckDB words them, and loading that
+never replaces a user's function.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import shutil
+import subprocess
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pytest
+from typer.testing import CliRunner
+
+import mlsql
+from mlsql._postgres.library import KINDS, included, library
+from mlsql._registry import Measure, measures
+from mlsql.cli import app
+from tests.references import REFERENCES, close, tables
+from tests.test_multilabel_conformance import FILES, cases, rows_of
+
+psycopg = pytest.importorskip("psycopg")
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = ROOT / "sql" / "postgres" / "mlsql.sql"
+REPLACE = ROOT / "sql" / "postgres" / "mlsql_replace.sql"
+
+#: the label-set measures the PostgreSQL library holds, by the registry
+MEASURES = [m for m in measures() if included(m)]
+BY_NAME = {m.name: m for m in MEASURES}
+
+
+@pytest.fixture(scope="module")
+def pg(pg_server: Any) -> Iterator[Any]:
+    """A connection to a database holding the library, loaded from the generated file."""
+    with psycopg.connect(pg_server.conninfo, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS mlsql_library")
+        admin.execute("CREATE DATABASE mlsql_library")
+    conninfo = pg_server.conninfo.replace("dbname=postgres", "dbname=mlsql_library")
+    with psycopg.connect(conninfo, autocommit=True) as con:
+        con.execute(LIBRARY.read_text())
+        yield con
+
+
+# ---------------------------------------------------------------- calls as a user writes them
+def _value(name: str, value: Any) -> tuple[str, Any]:
+    """A placeholder typed as the library's overloads take the parameter, and its value."""
+    if name == "zero_division":
+        return ("%s::text" if isinstance(value, str) else "%s::float8"), value
+    return ("%s::bigint" if name == "n_labels" else "%s::float8"), value
+
+
+def aggregate_call(
+    m: Measure, params: dict[str, Any], weight: str | None = None
+) -> tuple[str, list[Any]]:
+    """``m`` called positionally, as PostgreSQL takes aggregate arguments: the required
+    parameters, then sample_weight (1 where only parameters follow), then the optional ones."""
+    args, values = ["actual", "predicted"], []
+    for p in m.params:
+        if p.default is None:
+            text, v = _value(p.name, params[p.name])
+            args.append(text)
+            values.append(v)
+    optional = [p for p in m.params if p.default is not None]
+    last = max((i for i, p in enumerate(optional) if p.name in params), default=-1)
+    if weight is not None or last >= 0:
+        args.append(weight or "1")
+    for p in optional[: last + 1]:
+        text, v = _value(p.name, params.get(p.name, p.default))
+        args.append(text)
+        values.append(v)
+    return f"{m.name}({', '.join(args)})", values
+
+
+def row_call(m: Measure, params: dict[str, Any]) -> tuple[str, list[Any]]:
+    """``m`` called with named parameters, as its per-row function takes them."""
+    args, values = ["actual", "predicted"], []
+    for name, value in params.items():
+        text, v = _value(name, value)
+        args.append(f"{name} => {text}")
+        values.append(v)
+    return f"{m.name}({', '.join(args)})", values
+
+
+def load(con: Any, table: pa.Table, weights: list[Any] | None = None) -> None:
+    """``table`` as the temporary table t (actual, predicted, w, i)."""
+    kind = table.schema.field("actual").type.value_type
+    element = "bigint" if pa.types.is_integer(kind) else "text"
+    con.execute("DROP TABLE IF EXISTS t")
+    con.execute(f"CREATE TEMP TABLE t (actual {element}[], predicted {element}[], w float8, i int)")
+    weights = weights or [1.0] * table.num_rows
+    rows = [
+        (a, p, w, i)
+        for i, (a, p, w) in enumerate(
+            zip(table["actual"].to_pylist(), table["predicted"].to_pylist(), weights, strict=True)
+        )
+    ]
+    with con.cursor() as cur:
+        # an empty list or one of NULLs arrives as text[]: cast to the column's type
+        cur.executemany(f"INSERT INTO t VALUES (%s::{element}[], %s::{element}[], %s, %s)", rows)
+
+
+def select(con: Any, calls: list[tuple[str, list[Any]]], per_row: bool = False) -> list[Any]:
+    """The calls in one query: each aggregate's value, or each per-row function's list."""
+    text = ", ".join(c for c, _ in calls)
+    values = [v for _, vs in calls for v in vs]
+    if not per_row:
+        return list(con.execute(f"SELECT {text} FROM t", values).fetchone())
+    rows = con.execute(f"SELECT {text} FROM t ORDER BY i", values).fetchall()
+    return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in calls]
+
+
+# ---------------------------------------------------------------- the conformance numbers
+def test_conformance_numbers(pg: Any) -> None:
+    """Hivemall's blog tags, mldr's example and the R walkthrough (gatto_51): every micro,
+    samples and subset figure, under each zero_division the files give, and Hamming loss."""
+    from tests.conftest import conformance
+
+    wrong = []
+    for file in FILES:
+        found = [c for c in cases() if c[0] == file]
+        load(
+            pg,
+            pa.table(
+                {
+                    "actual": pa.array([a for a, _ in rows_of(file)]),
+                    "predicted": pa.array([p for _, p in rows_of(file)]),
+                }
+            ),
+        )
+        expected = conformance(file)["expected"]
+        calls = [aggregate_call(BY_NAME[name], params) for _, _, name, params, _ in found]
+        calls.append(aggregate_call(BY_NAME["hamming_loss"], {"n_labels": expected["n_labels"]}))
+        wants = [want for *_, want in found] + [expected["hamming_loss"]]
+        keys = [key for _, key, *_ in found] + ["hamming_loss"]
+        got = select(pg, calls)
+        wrong += [
+            f"{file} {k}: {g} != {w}"
+            for k, g, w in zip(keys, got, wants, strict=True)
+            if not (g is not None and math.isclose(g, w, rel_tol=1e-12, abs_tol=1e-12))
+        ]
+    assert len(cases()) > 50
+    assert not wrong, "\n".join(wrong)
+
+
+# ---------------------------------------------------------------- the registry's measures
+def test_the_library_holds_the_label_set_family() -> None:
+    names = {m.name for m in MEASURES}
+    assert {
+        "micro_f1",
+        "micro_fbeta",
+        "samples_jaccard",
+        "subset_accuracy",
+        "hamming_loss",
+        "row_precision",
+        "set_symmetric_difference",
+        "true_positives",
+    } <= names
+    assert all(m.name in REFERENCES for m in MEASURES)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_measures_match_their_reference(pg: Any, kind: str) -> None:
+    """Every label-set measure of ``kind`` with every parameter set of its reference, on the
+    random tables (NULL lists and elements, duplicates, empty lists, text and bigint labels,
+    all rows unknown, no rows)."""
+    for table in tables("label_lists", range(4), no_rows=True):
+        load(pg, table)
+        calls = [
+            (m, p) for m in MEASURES if m.kind == kind for p in REFERENCES[m.name].params_for(table)
+        ]
+        make = aggregate_call if kind == "aggregate" else row_call
+        got = select(pg, [make(m, p) for m, p in calls], per_row=kind != "aggregate")
+        wrong = [
+            f"{m.name}({p}): got {g!r}, expected {w!r}"
+            for (m, p), g in zip(calls, got, strict=True)
+            if not close(g, w := REFERENCES[m.name].expected(table, p))
+        ]
+        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+
+
+def test_weights_count_as_repeated_rows(pg: Any) -> None:
+    """An integer sample_weight gives the reference's value over the rows repeated that many
+    times (a NULL weight: the row is unknown, left out)."""
+    aggregates = [m for m in MEASURES if m.kind == "aggregate"]
+    for seed, table in enumerate(tables("label_lists", range(4))[:4]):
+        rng = random.Random(f"pg-weights-{seed}")
+        weights = [rng.choice([0, 1, 1, 2, 3, None]) for _ in range(table.num_rows)]
+        if not sum(w or 0 for w in weights):
+            weights[0] = 2
+        load(pg, table, [None if w is None else float(w) for w in weights])
+        keep = [i for i, w in enumerate(weights) for _ in range(w or 0)]
+        repeated = table.take(pa.array(keep, pa.int64()))
+        calls = [(m, p) for m in aggregates for p in REFERENCES[m.name].params_for(table)]
+        got = select(pg, [aggregate_call(m, p, weight="w") for m, p in calls])
+        wrong = [
+            f"{m.name}({p}): got {g!r}, expected {w!r}"
+            for (m, p), g in zip(calls, got, strict=True)
+            if not close(g, w := REFERENCES[m.name].expected(repeated, p))
+        ]
+        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()} weights {weights}"
+
+
+def test_group_by_model(pg: Any) -> None:
+    """The issue's query: one value per model, from each model's rows."""
+    pg.execute("DROP TABLE IF EXISTS preds")
+    pg.execute("CREATE TEMP TABLE preds (model text, actual text[], predicted text[])")
+    pg.execute(
+        "INSERT INTO preds VALUES ('m1', '{a,b}', '{a}'), ('m1', '{c}', '{c,d}'), "
+        "('m2', '{a}', '{b}'), ('m2', NULL, '{a}')"
+    )
+    got = pg.execute(
+        "SELECT model, micro_f1(actual, predicted) FROM preds GROUP BY model ORDER BY model"
+    ).fetchall()
+    # m1: tp 2, fp 1, fn 1 -> 4/6; m2: tp 0, fp 1, fn 1 (the NULL row skipped) -> 0
+    assert got == [("m1", pytest.approx(4 / 6, rel=1e-15)), ("m2", 0.0)]
+
+
+# ---------------------------------------------------------------- the errors, as DuckDB's
+BAD_CALLS = [
+    (
+        "micro_f1(actual, predicted, 1, 'often')",
+        "micro_f1(actual, predicted, zero_division := 'often')",
+    ),
+    ("samples_fbeta(actual, predicted, 1, -2)", "samples_fbeta(actual, predicted, beta := -2)"),
+    ("micro_recall(actual, predicted, -1)", "micro_recall(actual, predicted, sample_weight := -1)"),
+    ("hamming_loss(actual, predicted, 1)", "hamming_loss(actual, predicted, 1)"),
+    ("hamming_loss(actual, predicted, 0)", "hamming_loss(actual, predicted, 0)"),
+    (
+        "row_precision(actual, predicted, zero_division => 'often')",
+        "row_precision(actual, predicted, zero_division := 'often')",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def duck() -> Any:
+    """DuckDB with mlsql, holding the same table t."""
+    con = duckdb.connect()
+    mlsql.register(con)
+    con.execute(
+        "CREATE TABLE t AS SELECT * FROM (VALUES (['a', 'b'], ['a', 'c']), (['a'], []::VARCHAR[])) v(actual, predicted)"
+    )
+    return con
+
+
+@pytest.mark.parametrize(("pg_call", "duckdb_call"), BAD_CALLS)
+def test_errors_say_what_duckdb_says(pg: Any, duck: Any, pg_call: str, duckdb_call: str) -> None:
+    rows = [(["a", "b"], ["a", "c"]), (["a"], [])]
+    load(pg, pa.table({"actual": [a for a, _ in rows], "predicted": [p for _, p in rows]}))
+    with pytest.raises(psycopg.Error) as raised:
+        pg.execute(f"SELECT {pg_call} FROM t").fetchall()
+    with pytest.raises(duckdb.Error) as expected:
+        duck.execute(f"SELECT {duckdb_call} FROM t").fetchall()
+    message = raised.value.diag.message_primary
+    assert message and message in str(expected.value), (message, str(expected.value))
+
+
+# ---------------------------------------------------------------- loading
+def test_the_generated_file_is_current() -> None:
+    assert LIBRARY.read_text() == library(), "run python -m mlsql._postgres.library"
+    assert REPLACE.read_text() == library(replace=True), "run python -m mlsql._postgres.library"
+
+
+def test_sql_path_names_the_postgres_library() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["sql-path", "--dialect", "postgres", "--file"])
+    assert result.exit_code == 0, result.output
+    assert Path(result.stdout.strip()).read_text() == LIBRARY.read_text()
+    bad = runner.invoke(app, ["sql-path", "--dialect", "oracle"])
+    assert bad.exit_code != 0
+    assert "duckdb, postgres" in bad.output + (bad.stderr or "")
+
+
+def test_loading_never_replaces_a_user_function(pg_server: Any) -> None:
+    """psql -f of mlsql.sql over a user's row_precision fails and changes nothing (one
+    transaction); mlsql_replace.sql replaces it."""
+    psql = shutil.which("psql") or str(pg_server.bin / "psql")
+    if not Path(psql).exists():
+        pytest.skip("no psql client")
+    with psycopg.connect(pg_server.conninfo, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS mlsql_user")
+        admin.execute("CREATE DATABASE mlsql_user")
+    conninfo = pg_server.conninfo.replace("dbname=postgres", "dbname=mlsql_user")
+
+    def run(path: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    with psycopg.connect(conninfo, autocommit=True) as con:
+        con.execute(
+            "CREATE FUNCTION row_precision(actual text[], predicted text[], "
+            "zero_division float8 DEFAULT 0) RETURNS float8 LANGUAGE sql AS 'SELECT 42.0::float8'"
+        )
+        done = run(LIBRARY)
+        assert done.returncode != 0
+        assert "already exists" in done.stderr
+        mine = "SELECT row_precision(ARRAY['a'], ARRAY['a', 'b'])"
+        assert con.execute(mine).fetchone() == (42.0,)
+        assert con.execute("SELECT to_regproc('micro_f1') IS NULL").fetchone() == (True,)
+        done = run(REPLACE)
+        assert done.returncode == 0, done.stderr
+        assert con.execute(mine).fetchone() == (0.5,)
+        assert run(REPLACE).returncode == 0  # over the whole library, aggregates included
+        assert run(LIBRARY).returncode != 0  # which the plain file never replaces
+
+
+def test_means_are_compensated_sums(pg: Any) -> None:
+    """100,000 rows of precision 1/9: a plain float8 running sum drifts 2e-12 relative from
+    1/9 (Python's own running sum shows it); the library's compensated sum stays within 1e-12,
+    as DuckDB's favg does."""
+    n, ninth = 100_000, Fraction(1, 9)
+    plain = 0.0
+    for _ in range(n):
+        plain += 1 / 9
+    assert abs(Fraction(plain / n) - ninth) / ninth > Fraction(1, 10**12)  # the drift is real
+    pg.execute("DROP TABLE IF EXISTS t")
+    pg.execute(
+        "CREATE TEMP TABLE t AS SELECT ARRAY['a'] AS actual, "
+        "ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] AS predicted "
+        f"FROM generate_series(1, {n})"
+    )
+    (got,) = pg.execute("SELECT samples_precision(actual, predicted) FROM t").fetchone()
+    assert abs(Fraction(got) - ninth) / ninth <= Fraction(1, 10**12), got
+
+
+@pytest.mark.parametrize(
+    ("pg_call", "duckdb_call"),
+    [
+        ("micro_f1(actual, predicted)", "micro_f1(actual, predicted)"),
+        ("samples_fbeta(actual, predicted, 1, 2)", "samples_fbeta(actual, predicted, beta := 2)"),
+        ("row_precision(actual, predicted)", "row_precision(actual, predicted)"),
+    ],
+)
+def test_two_kinds_of_labels_are_an_error_naming_both(
+    pg: Any, duck: Any, pg_call: str, duckdb_call: str
+) -> None:
+    """text[] against bigint[]: DuckDB's message (its type names are PostgreSQL's here), never
+    PostgreSQL's "function does not exist"; an aggregate fails over no rows too (a per-row
+    function is never called there)."""
+    for rows in (1, 0) if "row_" not in pg_call else (1,):
+        pg.execute("DROP TABLE IF EXISTS t")
+        pg.execute(
+            "CREATE TEMP TABLE t AS SELECT ARRAY['a'] AS actual, ARRAY[1::bigint] AS predicted "
+            f"FROM generate_series(1, {rows})"
+        )
+        with pytest.raises(psycopg.Error) as raised:
+            pg.execute(f"SELECT {pg_call} FROM t").fetchall()
+        with pytest.raises(duckdb.Error) as expected:
+            duck.execute(
+                f"SELECT {duckdb_call} FROM (SELECT ['a'] AS actual, [1::BIGINT] AS predicted)"
+            ).fetchall()
+        duckdb_text = (
+            str(expected.value).replace("VARCHAR[]", "text[]").replace("BIGINT[]", "bigint[]")
+        )
+        message = raised.value.diag.message_primary
+        assert message and message in duckdb_text, (message, duckdb_text)
