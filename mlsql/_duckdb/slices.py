@@ -217,12 +217,10 @@ def _relation(con: duckdb.DuckDBPyConnection | None, rows: list[tuple[Any, ...]]
     """The result rows as a relation (on DuckDB's default connection where the call made its own)."""
     import pyarrow as pa
 
-    from mlsql._slices.stats import arrow_types
-
     columns: list[Any] = list(zip(*rows, strict=True)) if rows else [[] for _ in front.COLUMNS]
     table = pa.table(
         {
-            name: pa.array(list(values), type=arrow_types()[name])
+            name: pa.array(list(values), type=front.arrow_types()[name])
             for name, values in zip(front.COLUMNS, columns, strict=True)
         }
     )

@@ -328,3 +328,12 @@ def finish(
         adjust=req.adjust,
         lower_is_better=req.lower_is_better,
     )
+
+
+def arrow_types() -> dict[str, Any]:
+    """The Arrow type of each result column (``slice`` text, ``rows`` integer, ``significant``
+    boolean, the others floats)."""
+    import pyarrow as pa
+
+    special = {"slice": pa.string(), "rows": pa.int64(), "significant": pa.bool_()}
+    return {c: special.get(c, pa.float64()) for c in COLUMNS}

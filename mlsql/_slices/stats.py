@@ -186,14 +186,3 @@ def table(
     sign = -1.0 if lower_is_better else 1.0
     out.sort(key=lambda r: (r[2] is None, 0.0 if r[2] is None else sign * r[2], r[0]))
     return out
-
-
-def arrow_types() -> dict[str, Any]:
-    """The Arrow type of each result column (``slice`` text, ``rows`` integer, ``significant``
-    boolean, the others floats)."""
-    import pyarrow as pa
-
-    from mlsql._slices.front import COLUMNS
-
-    special = {"slice": pa.string(), "rows": pa.int64(), "significant": pa.bool_()}
-    return {c: special.get(c, pa.float64()) for c in COLUMNS}

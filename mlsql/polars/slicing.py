@@ -149,9 +149,7 @@ def slices(
             values = [row[k[i]] if i in positions else None for i in range(len(k))]
             rows.append((index, *values, *(row[n] for n in s), row[_LEN]))
     out = front.finish(req, rows, cuts)
-    from mlsql._slices.stats import arrow_types
-
-    return pl.from_arrow(_table(out, arrow_types()))  # type: ignore[return-value]
+    return pl.from_arrow(_table(out, front.arrow_types()))  # type: ignore[return-value]
 
 
 def _table(rows: list[tuple[Any, ...]], types: dict[str, Any]) -> Any:
