@@ -128,10 +128,11 @@ def slices(
     duckdb.DuckDBPyRelation
         One row per slice, from the worst estimate (the highest for a loss):
         slice (readable: ``country = 'de'``, ``length in [10, 40)``, pairs
-        joined by ``and``), rows, estimate, low and high (its percentile
-        interval), difference (estimate minus the rest of the data's),
-        diff_low and diff_high (its interval), p_value (two-sided bootstrap
-        p-value of no difference), p_adjusted and significant.
+        joined by ``and``), rows (rows with a NULL label list too),
+        estimate, low and high (its percentile interval), difference
+        (estimate minus the rest of the data's), diff_low and diff_high (its
+        interval), p_value (two-sided bootstrap p-value of no difference),
+        p_adjusted and significant.
 
     Notes
     -----

@@ -13,7 +13,6 @@ Numpy is imported when a call runs, not with this module.
 from __future__ import annotations
 
 import itertools
-import math
 import numbers
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -240,17 +239,18 @@ def column_text(name: str) -> str:
 
 
 def value_text(value: Any) -> str:
-    r"""A value as a SQL literal (text quoted, numbers as Python writes them).
+    r"""A value as a SQL literal: text quoted, numbers (decimals too) as Python writes them.
 
     Examples
     --------
-    >>> value_text("it's"), value_text(2.5), value_text(True)
-    ("'it''s'", '2.5', 'true')
+    >>> from decimal import Decimal
+    >>> value_text("it's"), value_text(2.5), value_text(Decimal("1.50")), value_text(True)
+    ("'it''s'", '2.5', '1.50', 'true')
     """
-    if isinstance(value, float) and math.isfinite(value) and value == int(value):
-        return repr(value)
-    if isinstance(value, (str, bool, int, float)):
+    if isinstance(value, (str, bool)):
         return str(lit(value))
+    if isinstance(value, numbers.Number):
+        return str(value)
     return str(lit(str(value)))
 
 
