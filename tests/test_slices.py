@@ -78,11 +78,12 @@ def simulate(seed: int, n: int, weak: str | None = None) -> pa.Table:
 
 # ------------------------------------------------------------------ the oracle
 def cuts_of(values: list[Any], n_bins: int) -> list[Any]:
-    """Bin edges from the definition: percentile_disc(k / n_bins), k < n_bins, and the maximum."""
+    """Bin edges from the definition: the distinct percentile_disc(k / n_bins), k < n_bins,
+    then the maximum (the last bin is closed)."""
     known = sorted(v for v in values if v is not None)
     n = len(known)
     lower = [known[max(math.ceil(Fraction(k * n, n_bins)) - 1, 0)] for k in range(n_bins)]
-    return sorted({*lower, known[-1]})
+    return [*sorted(set(lower)), known[-1]]
 
 
 def key_of(value: Any, cuts: list[Any] | None) -> tuple[Any, ...]:
@@ -240,6 +241,7 @@ def test_adjustments_follow_their_definitions(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_adjustments_equal_statsmodels(seed: int) -> None:
     from statsmodels.stats.multitest import multipletests
+
     rng = random.Random(100 + seed)
     p = [rng.random() ** 3 for _ in range(rng.randint(2, 40))]
     for ours, theirs in (("bh", "fdr_bh"), ("holm", "holm")):
@@ -330,3 +332,29 @@ def test_min_rows_leaves_small_slices_out(engine: str) -> None:
         engine, data, "actual", "predicted", ["lang"], "micro_f1", min_rows=limit, n_resamples=20
     )
     assert sorted(r["rows"] for r in got) == sorted(c for c in counts.values() if c >= limit)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_few_values_whole_data_slices_and_no_rows(engine: str) -> None:
+    """A numeric column of two values keeps two bins (the last one [2.25, 2.25]); a slice
+    that is all the data has no rest to differ from; no rows give no slices."""
+    from decimal import Decimal
+
+    data = pa.table(
+        {
+            "one": ["x"] * 40,
+            "dec": [Decimal("1.50"), Decimal("2.25")] * 20,
+            "actual": [["a"]] * 40,
+            "predicted": [["a"], ["b"]] * 20,
+        }
+    )
+    got = run_slices(engine, data, "actual", "predicted", ["one", "dec"], "micro_f1", min_rows=1)
+    by_text = {r["slice"]: r for r in got}
+    assert sorted(by_text) == ["dec in [1.50, 2.25)", "dec in [2.25, 2.25]", "one = 'x'"]
+    assert by_text["dec in [1.50, 2.25)"]["estimate"] == 1.0  # every 1.50 row is right
+    assert by_text["dec in [2.25, 2.25]"]["difference"] == -1.0
+    whole = by_text["one = 'x'"]
+    assert whole["estimate"] == 0.5 and whole["difference"] is None and whole["p_value"] is None
+    assert not whole["significant"]
+    empty = run_slices(engine, data.slice(0, 0), "actual", "predicted", ["one", "dec"], "micro_f1")
+    assert empty == []

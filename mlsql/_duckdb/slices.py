@@ -11,6 +11,7 @@ slices, and :mod:`mlsql._slices.stats`, which resamples them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 import duckdb
@@ -29,13 +30,30 @@ def _numeric(type_name: str) -> bool:
     return not is_list and (kind == LT.INTEGER or R._number_kind(kind) in ("float", "decimal"))
 
 
+def _edge(value: Any) -> str:
+    """A bin edge as a SQL literal (a decimal as its digits, which DuckDB reads as a DECIMAL)."""
+    return str(value) if isinstance(value, Decimal) else str(lit(value))
+
+
 def _bin_sql(column: str, cuts: Sequence[Any]) -> str:
     """A row's bin among ``cuts`` (:func:`mlsql._slices.front.bin_of`), NULL for NULL."""
     if not cuts:
         return "CAST(NULL AS INTEGER)"
     c = quote_ident(column)
-    steps = " ".join(f"WHEN {c} < {lit(e)} THEN {i}" for i, e in enumerate(cuts[1:-1]))
+    steps = " ".join(f"WHEN {c} < {_edge(e)} THEN {i}" for i, e in enumerate(cuts[1:-1]))
     return f"CASE WHEN {c} IS NULL THEN NULL {steps} ELSE {len(cuts) - 2} END"
+
+
+def _shares(n: int, n_bins: int) -> str:
+    """The SQL list of shares whose ``quantile_disc`` over n values is the value at each of
+    :func:`~mlsql._slices.front.bin_positions`: (position + 1/2) / n.
+
+    Examples
+    --------
+    >>> _shares(10, 4)
+    '[0.05, 0.25, 0.45, 0.75]'
+    """
+    return "[" + ", ".join(repr((p + 0.5) / n) for p in front.bin_positions(n, n_bins)) + "]"
 
 
 def _cuts(
@@ -54,16 +72,16 @@ def _cuts(
     [found] = con.sql(
         f"SELECT {', '.join(f'count({c}), max({c})' for c in names)} {clause}", params=params
     ).fetchall()
-    counts = found[0::2]
-    wanted = [
-        ", ".join(repr((p + 0.5) / n) for p in front.bin_positions(n, req.n_bins)) for n in counts
-    ]
-    select = ", ".join(
-        f"quantile_disc({c}, [{w}])" if n else "NULL"
-        for c, w, n in zip(names, wanted, counts, strict=True)
-    )
-    [lower] = con.sql(f"SELECT {select} {clause}", params=params).fetchall()
-    return {i: front.edges(lower[k] or [], found[2 * k + 1]) for k, i in enumerate(numeric)}
+    counts, tops = found[0::2], found[1::2]
+    known = [k for k, n in enumerate(counts) if n]  # a column of NULLs only has no bins
+    lower: dict[int, list[Any]] = {}
+    if known:
+        select = ", ".join(
+            f"quantile_disc({names[k]}, {_shares(counts[k], req.n_bins)})" for k in known
+        )
+        [values] = con.sql(f"SELECT {select} {clause}", params=params).fetchall()
+        lower = dict(zip(known, values, strict=True))
+    return {i: front.edges(lower.get(k, []), tops[k]) for k, i in enumerate(numeric)}
 
 
 def slices(

@@ -193,17 +193,20 @@ def bin_positions(n: int, n_bins: int) -> list[int]:
 
 
 def edges(lower: Iterable[Any], top: Any) -> list[Any]:
-    """The distinct sorted bin edges: the lower edges and the largest value (None: no value).
+    """The bin edges: the distinct lower edges, sorted, then the largest value (None: no value).
+
+    Bin i is [edge i, edge i + 1), the last one [last lower edge, largest value],
+    which may hold one value only.
 
     Examples
     --------
-    >>> edges([1, 1, 4, 9], 20)
-    [1, 4, 9, 20]
+    >>> edges([1, 1, 4, 9], 20), edges([1, 1, 2, 2], 2)
+    ([1, 4, 9, 20], [1, 2, 2])
     """
-    values = [v for v in lower if v is not None]
+    values = sorted({v for v in lower if v is not None})
     if top is None or not values:
         return []
-    return sorted({*values, top})
+    return [*values, top]
 
 
 def bin_of(value: Any, cuts: Sequence[Any]) -> int | None:
@@ -212,8 +215,8 @@ def bin_of(value: Any, cuts: Sequence[Any]) -> int | None:
 
     Examples
     --------
-    >>> [bin_of(v, [1, 4, 9, 20]) for v in (1, 3, 4, 19, 20, None)]
-    [0, 0, 1, 2, 2, None]
+    >>> [bin_of(v, [1, 4, 9, 20]) for v in (1, 3, 4, 19, 20, None)], bin_of(2, [1, 2, 2])
+    ([0, 0, 1, 2, 2, None], 1)
     """
     if value is None:
         return None

@@ -45,8 +45,7 @@ def _cuts(
         ordered = col.drop_nulls().sort()
         for k in range(nb):
             position = ((n * k + nb - 1) // nb - 1).clip(lower_bound=0)
-            edge = pl.when(n > 0).then(ordered.gather(position).first())
-            exprs.append(edge.alias(f"q{i}_{k}"))
+            exprs.append(ordered.get(position, null_on_oob=True).alias(f"q{i}_{k}"))
         exprs.append(col.max().alias(f"max{i}"))
     row = lazy.select(exprs).collect().row(0, named=True)
     return {
