@@ -159,9 +159,11 @@ def slices(
     ``percentile_disc`` at 0, 1/n_bins, ...; a bin holds [edge, next edge),
     the last one its largest value too). A slice and the rest of the data are
     resampled independently with the exact grouped Poisson bootstrap of
-    :func:`mlsql.bootstrap`. "Significant" says the slice's measure differs
-    from the rest's beyond what resampling noise explains, after the
-    adjustment; it says nothing of why, and slices overlap.
+    :func:`mlsql.bootstrap`. The smallest bootstrap p-value is
+    2 / (n_resamples + 1): over many slices (depth 2), raise ``n_resamples``
+    or no adjusted p-value can get below 1 - confidence. "Significant" says
+    the slice's measure differs from the rest's beyond what resampling noise
+    explains, after the adjustment; it says nothing of why, and slices overlap.
 
     Examples
     --------
