@@ -307,6 +307,7 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
         ({"min_rows": 0}, "The 'min_rows' parameter of slices"),
         ({"adjust": "bonferroni"}, "The 'adjust' parameter of slices must be 'bh'"),
         ({"measure": "macro_f1"}, "slices takes one measure of label lists from the label-set"),
+        ({"measure": "mse"}, "or of one label per row (accuracy, error_rate"),
         ({"n_resamples": 1}, "The 'n_resamples' parameter of slices"),
     ],
 )
@@ -358,3 +359,44 @@ def test_few_values_whole_data_slices_and_no_rows(engine: str) -> None:
     assert not whole["significant"]
     empty = run_slices(engine, data.slice(0, 0), "actual", "predicted", ["one", "dec"], "micro_f1")
     assert empty == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_label_per_row_measures_are_scikit_learns_per_slice(engine: str) -> None:
+    """accuracy and balanced accuracy of each language, weighted, and of the rest: scikit-learn's."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score
+
+    rng = random.Random(8)
+    lang = [rng.choice(["de", "en", None]) for _ in range(500)]
+    actual = [rng.choice(["x", "y", "z"]) for _ in range(500)]
+    right = {"de": 0.5, "en": 0.9, None: 0.8}
+    predicted = [
+        a if rng.random() < right[g] else rng.choice(["x", "y", "z"])
+        for a, g in zip(actual, lang, strict=True)
+    ]
+    w = [rng.choice([0.5, 1.0, 3.0]) for _ in range(500)]
+    data = pa.table({"lang": lang, "actual": actual, "predicted": predicted, "w": w})
+    texts = {"lang = 'de'": "de", "lang = 'en'": "en", "lang is null": None}
+    for name, reference in (
+        ("accuracy", accuracy_score),
+        ("balanced_accuracy_score", balanced_accuracy_score),
+    ):
+        got = run_slices(
+            engine, data, "actual", "predicted", ["lang"], name, sample_weight="w", n_resamples=50
+        )
+        assert got[0]["slice"] == "lang = 'de'"
+        for row in got:
+            inside = [g == texts[row["slice"]] for g in lang]
+            values = []
+            for keep in (inside, [not x for x in inside]):
+                pick = [i for i, k in enumerate(keep) if k]
+                values.append(
+                    reference(
+                        [actual[i] for i in pick],
+                        [predicted[i] for i in pick],
+                        sample_weight=[w[i] for i in pick],
+                    )
+                )
+            assert row["rows"] == sum(inside)
+            assert row["estimate"] == pytest.approx(values[0], rel=1e-12)
+            assert row["difference"] == pytest.approx(values[0] - values[1], rel=1e-12)

@@ -110,7 +110,7 @@ def slices(
         Parquet, CSV or JSON path, a relation, or an Arrow table, Polars or
         pandas DataFrame.
     actual, predicted : str
-        The columns of true and predicted label lists.
+        The columns of true and predicted label lists, or of one label per row.
     candidates : str or sequence of str
         The columns that define slices. Text, boolean and other columns slice
         by value; numeric columns by ``n_bins`` quantile bins.
@@ -118,7 +118,10 @@ def slices(
         One measure of label lists, a name or a ``(name, {parameter: value})``
         pair: micro_precision, micro_recall, micro_fbeta, micro_f1,
         micro_jaccard, the samples_* averages, subset_accuracy,
-        zero_one_loss, hamming_loss (with ``n_labels``) or fmeasure.
+        zero_one_loss, hamming_loss (with ``n_labels``) or fmeasure; or one
+        measure of one label per row: accuracy, error_rate, precision_score,
+        recall_score, fbeta_score, f1_score, balanced_accuracy_score,
+        cohen_kappa_score or matthews_corrcoef.
     depth : {1, 2}, default 1
         1: a slice per value of each candidate; 2: also per pair of values
         of every two candidates.

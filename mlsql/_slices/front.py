@@ -40,8 +40,9 @@ COLUMNS = (
     "p_adjusted",
     "significant",
 )
-#: the measures ``slices`` takes in this release: the label-set family (label lists)
-FAMILY = "label_sets"
+#: the measures ``slices`` takes in this release: the label-set family (label lists) and
+#: the class measures (one label per row), whose statistics are a few distinct tuples
+FAMILIES = ("label_sets", "classes")
 MIN_ROWS = 30
 
 CANDIDATES_MESSAGE = (
@@ -60,7 +61,8 @@ ADJUST_MESSAGE = (
     "Got {got!r} instead."
 )
 MEASURE_MESSAGE = (
-    "slices takes one measure of label lists from the label-set family ({allowed}). Got {got}."
+    "slices takes one measure of label lists from the label-set family ({sets}) or of one "
+    "label per row ({classes}). Got {got}."
 )
 
 
@@ -118,7 +120,7 @@ def request(
 ) -> Request:
     """Check every argument of ``slices`` against the frame's ``columns``."""
     from mlsql._resample import run
-    from mlsql._resample.measures import LABEL_SET_MEASURES, resolve
+    from mlsql._resample.measures import CLASS_MEASURES, LABEL_SET_MEASURES, resolve
 
     given = [candidates] if isinstance(candidates, str) else candidates
     roles = {actual, predicted, sample_weight}
@@ -139,9 +141,14 @@ def request(
     if adjust not in ("bh", "holm"):
         raise MlsqlError(ADJUST_MESSAGE.format(got=adjust))
     chosen = resolve([measure], "slices")
-    if chosen[0].stats != FAMILY:
-        allowed = ", ".join(LABEL_SET_MEASURES)
-        raise MlsqlError(MEASURE_MESSAGE.format(allowed=allowed, got=chosen[0].label))
+    if chosen[0].stats not in FAMILIES:
+        raise MlsqlError(
+            MEASURE_MESSAGE.format(
+                sets=", ".join(LABEL_SET_MEASURES),
+                classes=", ".join(CLASS_MEASURES),
+                got=chosen[0].label,
+            )
+        )
     run.check_settings(n_resamples, confidence, seed, "slices")
     named = [("actual", actual), ("predicted", predicted), *(("candidates", c) for c in given)]
     if sample_weight is not None:
