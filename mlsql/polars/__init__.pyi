@@ -5725,12 +5725,14 @@ def slices(
     frame : polars.DataFrame or polars.LazyFrame
         The predictions.
     actual, predicted : str
-        The columns of true and predicted label lists.
+        The columns of true and predicted label lists, or of one label per row.
     candidates : str or sequence of str
         The columns that define slices (numeric ones binned into quantiles).
     measure : str or (str, dict)
         One measure of label lists (the label-set family: micro_*, samples_*,
-        subset_accuracy, zero_one_loss, hamming_loss, fmeasure).
+        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
+        label per row (accuracy, error_rate, the class-wise precision, recall
+        and F scores, balanced accuracy, Cohen's kappa, MCC).
     depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or polars.Expr, optional
