@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -115,3 +116,18 @@ def test_table_output_and_errors(path: Path) -> None:
         "--no-progress",
     )
     assert result.exit_code == 2 and "label-set family" in result.stderr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_label_per_row(tmp_path: Path, engine: str) -> None:
+    rows = {"lang": ["de", "en"] * 30, "actual": ["x", "y"] * 30, "predicted": ["y", "y"] * 30}
+    path = tmp_path / "single.parquet"
+    pq.write_table(pa.table(rows), path)
+    code, got, _ = slices_json(
+        path, "-c", "lang", "-m", "accuracy", "--single-label", engine=engine
+    )
+    assert code == 0
+    assert [(r["slice"], r["rows"], r["estimate"]) for r in got] == [
+        ("lang = 'de'", 30, 0.0),
+        ("lang = 'en'", 30, 1.0),
+    ]

@@ -315,8 +315,9 @@ def slices_command(
         typer.Option(
             "--measure",
             "-m",
-            help="The measure of label lists: micro_f1, micro_precision, samples_f1, "
-            "subset_accuracy, zero_one_loss, hamming_loss (with --n-labels)...",
+            help="The measure: of label lists (micro_f1, micro_precision, samples_f1, "
+            "subset_accuracy, zero_one_loss, hamming_loss with --n-labels...) or of one label "
+            "per row (accuracy, f1_score, balanced_accuracy_score, matthews_corrcoef...).",
         ),
     ] = "micro_f1",
     depth: Annotated[
@@ -360,6 +361,7 @@ def slices_command(
     confidence: Confidence = 0.95,
     seed: Seed = 0,
     sep: Sep = None,
+    single_label: SingleLabel = False,
     engine: EngineOption = Engine.duckdb,
     format_: SqlFormatOption = SqlFormat.table,
     output: Output = None,
@@ -403,6 +405,7 @@ def slices_command(
             digits=digits,
             show_progress=show_progress,
             sample_weight=sample_weight,
+            single_label=single_label,
         )
     if code:
         raise typer.Exit(code)

@@ -160,10 +160,12 @@ def run_slices(
     digits: int,
     show_progress: bool,
     sample_weight: str | None = None,
+    single_label: bool = False,
 ) -> int:
     """Read ``path``, find the slices on ``engine``, write the table; the exit code (0 or
     :data:`BELOW`)."""
     import mlsql
+    from mlsql._sqlexpr import quote_ident
     from mlsql.cli import interrupt
     from mlsql.cli.output import refuse_source
     from mlsql.cli.progress import progress
@@ -205,6 +207,7 @@ def run_slices(
                 by=request.candidates,
                 sep=sep,
                 sample_weight=sample_weight,
+                single_label=single_label,
             )
             prepared, (unknown, total) = _on_engine(con, prepared, engine, None)
             refuse_no_rows(prepared, total)
@@ -221,15 +224,27 @@ def run_slices(
                 "adjust": request.adjust,
             }
             try:
+                # single-label data: the prepared lists hold one label each; the measures
+                # take the label itself (as mlsql.report.engines does for compare)
                 if engine == "duckdb":
-                    data = con.sql(f"SELECT * FROM {PREPARED}")
-                    result = mlsql.slices(data, *args, con=con, **kwargs)
+                    query = f"SELECT * FROM {PREPARED}"
+                    if prepared.single_label:
+                        a, p = quote_ident(ACTUAL), quote_ident(PREDICTED)
+                        query = f"SELECT * REPLACE ({a}[1] AS {a}, {p}[1] AS {p}) FROM {PREPARED}"
+                    result = mlsql.slices(con.sql(query), *args, con=con, **kwargs)
                     columns, table = result.columns, result.fetchall()
                 else:
+                    import polars as pl
+
                     import mlsql.polars as mp
 
-                    frame = mp.slices(prepared.frame, *args, **kwargs)
-                    columns, table = frame.columns, frame.rows()
+                    frame = prepared.frame
+                    if prepared.single_label:
+                        frame = frame.with_columns(
+                            pl.col(ACTUAL).list.first(), pl.col(PREDICTED).list.first()
+                        )
+                    out = mp.slices(frame, *args, **kwargs)
+                    columns, table = out.columns, out.rows()
             except MlsqlError as exc:
                 raise UserError(str(exc)) from None
         interrupt.engines_done()
