@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from mlsql._duckdb.label_tables import label_metrics, multilabel_report
     from mlsql._duckdb.register import connect, register
     from mlsql._duckdb.resample import bootstrap, compare
+    from mlsql._duckdb.slices import slices
     from mlsql.report.api import report
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "native_status",
     "register",
     "report",
+    "slices",
     "to_indicators",
 ]
 
@@ -60,6 +62,7 @@ _DUCKDB = {
     "label_metrics": "mlsql._duckdb.label_tables",
     "bootstrap": "mlsql._duckdb.resample",
     "compare": "mlsql._duckdb.resample",
+    "slices": "mlsql._duckdb.slices",
     "evaluate": "mlsql._duckdb.evaluate",
     "multilabel_report": "mlsql._duckdb.label_tables",
     "confusion_matrix_wide": "mlsql._duckdb.confusion_wide",

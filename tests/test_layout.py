@@ -45,6 +45,7 @@ CORE = (
     "mlsql._front",
     "mlsql._weights",
     "mlsql._resample",
+    "mlsql._slices",
     "mlsql._evaluate",
 )
 #: what users run over any engine (``mlsql`` itself is the package's ``__init__``)

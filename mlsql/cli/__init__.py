@@ -288,6 +288,129 @@ def compare_command(
         raise typer.Exit(code)
 
 
+@app.command(
+    "slices",
+    epilog="Exit codes: 0 done; 2 bad input (the message says what); "
+    "3 with --fail-if-slice-below, a slice's estimate is worse than the value.",
+)
+def slices_command(
+    path: DataPath,
+    actual: Actual,
+    predicted: Annotated[
+        str,
+        typer.Option("--predicted", "-p", help="Column of predicted labels.", show_default=False),
+    ],
+    candidates: Annotated[
+        list[str],
+        typer.Option(
+            "--candidates",
+            "-c",
+            help="Columns that define slices, comma-separated or repeated (numeric ones are "
+            "binned into quantiles).",
+            show_default=False,
+        ),
+    ],
+    measure: Annotated[
+        str,
+        typer.Option(
+            "--measure",
+            "-m",
+            help="The measure: of label lists (micro_f1, micro_precision, samples_f1, "
+            "subset_accuracy, zero_one_loss, hamming_loss with --n-labels...) or of one label "
+            "per row (accuracy, f1_score, balanced_accuracy_score, matthews_corrcoef...).",
+        ),
+    ] = "micro_f1",
+    depth: Annotated[
+        int,
+        typer.Option("--depth", min=1, max=2, help="2: pairs of candidates' values too."),
+    ] = 1,
+    n_bins: Annotated[
+        int, typer.Option("--n-bins", min=2, help="Quantile bins of a numeric candidate.")
+    ] = 4,
+    min_rows: Annotated[
+        int, typer.Option("--min-rows", min=1, help="Leave out slices with fewer rows.")
+    ] = 30,
+    n_labels: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--n-labels", min=1, help="Size of the label universe (hamming_loss needs it)."
+        ),
+    ] = None,
+    sample_weight: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--sample-weight", help="Column of row weights.", show_default=False),
+    ] = None,
+    adjust: Annotated[
+        str,
+        typer.Option("--adjust", help="p-value adjustment: bh (Benjamini-Hochberg) or holm."),
+    ] = "bh",
+    top: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--top", min=1, help="Show only the worst N slices.", show_default=False),
+    ] = None,
+    fail_if_slice_below: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option(
+            "--fail-if-slice-below",
+            help="Exit with code 3 when a slice's estimate is below this value (above it for "
+            "a loss or an error, where lower is better).",
+            show_default=False,
+        ),
+    ] = None,
+    resamples: Resamples = 1000,
+    confidence: Confidence = 0.95,
+    seed: Seed = 0,
+    sep: Sep = None,
+    single_label: SingleLabel = False,
+    engine: EngineOption = Engine.duckdb,
+    format_: SqlFormatOption = SqlFormat.table,
+    output: Output = None,
+    digits: Digits = 4,
+    show_progress: Progress = True,
+) -> None:
+    """Find the weakest slices: the measure on each candidate column's values (and pairs), worst first.
+
+    Each slice gets a bootstrap interval, its difference from the rest of the
+    data with an interval, and a p-value adjusted for the number of slices
+    (Benjamini-Hochberg, or Holm); 'significant' marks an adjusted p-value at
+    most 1 - confidence.
+    """
+    from mlsql.cli.slices import Request, candidate_names, run_slices
+
+    resampling_of(True, resamples, confidence, seed)  # checks --confidence
+    with reported():
+        request = Request(
+            candidates=candidate_names(candidates),
+            measure=measure,
+            depth=depth,
+            n_bins=n_bins,
+            min_rows=min_rows,
+            n_labels=n_labels,
+            n_resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+            adjust=adjust,
+            top=top,
+            fail_if_slice_below=fail_if_slice_below,
+        )
+        code = run_slices(
+            path=path,
+            actual=actual,
+            predicted=predicted,
+            request=request,
+            sep=sep,
+            engine=engine.value,
+            format_=format_.value,
+            output=output,
+            digits=digits,
+            show_progress=show_progress,
+            sample_weight=sample_weight,
+            single_label=single_label,
+        )
+    if code:
+        raise typer.Exit(code)
+
+
 @app.command("sql")
 def sql_command(
     query: Annotated[str, typer.Argument(help="SQL to run; every mlsql macro is loaded.")],

@@ -38,7 +38,7 @@ import polars as pl
 from mlsql._errors import MlsqlError
 from mlsql._front import families as front
 from mlsql._registry import REGISTRY, measures
-from mlsql.polars import _build, evaluate, families, namespace, resample
+from mlsql.polars import _build, evaluate, families, namespace, resample, slicing
 from mlsql.polars._engine import POLARS
 
 
@@ -86,7 +86,11 @@ def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[
 
 
 #: frame in, frame out: no expression namespace
-FRAME_FUNCTIONS: dict[str, Callable[..., Any]] = {**resample.FUNCTIONS, **evaluate.FUNCTIONS}
+FRAME_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **resample.FUNCTIONS,
+    **evaluate.FUNCTIONS,
+    **slicing.FUNCTIONS,
+}
 FUNCTIONS: dict[str, Callable[..., pl.Expr]] = front.functions(POLARS)
 FUNCTIONS.update(FRAME_FUNCTIONS)
 evaluate.MEASURES.update(FUNCTIONS)  # evaluate calls the measures by name

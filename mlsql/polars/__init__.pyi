@@ -173,6 +173,7 @@ __all__ = [
     "set_jaccard",
     "set_symmetric_difference",
     "set_union",
+    "slices",
     "spec",
     "subset_accuracy",
     "subset_accuracy_from_counts",
@@ -5696,6 +5697,61 @@ def set_union(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     >>> df = pl.DataFrame({'actual': [['cat', 'bird'], ['dog']], 'predicted': [['cat'], ['dog', 'fish']]})
     >>> df.select(mp.set_union('actual', 'predicted')).to_series().to_list()
     [['bird', 'cat'], ['dog', 'fish']]
+    """
+
+def slices(
+    frame: pl.DataFrame | pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    candidates: str | Sequence[str],
+    measure: Any,
+    *,
+    depth: int = 1,
+    n_bins: int = 4,
+    min_rows: int = 30,
+    sample_weight: str | pl.Expr | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    adjust: str = "bh",
+) -> pl.DataFrame:
+    """Where is the model worst? A measure on every slice of the data, from the worst.
+
+    The result and the method are those of DuckDB's ``mlsql.slices``; the
+    same seed gives the same table.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        The predictions.
+    actual, predicted : str
+        The columns of true and predicted label lists, or of one label per row.
+    candidates : str or sequence of str
+        The columns that define slices (numeric ones binned into quantiles).
+    measure : str or (str, dict)
+        One measure of label lists (the label-set family: micro_*, samples_*,
+        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
+        label per row (accuracy, error_rate, the class-wise precision, recall
+        and F scores, balanced accuracy, Cohen's kappa, MCC).
+    depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
+        As ``mlsql.slices`` takes them.
+    sample_weight : str or polars.Expr, optional
+        Row weights, as the weighted measures take them.
+
+    Returns
+    -------
+    polars.DataFrame
+        slice, rows, estimate, low, high, difference, diff_low, diff_high,
+        p_value, p_adjusted, significant; from the worst slice.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"lang": ["de", "en"] * 40, "actual": [["a"], ["a"]] * 40,
+    ...                    "predicted": [["b"], ["a"]] * 40})
+    >>> mp.slices(df, "actual", "predicted", "lang", "micro_f1", n_resamples=200).rows()[0][:3]
+    ("lang = 'de'", 40, 0.0)
     """
 
 def spec(

@@ -1,0 +1,349 @@
+"""What every engine's ``slices`` shares: argument checks, messages, slice names and bins.
+
+An engine reads the frame's schema, asks :func:`request` to check the call,
+computes the quantile edges of the numeric candidates (:func:`bin_positions`
+says which values) and, in one scan, the statistic tuples of every
+grouping set (:func:`grouping_sets`); :func:`finish` names the slices and
+hands them to :mod:`mlsql._slices.stats`. Everything raised comes from here,
+so the engines agree word for word.
+
+Numpy is imported when a call runs, not with this module.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mlsql._errors import MlsqlError
+from mlsql._front.tables import check_columns
+from mlsql._sqlexpr import lit, quote_ident
+
+if TYPE_CHECKING:
+    from mlsql._resample.measures import Chosen
+
+#: the result columns, in order
+COLUMNS = (
+    "slice",
+    "rows",
+    "estimate",
+    "low",
+    "high",
+    "difference",
+    "diff_low",
+    "diff_high",
+    "p_value",
+    "p_adjusted",
+    "significant",
+)
+#: the measures ``slices`` takes in this release: the label-set family (label lists) and
+#: the class measures (one label per row), whose statistics are a few distinct tuples
+FAMILIES = ("label_sets", "classes")
+MIN_ROWS = 30
+
+CANDIDATES_MESSAGE = (
+    "The 'candidates' parameter of slices must be a column name or a non-empty list of "
+    "distinct column names other than actual, predicted and sample_weight. Got {got!r} instead."
+)
+DEPTH_MESSAGE = "The 'depth' parameter of slices must be 1 or 2. Got {got!r} instead."
+N_BINS_MESSAGE = (
+    "The 'n_bins' parameter of slices must be an integer from 2 to 100. Got {got!r} instead."
+)
+MIN_ROWS_MESSAGE = (
+    "The 'min_rows' parameter of slices must be an integer >= 1. Got {got!r} instead."
+)
+ADJUST_MESSAGE = (
+    "The 'adjust' parameter of slices must be 'bh' (Benjamini-Hochberg) or 'holm'. "
+    "Got {got!r} instead."
+)
+MEASURE_MESSAGE = (
+    "slices takes one measure of label lists from the label-set family ({sets}) or of one "
+    "label per row ({classes}). Got {got}."
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A checked call of ``slices``."""
+
+    candidates: list[str]
+    depth: int
+    n_bins: int
+    min_rows: int
+    chosen: Chosen
+    n_resamples: int
+    confidence: float
+    seed: int
+    adjust: str
+
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether the measure is better lower (a loss): then the worst is the highest."""
+        from mlsql._registry import REGISTRY
+
+        return REGISTRY[self.chosen.name].lower_is_better
+
+    @property
+    def sets(self) -> list[tuple[int, ...]]:
+        """The grouping sets: positions of candidates (one each, then pairs at depth 2)."""
+        return grouping_sets(len(self.candidates), self.depth)
+
+
+def _whole(value: Any, low: int, high: int | None = None) -> bool:
+    return (
+        isinstance(value, numbers.Integral)
+        and not isinstance(value, bool)
+        and low <= int(value)
+        and (high is None or int(value) <= high)
+    )
+
+
+def request(
+    columns: Collection[str],
+    actual: str,
+    predicted: str,
+    candidates: Any,
+    measure: Any,
+    *,
+    depth: Any,
+    n_bins: Any,
+    min_rows: Any,
+    sample_weight: str | None,
+    n_resamples: Any,
+    confidence: Any,
+    seed: Any,
+    adjust: Any,
+) -> Request:
+    """Check every argument of ``slices`` against the frame's ``columns``."""
+    from mlsql._resample import run
+    from mlsql._resample.measures import CLASS_MEASURES, LABEL_SET_MEASURES, resolve
+
+    given = [candidates] if isinstance(candidates, str) else candidates
+    roles = {actual, predicted, sample_weight}
+    if (
+        not isinstance(given, Sequence)
+        or not given
+        or not all(isinstance(c, str) for c in given)
+        or len(set(given)) != len(given)
+        or roles & set(given)
+    ):
+        raise MlsqlError(CANDIDATES_MESSAGE.format(got=candidates))
+    if not _whole(depth, 1, 2):
+        raise MlsqlError(DEPTH_MESSAGE.format(got=depth))
+    if not _whole(n_bins, 2, 100):
+        raise MlsqlError(N_BINS_MESSAGE.format(got=n_bins))
+    if not _whole(min_rows, 1):
+        raise MlsqlError(MIN_ROWS_MESSAGE.format(got=min_rows))
+    if adjust not in ("bh", "holm"):
+        raise MlsqlError(ADJUST_MESSAGE.format(got=adjust))
+    chosen = resolve([measure], "slices")
+    if chosen[0].stats not in FAMILIES:
+        raise MlsqlError(
+            MEASURE_MESSAGE.format(
+                sets=", ".join(LABEL_SET_MEASURES),
+                classes=", ".join(CLASS_MEASURES),
+                got=chosen[0].label,
+            )
+        )
+    run.check_settings(n_resamples, confidence, seed, "slices")
+    named = [("actual", actual), ("predicted", predicted), *(("candidates", c) for c in given)]
+    if sample_weight is not None:
+        named.append(("sample_weight", sample_weight))
+    check_columns("slices", columns, named)
+    return Request(
+        list(given),
+        int(depth),
+        int(n_bins),
+        int(min_rows),
+        chosen[0],
+        int(n_resamples),
+        float(confidence),
+        int(seed),
+        adjust,
+    )
+
+
+def grouping_sets(n: int, depth: int) -> list[tuple[int, ...]]:
+    """The candidates' positions of each grouping set: each alone, then (depth 2) each pair.
+
+    Examples
+    --------
+    >>> grouping_sets(3, 2)
+    [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2)]
+    """
+    out: list[tuple[int, ...]] = [(i,) for i in range(n)]
+    if depth == 2:
+        out += list(itertools.combinations(range(n), 2))
+    return out
+
+
+# ---------------------------------------------------------------- bins
+def bin_positions(n: int, n_bins: int) -> list[int]:
+    """The positions, among the n sorted non-NULL values, of the bins' lower edges.
+
+    Edge k is SQL's ``percentile_disc(k / n_bins)``: the first value whose share
+    of the values at or below it reaches k / n_bins, at position
+    max(ceil(k n / n_bins) - 1, 0), computed in integers (a float quantile is
+    off by one where k n / n_bins is a whole number rounded up), so every
+    engine finds the same edges.
+
+    Examples
+    --------
+    >>> bin_positions(10, 4), bin_positions(6, 6)
+    ([0, 2, 4, 7], [0, 0, 1, 2, 3, 4])
+    """
+    return [max((k * n + n_bins - 1) // n_bins - 1, 0) for k in range(n_bins)]
+
+
+def edges(lower: Iterable[Any], top: Any) -> list[Any]:
+    """The bin edges: the distinct lower edges, sorted, then the largest value (None: no value).
+
+    Bin i is [edge i, edge i + 1), the last one [last lower edge, largest value],
+    which may hold one value only.
+
+    Examples
+    --------
+    >>> edges([1, 1, 4, 9], 20), edges([1, 1, 2, 2], 2)
+    ([1, 4, 9, 20], [1, 2, 2])
+    """
+    values = sorted({v for v in lower if v is not None})
+    if top is None or not values:
+        return []
+    return [*values, top]
+
+
+def bin_of(value: Any, cuts: Sequence[Any]) -> int | None:
+    """The bin of ``value`` among the edges ``cuts``: i where cuts[i] <= value < cuts[i + 1]
+    (the last bin is closed); None for NULL. Engines compute it as a CASE / when chain.
+
+    Examples
+    --------
+    >>> [bin_of(v, [1, 4, 9, 20]) for v in (1, 3, 4, 19, 20, None)], bin_of(2, [1, 2, 2])
+    ([0, 0, 1, 2, 2, None], 1)
+    """
+    if value is None:
+        return None
+    i = 0
+    while i + 2 < len(cuts) and value >= cuts[i + 1]:
+        i += 1
+    return i
+
+
+# ---------------------------------------------------------------- slice text
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def column_text(name: str) -> str:
+    r"""A column as the ``slice`` text shows it: plain names bare, others quoted.
+
+    Examples
+    --------
+    >>> column_text("country"), column_text("my col")
+    ('country', '"my col"')
+    """
+    return name if _PLAIN.fullmatch(name) else quote_ident(name)
+
+
+def value_text(value: Any) -> str:
+    r"""A value as a SQL literal: text quoted, numbers (decimals too) as Python writes them.
+
+    Examples
+    --------
+    >>> from decimal import Decimal
+    >>> value_text("it's"), value_text(2.5), value_text(Decimal("1.50")), value_text(True)
+    ("'it''s'", '2.5', '1.50', 'true')
+    """
+    if isinstance(value, (str, bool)):
+        return str(lit(value))
+    if isinstance(value, numbers.Number):
+        return str(value)
+    return str(lit(str(value)))
+
+
+def condition(name: str, value: Any, cuts: Sequence[Any] | None) -> str:
+    r"""One column's part of a slice's text: ``country = 'de'``, ``length in [10, 40)``.
+
+    ``cuts``: the bin edges of a numeric candidate (``value`` is then its bin).
+
+    Examples
+    --------
+    >>> condition("country", "de", None), condition("n", 1, [1, 4, 9, 20])
+    ("country = 'de'", 'n in [4, 9)')
+    >>> condition("n", 2, [1, 4, 9, 20]), condition("country", None, None)
+    ('n in [9, 20]', 'country is null')
+    """
+    column = column_text(name)
+    if value is None:
+        return f"{column} is null"
+    if cuts is None:
+        return f"{column} = {value_text(value)}"
+    last = value == len(cuts) - 2
+    close = "]" if last else ")"
+    return f"{column} in [{value_text(cuts[value])}, {value_text(cuts[value + 1])}{close}"
+
+
+def slice_text(
+    req: Request, positions: Sequence[int], values: Sequence[Any], cuts: dict[int, list[Any]]
+) -> str:
+    """A slice's text: its columns' conditions joined by ``and``."""
+    return " and ".join(
+        condition(req.candidates[i], v, cuts.get(i)) for i, v in zip(positions, values, strict=True)
+    )
+
+
+# ---------------------------------------------------------------- the table
+def finish(
+    req: Request,
+    rows: Iterable[Sequence[Any]],
+    cuts: dict[int, list[Any]],
+) -> list[tuple[Any, ...]]:
+    """The rows of ``slices`` from an engine's statistics table.
+
+    ``rows``: (set, candidate values..., statistics..., weight, m), one per
+    grouping set and distinct tuple; ``set`` is -1 for all the data, else
+    the position in :attr:`Request.sets`; the candidate values are those of
+    the set's columns (numeric candidates: their bin), None elsewhere.
+    """
+    from mlsql._slices import stats
+
+    n = len(req.candidates)
+    whole: dict[tuple[Any, ...], int] = {}
+    found: dict[tuple[int, tuple[Any, ...]], dict[tuple[Any, ...], int]] = {}
+    for row in rows:
+        index, keys, tuple_, m = int(row[0]), row[1 : n + 1], tuple(row[n + 1 : -1]), int(row[-1])
+        if index < 0:
+            whole[tuple_] = whole.get(tuple_, 0) + m
+            continue
+        key = tuple(keys[i] for i in req.sets[index])
+        tuples = found.setdefault((index, key), {})
+        tuples[tuple_] = tuples.get(tuple_, 0) + m
+    parts = []
+    for (index, key), tuples in found.items():
+        n_rows = sum(tuples.values())
+        if n_rows >= req.min_rows:
+            text = slice_text(req, req.sets[index], key, cuts)
+            parts.append(stats.Slice(text, n_rows, tuples))
+    parts.sort(key=lambda p: p.text)
+    return stats.table(
+        req.chosen,
+        parts,
+        whole,
+        n_resamples=req.n_resamples,
+        confidence=req.confidence,
+        seed=req.seed,
+        adjust=req.adjust,
+        lower_is_better=req.lower_is_better,
+    )
+
+
+def arrow_types() -> dict[str, Any]:
+    """The Arrow type of each result column (``slice`` text, ``rows`` integer, ``significant``
+    boolean, the others floats)."""
+    import pyarrow as pa
+
+    special = {"slice": pa.string(), "rows": pa.int64(), "significant": pa.bool_()}
+    return {c: special.get(c, pa.float64()) for c in COLUMNS}

@@ -1,0 +1,166 @@
+"""``slices`` for Polars: every slice's statistics from one ``group_by`` over the data.
+
+One lazy ``group_by`` of each row's candidate values (numeric ones binned
+into quantile bins) and statistics (tp, |A|, |P|, weight) gives the finest
+table; each grouping set is a ``group_by`` of that small table (the plan
+GROUPING SETS runs in SQL). :mod:`mlsql._slices.front` names the slices and
+:mod:`mlsql._slices.stats` resamples them, as for DuckDB (same seed, same table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from mlsql._resample import front as resample_front
+from mlsql._slices import front
+from mlsql.polars import resample as R
+
+_LEN = "__mlsql_m"
+
+
+def _bin(expr: pl.Expr, cuts: Sequence[Any]) -> pl.Expr:
+    """A row's bin among ``cuts`` (:func:`mlsql._slices.front.bin_of`), NULL for NULL."""
+    if not cuts:
+        return pl.lit(None, dtype=pl.Int32)
+    out: Any = pl.when(expr.is_null()).then(pl.lit(None, dtype=pl.Int32))
+    for i, e in enumerate(cuts[1:-1]):
+        out = out.when(expr < e).then(pl.lit(i, dtype=pl.Int32))
+    return out.otherwise(pl.lit(len(cuts) - 2, dtype=pl.Int32))
+
+
+def _cuts(
+    lazy: pl.LazyFrame, schema: pl.Schema, req: front.Request, numeric: list[int]
+) -> dict[int, list[Any]]:
+    """The bin edges of each numeric candidate (by position), from one collect: the sorted
+    values at :func:`~mlsql._slices.front.bin_positions`, in integer arithmetic."""
+    if not numeric:
+        return {}
+    exprs = []
+    for i in numeric:
+        col = R._column(schema, req.candidates[i])
+        n, nb = col.count().cast(pl.Int64), req.n_bins
+        ordered = col.drop_nulls().sort()
+        for k in range(nb):
+            position = ((n * k + nb - 1) // nb - 1).clip(lower_bound=0)
+            exprs.append(ordered.get(position, null_on_oob=True).alias(f"q{i}_{k}"))
+        exprs.append(col.max().alias(f"max{i}"))
+    row = lazy.select(exprs).collect().row(0, named=True)
+    return {
+        i: front.edges([row[f"q{i}_{k}"] for k in range(req.n_bins)], row[f"max{i}"])
+        for i in numeric
+    }
+
+
+def slices(
+    frame: pl.DataFrame | pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    candidates: str | Sequence[str],
+    measure: Any,
+    *,
+    depth: int = 1,
+    n_bins: int = 4,
+    min_rows: int = front.MIN_ROWS,
+    sample_weight: str | pl.Expr | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    adjust: str = "bh",
+) -> pl.DataFrame:
+    """Where is the model worst? A measure on every slice of the data, from the worst.
+
+    The result and the method are those of DuckDB's ``mlsql.slices``; the
+    same seed gives the same table.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        The predictions.
+    actual, predicted : str
+        The columns of true and predicted label lists, or of one label per row.
+    candidates : str or sequence of str
+        The columns that define slices (numeric ones binned into quantiles).
+    measure : str or (str, dict)
+        One measure of label lists (the label-set family: micro_*, samples_*,
+        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
+        label per row (accuracy, error_rate, the class-wise precision, recall
+        and F scores, balanced accuracy, Cohen's kappa, MCC).
+    depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
+        As ``mlsql.slices`` takes them.
+    sample_weight : str or polars.Expr, optional
+        Row weights, as the weighted measures take them.
+
+    Returns
+    -------
+    polars.DataFrame
+        slice, rows, estimate, low, high, difference, diff_low, diff_high,
+        p_value, p_adjusted, significant; from the worst slice.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"lang": ["de", "en"] * 40, "actual": [["a"], ["a"]] * 40,
+    ...                    "predicted": [["b"], ["a"]] * 40})
+    >>> mp.slices(df, "actual", "predicted", "lang", "micro_f1", n_resamples=200).rows()[0][:3]
+    ("lang = 'de'", 40, 0.0)
+    """
+    lazy = frame.lazy()
+    schema = lazy.collect_schema()
+    req = front.request(
+        schema.names(),
+        actual,
+        predicted,
+        candidates,
+        measure,
+        depth=depth,
+        n_bins=n_bins,
+        min_rows=min_rows,
+        sample_weight=R._name(sample_weight),
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        adjust=adjust,
+    )
+    checked = resample_front.Request(
+        "slices", [], [req.chosen], req.n_resamples, req.confidence, req.seed
+    )
+    stats = [
+        *R._checked(checked, schema, actual, predicted),
+        R._weight(checked, lazy, schema, sample_weight),
+    ]
+    dtypes = [schema[c] for c in req.candidates]
+    numeric = [i for i, d in enumerate(dtypes) if d.is_numeric()]
+    cuts = _cuts(lazy, schema, req, numeric)
+    k = [f"__mlsql_k{i}" for i in range(len(req.candidates))]
+    keys = [
+        (_bin(R._column(schema, c), cuts[i]) if i in cuts else R._column(schema, c)).alias(k[i])
+        for i, c in enumerate(req.candidates)
+    ]
+    s = [f"__mlsql_s{j}" for j in range(len(stats))]
+    finest = lazy.group_by([*keys, *stats]).agg(pl.len().alias(_LEN)).collect()
+    rows: list[tuple[Any, ...]] = []
+    for index, positions in [*enumerate(req.sets), (-1, ())]:
+        by = [k[i] for i in positions]
+        part = finest.group_by([*by, *s]).agg(pl.col(_LEN).sum())
+        for row in part.iter_rows(named=True):
+            values = [row[k[i]] if i in positions else None for i in range(len(k))]
+            rows.append((index, *values, *(row[n] for n in s), row[_LEN]))
+    out = front.finish(req, rows, cuts)
+    return pl.from_arrow(_table(out, front.arrow_types()))  # type: ignore[return-value]
+
+
+def _table(rows: list[tuple[Any, ...]], types: dict[str, Any]) -> Any:
+    import pyarrow as pa
+
+    columns: list[Any] = list(zip(*rows, strict=True)) if rows else [[] for _ in types]
+    return pa.table(
+        {n: pa.array(list(v), type=t) for (n, t), v in zip(types.items(), columns, strict=True)}
+    )
+
+
+#: the public functions of this module (frame in, frame out)
+FUNCTIONS = {"slices": slices}

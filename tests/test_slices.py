@@ -1,0 +1,402 @@
+"""slices() on DuckDB and Polars, against independent references (issue 33, first tranche).
+
+References written here, never the code under test: each slice's rows and
+measure from Python sets and exact fractions, the quantile edges from the
+definition (SQL's percentile_disc), Benjamini-Hochberg and Holm from their
+definitions and from statsmodels' ``multipletests``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import mlsql
+from mlsql._errors import MlsqlError
+from mlsql._slices.stats import adjusted
+from tests.conftest import _engines
+
+LABELS = ["a", "b", "c", "d"]
+#: slices() runs on DuckDB and Polars in this release (Spark is a later tranche)
+ENGINES = [e for e in _engines() if e in ("duckdb", "polars")]
+COLUMNS = [
+    "slice",
+    "rows",
+    "estimate",
+    "low",
+    "high",
+    "difference",
+    "diff_low",
+    "diff_high",
+    "p_value",
+    "p_adjusted",
+    "significant",
+]
+
+
+def run_slices(engine: str, data: pa.Table, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """``slices`` of ``engine`` on ``data``, as dicts by column."""
+    if engine == "duckdb":
+        out = mlsql.slices(data, *args, **kwargs)
+        assert out.columns == COLUMNS
+        rows = out.fetchall()
+    else:
+        import polars as pl
+
+        import mlsql.polars as mp
+
+        frame = mp.slices(pl.from_arrow(data), *args, **kwargs)
+        assert frame.columns == COLUMNS
+        rows = frame.rows()
+    return [dict(zip(COLUMNS, r, strict=True)) for r in rows]
+
+
+def simulate(seed: int, n: int, weak: str | None = None) -> pa.Table:
+    """Documents with a language, a source and a length; labels true w.p. 1/2, each flipped
+    w.p. 0.1 in the prediction (0.5 in the language ``weak``)."""
+    rng = random.Random(seed)
+    cols: dict[str, list[Any]] = {
+        k: [] for k in ("lang", "source", "length", "w", "actual", "predicted")
+    }
+    for _ in range(n):
+        lang = rng.choice(["de", "en", "fr", None])
+        flip = 0.5 if lang == weak else 0.1
+        actual = [x for x in LABELS if rng.random() < 0.5]
+        cols["lang"].append(lang)
+        cols["source"].append(rng.choice(["web", "news"]))
+        cols["length"].append(None if rng.random() < 0.05 else rng.randint(1, 120))
+        cols["w"].append(rng.choice([0.5, 1.0, 2.0]))
+        cols["actual"].append(actual)
+        cols["predicted"].append([x for x in LABELS if (x in actual) != (rng.random() < flip)])
+    return pa.table(cols)
+
+
+# ------------------------------------------------------------------ the oracle
+def cuts_of(values: list[Any], n_bins: int) -> list[Any]:
+    """Bin edges from the definition: the distinct percentile_disc(k / n_bins), k < n_bins,
+    then the maximum (the last bin is closed)."""
+    known = sorted(v for v in values if v is not None)
+    n = len(known)
+    lower = [known[max(math.ceil(Fraction(k * n, n_bins)) - 1, 0)] for k in range(n_bins)]
+    return [*sorted(set(lower)), known[-1]]
+
+
+def key_of(value: Any, cuts: list[Any] | None) -> tuple[Any, ...]:
+    if value is None or cuts is None:
+        return (value,)
+    i = max(j for j in range(len(cuts) - 1) if cuts[j] <= value)
+    return (cuts[i], cuts[i + 1], i == len(cuts) - 2)
+
+
+def text_of(name: str, key: tuple[Any, ...]) -> str:
+    if key[0] is None:
+        return f"{name} is null"
+    if len(key) == 1:
+        return f"{name} = '{key[0]}'"
+    return f"{name} in [{key[0]}, {key[1]}{']' if key[2] else ')'}"
+
+
+def micro_f1(rows: list[tuple[list, list, float]]) -> Fraction:
+    tp = sum(Fraction(w) * len(set(a) & set(p)) for a, p, w in rows)
+    sizes = sum(Fraction(w) * (len(set(a)) + len(set(p))) for a, p, w in rows)
+    return 2 * tp / sizes
+
+
+def zero_one_loss(rows: list[tuple[list, list, float]]) -> Fraction:
+    wrong = sum(Fraction(w) for a, p, w in rows if set(a) != set(p))
+    return wrong / sum(Fraction(w) for _, _, w in rows)
+
+
+def oracle(
+    data: pa.Table,
+    candidates: list[str],
+    measure: Any,
+    *,
+    depth: int,
+    n_bins: int,
+    min_rows: int,
+    weight: str | None = None,
+) -> dict[str, tuple[int, Fraction, Fraction]]:
+    """Per slice: (rows, measure of the slice, measure of the rest of the data)."""
+    cols = data.to_pydict()
+    n = data.num_rows
+    cuts = {
+        c: cuts_of(cols[c], n_bins)
+        if isinstance(next(v for v in cols[c] if v is not None), int)
+        else None
+        for c in candidates
+    }
+    weights = cols[weight] if weight else [1] * n
+    keys = {c: [key_of(v, cuts[c]) for v in cols[c]] for c in candidates}
+    sets = [(c,) for c in candidates]
+    if depth == 2:
+        sets += [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
+    out = {}
+    for group in sets:
+        for value in {tuple(keys[c][i] for c in group) for i in range(n)}:
+            inside = [
+                all(keys[c][i] == v for c, v in zip(group, value, strict=True)) for i in range(n)
+            ]
+            rows = [(cols["actual"][i], cols["predicted"][i], weights[i]) for i in range(n)]
+            part = [r for r, x in zip(rows, inside, strict=True) if x]
+            rest = [r for r, x in zip(rows, inside, strict=True) if not x]
+            if len(part) >= min_rows:
+                text = " and ".join(text_of(c, v) for c, v in zip(group, value, strict=True))
+                out[text] = (len(part), measure(part), measure(rest))
+    return out
+
+
+# ------------------------------------------------------------------ tests
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("name", "reference", "weight"),
+    [("micro_f1", micro_f1, None), ("zero_one_loss", zero_one_loss, "w")],
+)
+def test_estimates_are_the_measure_of_each_slice_and_of_the_rest(
+    engine: str, name: str, reference: Any, weight: str | None
+) -> None:
+    data = simulate(1, 600)
+    candidates = ["lang", "source", "length"]
+    got = run_slices(
+        engine,
+        data,
+        "actual",
+        "predicted",
+        candidates,
+        name,
+        depth=2,
+        n_bins=3,
+        min_rows=20,
+        n_resamples=50,
+        sample_weight=weight,
+    )
+    want = oracle(data, candidates, reference, depth=2, n_bins=3, min_rows=20, weight=weight)
+    assert sorted(r["slice"] for r in got) == sorted(want)
+    for row in got:
+        rows, estimate, rest = want[row["slice"]]
+        assert row["rows"] == rows
+        assert row["estimate"] == pytest.approx(float(estimate), rel=1e-12)
+        assert row["difference"] == pytest.approx(float(estimate - rest), rel=1e-12, abs=1e-15)
+        assert row["low"] <= row["estimate"] <= row["high"]
+        assert row["diff_low"] <= row["difference"] <= row["diff_high"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_planted_weak_slice_is_found_and_flagged(engine: str) -> None:
+    data = simulate(2, 2000, weak="fr")
+    got = run_slices(engine, data, "actual", "predicted", ["source", "lang"], "micro_f1")
+    assert got[0]["slice"] == "lang = 'fr'"
+    assert got[0]["significant"] and got[0]["diff_high"] < 0
+    # the source is independent of the language: no source slice differs from the rest
+    assert not any(r["significant"] for r in got if r["slice"].startswith("source"))
+    estimates = [r["estimate"] for r in got]
+    assert estimates == sorted(estimates)  # from the worst: the lowest F1 first
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_loss_is_sorted_from_its_highest(engine: str) -> None:
+    data = simulate(3, 1200, weak="de")
+    got = run_slices(
+        engine, data, "actual", "predicted", ["lang"], "zero_one_loss", n_resamples=200
+    )
+    assert got[0]["slice"] == "lang = 'de'" and got[0]["significant"]
+    estimates = [r["estimate"] for r in got]
+    assert estimates == sorted(estimates, reverse=True)
+
+
+def bh_oracle(p: list[float]) -> list[float]:
+    """Benjamini-Hochberg from its definition: min over j with p_j >= p_i of n p_j / rank_j."""
+    n = len(p)
+    rank = {i: 1 + sum(p[j] < p[i] or (p[j] == p[i] and j < i) for j in range(n)) for i in range(n)}
+    return [
+        min(1.0, min(n * p[j] / rank[j] for j in range(n) if rank[j] >= rank[i])) for i in range(n)
+    ]
+
+
+def holm_oracle(p: list[float]) -> list[float]:
+    """Holm from its definition: max over j with rank_j <= rank_i of (n - rank_j + 1) p_j."""
+    n = len(p)
+    rank = {i: 1 + sum(p[j] < p[i] or (p[j] == p[i] and j < i) for j in range(n)) for i in range(n)}
+    return [
+        min(1.0, max((n - rank[j] + 1) * p[j] for j in range(n) if rank[j] <= rank[i]))
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_adjustments_follow_their_definitions(seed: int) -> None:
+    rng = random.Random(seed)
+    p = [rng.choice([rng.random(), rng.random() / 50, 1.0]) for _ in range(rng.randint(1, 30))]
+    assert adjusted(p, "bh") == pytest.approx(bh_oracle(p), rel=1e-12)
+    assert adjusted(p, "holm") == pytest.approx(holm_oracle(p), rel=1e-12)
+    with_none = [None, *p, None]
+    assert adjusted(with_none, "bh") == [None, *adjusted(p, "bh"), None]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_adjustments_equal_statsmodels(seed: int) -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    rng = random.Random(100 + seed)
+    p = [rng.random() ** 3 for _ in range(rng.randint(2, 40))]
+    for ours, theirs in (("bh", "fdr_bh"), ("holm", "holm")):
+        reject, corrected, _, _ = multipletests(p, alpha=0.05, method=theirs)
+        assert adjusted(p, ours) == pytest.approx(list(corrected), rel=1e-12)
+        assert [q <= 0.05 for q in adjusted(p, ours)] == list(reject)
+
+
+def test_duckdb_and_polars_give_the_same_table() -> None:
+    data = simulate(4, 800, weak="en")
+    kwargs: dict[str, Any] = {
+        "depth": 2,
+        "n_bins": 4,
+        "min_rows": 10,
+        "n_resamples": 100,
+        "sample_weight": "w",
+        "adjust": "holm",
+        "seed": 7,
+    }
+    candidates = ["lang", "length", "source"]
+    duck = run_slices("duckdb", data, "actual", "predicted", candidates, "samples_f1", **kwargs)
+    polar = run_slices("polars", data, "actual", "predicted", candidates, "samples_f1", **kwargs)
+    assert duck == polar
+    assert len(duck) > 20
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hostile_column_names_are_only_names(engine: str) -> None:
+    hostile = 'x"); DROP TABLE t; --'
+    data = simulate(5, 300, weak="de")
+    data = data.rename_columns(
+        [
+            hostile if c == "lang" else "p'q" if c == "predicted" else "*" if c == "length" else c
+            for c in data.column_names
+        ]
+    )
+    got = run_slices(engine, data, "actual", "p'q", [hostile, "*"], "micro_f1", n_resamples=50)
+    texts = {r["slice"] for r in got}
+    assert '"x""); DROP TABLE t; --" = \'de\'' in texts
+    assert any(t.startswith('"*" in [') for t in texts)
+    plain = run_slices(
+        engine,
+        simulate(5, 300, weak="de"),
+        "actual",
+        "predicted",
+        ["lang"],
+        "micro_f1",
+        n_resamples=50,
+    )
+    [de] = [r for r in plain if r["slice"] == "lang = 'de'"]
+    [hostile_de] = [r for r in got if r["slice"].endswith("= 'de'")]
+    assert hostile_de["estimate"] == de["estimate"] and hostile_de["rows"] == de["rows"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"candidates": []}, "The 'candidates' parameter of slices"),
+        ({"candidates": ["actual"]}, "The 'candidates' parameter of slices"),
+        ({"candidates": ["nope"]}, "nope"),
+        ({"depth": 3}, "The 'depth' parameter of slices must be 1 or 2. Got 3 instead."),
+        ({"n_bins": 1}, "The 'n_bins' parameter of slices"),
+        ({"min_rows": 0}, "The 'min_rows' parameter of slices"),
+        ({"adjust": "bonferroni"}, "The 'adjust' parameter of slices must be 'bh'"),
+        ({"measure": "macro_f1"}, "slices takes one measure of label lists from the label-set"),
+        ({"measure": "mse"}, "or of one label per row (accuracy, error_rate"),
+        ({"n_resamples": 1}, "The 'n_resamples' parameter of slices"),
+    ],
+)
+def test_every_engine_gives_the_same_error(kwargs: dict[str, Any], message: str) -> None:
+    data = simulate(6, 40)
+    args = {"candidates": ["lang"], "measure": "micro_f1", **kwargs}
+    candidates, measure = args.pop("candidates"), args.pop("measure")
+    messages = set()
+    for engine in ENGINES:
+        with pytest.raises(MlsqlError) as err:
+            run_slices(engine, data, "actual", "predicted", candidates, measure, **args)
+        assert message in str(err.value)
+        messages.add(str(err.value))
+    assert len(messages) == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_min_rows_leaves_small_slices_out(engine: str) -> None:
+    data = simulate(7, 200)
+    counts = {v: data.column("lang").to_pylist().count(v) for v in ("de", "en", "fr", None)}
+    limit = sorted(counts.values())[1]
+    got = run_slices(
+        engine, data, "actual", "predicted", ["lang"], "micro_f1", min_rows=limit, n_resamples=20
+    )
+    assert sorted(r["rows"] for r in got) == sorted(c for c in counts.values() if c >= limit)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_few_values_whole_data_slices_and_no_rows(engine: str) -> None:
+    """A numeric column of two values keeps two bins (the last one [2.25, 2.25]); a slice
+    that is all the data has no rest to differ from; no rows give no slices."""
+    from decimal import Decimal
+
+    data = pa.table(
+        {
+            "one": ["x"] * 40,
+            "dec": [Decimal("1.50"), Decimal("2.25")] * 20,
+            "actual": [["a"]] * 40,
+            "predicted": [["a"], ["b"]] * 20,
+        }
+    )
+    got = run_slices(engine, data, "actual", "predicted", ["one", "dec"], "micro_f1", min_rows=1)
+    by_text = {r["slice"]: r for r in got}
+    assert sorted(by_text) == ["dec in [1.50, 2.25)", "dec in [2.25, 2.25]", "one = 'x'"]
+    assert by_text["dec in [1.50, 2.25)"]["estimate"] == 1.0  # every 1.50 row is right
+    assert by_text["dec in [2.25, 2.25]"]["difference"] == -1.0
+    whole = by_text["one = 'x'"]
+    assert whole["estimate"] == 0.5 and whole["difference"] is None and whole["p_value"] is None
+    assert not whole["significant"]
+    empty = run_slices(engine, data.slice(0, 0), "actual", "predicted", ["one", "dec"], "micro_f1")
+    assert empty == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_label_per_row_measures_are_scikit_learns_per_slice(engine: str) -> None:
+    """accuracy and balanced accuracy of each language, weighted, and of the rest: scikit-learn's."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score
+
+    rng = random.Random(8)
+    lang = [rng.choice(["de", "en", None]) for _ in range(500)]
+    actual = [rng.choice(["x", "y", "z"]) for _ in range(500)]
+    right = {"de": 0.5, "en": 0.9, None: 0.8}
+    predicted = [
+        a if rng.random() < right[g] else rng.choice(["x", "y", "z"])
+        for a, g in zip(actual, lang, strict=True)
+    ]
+    w = [rng.choice([0.5, 1.0, 3.0]) for _ in range(500)]
+    data = pa.table({"lang": lang, "actual": actual, "predicted": predicted, "w": w})
+    texts = {"lang = 'de'": "de", "lang = 'en'": "en", "lang is null": None}
+    for name, reference in (
+        ("accuracy", accuracy_score),
+        ("balanced_accuracy_score", balanced_accuracy_score),
+    ):
+        got = run_slices(
+            engine, data, "actual", "predicted", ["lang"], name, sample_weight="w", n_resamples=50
+        )
+        assert got[0]["slice"] == "lang = 'de'"
+        for row in got:
+            inside = [g == texts[row["slice"]] for g in lang]
+            values = []
+            for keep in (inside, [not x for x in inside]):
+                pick = [i for i, k in enumerate(keep) if k]
+                values.append(
+                    reference(
+                        [actual[i] for i in pick],
+                        [predicted[i] for i in pick],
+                        sample_weight=[w[i] for i in pick],
+                    )
+                )
+            assert row["rows"] == sum(inside)
+            assert row["estimate"] == pytest.approx(values[0], rel=1e-12)
+            assert row["difference"] == pytest.approx(values[0] - values[1], rel=1e-12)
