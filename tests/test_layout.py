@@ -39,6 +39,7 @@ CORE = (
     "mlsql._classification_params",
     "mlsql._label_types",
     "mlsql._errors",
+    "mlsql._cache",
     "mlsql._sqlexpr",
     "mlsql._native_switch",
     "mlsql._version",

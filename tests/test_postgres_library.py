@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 import mlsql
-from mlsql._postgres.library import KINDS, included, library
+from mlsql._postgres.library import KINDS, included, library, written
 from mlsql._registry import Measure, measures
 from mlsql.cli import app
 from tests.references import REFERENCES, close, tables
@@ -32,9 +32,8 @@ from tests.test_multilabel_conformance import FILES, cases, rows_of
 
 psycopg = pytest.importorskip("psycopg")
 
-ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = ROOT / "sql" / "postgres" / "mlsql.sql"
-REPLACE = ROOT / "sql" / "postgres" / "mlsql_replace.sql"
+LIBRARY = written() / "mlsql.sql"
+REPLACE = written() / "mlsql_replace.sql"
 
 #: the label-set measures the PostgreSQL library holds, by the registry
 MEASURES = [m for m in measures() if included(m)]
@@ -268,9 +267,9 @@ def test_errors_say_what_duckdb_says(pg: Any, duck: Any, pg_call: str, duckdb_ca
 
 
 # ---------------------------------------------------------------- loading
-def test_the_generated_file_is_current() -> None:
-    assert LIBRARY.read_text() == library(), "run python -m mlsql._postgres.library"
-    assert REPLACE.read_text() == library(replace=True), "run python -m mlsql._postgres.library"
+def test_the_library_files_hold_what_the_code_writes() -> None:
+    assert LIBRARY.read_text() == library()
+    assert REPLACE.read_text() == library(replace=True)
 
 
 def test_sql_path_names_the_postgres_library() -> None:

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from mlsql import _params as P
+from mlsql._cache import cache_dir
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.threads import opened
 from mlsql._errors import MlsqlError
@@ -287,15 +288,6 @@ def _reference(prefix: str, schema: str | None, native: bool) -> dict[tuple[str,
                 for key, h in definition_hashes(ref, names, database, schema or "main").items():
                     out.setdefault(key, set()).add(h)
     return out
-
-
-def cache_dir() -> Path:
-    """Where stored libraries are kept (see the module's docstring)."""
-    given = os.environ.get("MLSQL_CACHE_DIR")
-    if given:
-        return Path(given)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mlsql"
 
 
 @functools.lru_cache(maxsize=1)

@@ -12,16 +12,21 @@ follow DuckDB's positional order: ``(actual, predicted, <required>)``, then
 (``micro_fbeta(actual, predicted, 1, 2)`` is unweighted F2). Per-row functions
 take named parameters with defaults, as DuckDB's macros.
 
-``python -m mlsql._postgres.library`` writes ``sql/postgres/``.
+``mlsql sql-path --dialect postgres`` (or ``python -m mlsql._postgres.library``) writes the
+files into mlsql's cache and names them (:func:`written`): they are made, not kept.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mlsql import _params as P
+from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
@@ -466,7 +471,7 @@ def library(*, replace: bool = False) -> str:
     return "\n".join(parts) + "\n"
 
 
-#: where the generated files live, beside DuckDB's (sql/postgres/)
+#: the library's files: the one that never replaces a function, and the one that does
 FILES = {"mlsql.sql": False, "mlsql_replace.sql": True}
 
 
@@ -477,5 +482,37 @@ def generate(out: Path) -> None:
         (out / name).write_text(library(replace=replace))
 
 
+def written(base: Path | None = None) -> Path:
+    """The directory holding this version's library files, written there on first use.
+
+    The files are not kept in git or in the wheel: the library is made from the registry in
+    about a tenth of a second, and each version of it goes in a directory of its own under
+    mlsql's cache (``$MLSQL_CACHE_DIR``, else ``$XDG_CACHE_HOME/mlsql`` or
+    ``~/.cache/mlsql``), named by a hash of its text, so a file once written never changes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = written(Path(tempfile.mkdtemp()))
+    >>> sorted(p.name for p in out.iterdir())
+    ['mlsql.sql', 'mlsql_replace.sql']
+    >>> written(out.parents[1]) == out
+    True
+    """
+    texts = {name: library(replace=replace) for name, replace in FILES.items()}
+    digest = hashlib.sha256("\0".join(texts.values()).encode()).hexdigest()[:16]
+    out = (base if base is not None else cache_dir()) / "postgres" / digest
+    for name, text in texts.items():
+        path = out / name
+        if path.is_file():
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)  # whole or not at all, whoever writes it at the same time
+    return out
+
+
 if __name__ == "__main__":
-    generate(Path(__file__).resolve().parents[2] / "sql" / "postgres")
+    print(written())

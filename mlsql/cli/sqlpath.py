@@ -18,26 +18,32 @@ def candidates() -> list[Path]:
     return [package / "sql", package.parent / "sql"]
 
 
-#: the SQL dialects with a library, and the subdirectory of ``sql/`` each lives in
-DIALECTS = {"duckdb": "", "postgres": "postgres"}
+#: the SQL dialects with a library
+DIALECTS = ("duckdb", "postgres")
 
 
 def sql_dir(dialect: str = "duckdb") -> Path:
     """The directory holding ``mlsql.sql`` (and, for DuckDB, the per-family ``.sql`` files).
 
+    DuckDB's library ships in the wheel (and a checkout's ``sql/``); PostgreSQL's is made
+    from the registry into mlsql's cache on first use (:func:`mlsql._postgres.library.written`).
+
     Examples
     --------
     >>> (sql_dir() / "mlsql.sql").is_file()
     True
-    >>> sql_dir("postgres").name
-    'postgres'
+    >>> (sql_dir("postgres") / "mlsql.sql").is_file()
+    True
     """
     if dialect not in DIALECTS:
         allowed = ", ".join(DIALECTS)
         raise UserError(f"--dialect must be one of {allowed}. Got {dialect!r} instead.")
+    if dialect == "postgres":
+        from mlsql._postgres.library import written
+
+        return written()
     for base in candidates():
-        candidate = base / DIALECTS[dialect]
-        if (candidate / ALL_IN_ONE).is_file():
-            return candidate
+        if (base / ALL_IN_ONE).is_file():
+            return base
     looked = ", ".join(str(c) for c in candidates())
     raise UserError(f"cannot find mlsql's SQL library ({ALL_IN_ONE}); looked in {looked}")
