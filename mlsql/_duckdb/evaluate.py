@@ -108,7 +108,9 @@ def evaluate(
     measures : sequence
         Measure names or ``(name, {parameter: value})`` pairs: any aggregate
         measure of mlsql (the reference lists them), of any family, even
-        several families at once when the columns suit them all.
+        several families at once when the columns suit them all, and the
+        per-label averages of label lists (macro_*, weighted_*,
+        label_accuracy_micro/macro, clp, mlp, wlp).
     by : str or sequence of str, optional
         Grouping columns (not named ``measure`` or ``estimate``).
     sample_weight : str, optional
