@@ -444,3 +444,23 @@ def test_label_averages_of_one_call_share_their_reports():
 
     chosen = items(["macro_f1", "weighted_f1", ("macro_f1", {"zero_division": 1}), "clp"], True)
     assert [[i for i, _ in r.items] for r in label_reports(chosen)] == [[0, 1, 3], [2]]
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            pa.table({"actual": ["x", "y"], "predicted": ["x", "x"]}),
+            "macro_f1 takes a list of labels per row for actual. Got actual ",
+        ),
+        (
+            pa.table({"actual": [["x"], ["y"]], "predicted": [[1], [2]]}),
+            "macro_f1 needs actual and predicted of the same label type (both text, both "
+            "integers, ...). Got actual ",
+        ),
+    ],
+)
+def test_label_averages_refuse_other_columns_as_their_aggregates_do(engine, table, message):
+    """The per-label averages' errors name the measure, as micro_f1's name micro_f1."""
+    with pytest.raises(Exception, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", ["macro_f1", "weighted_f1"])

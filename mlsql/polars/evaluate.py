@@ -146,11 +146,12 @@ def _label_report(
     rows: pl.LazyFrame, groups: list[str], r: EV.LabelReport, weighted: bool
 ) -> pl.LazyFrame:
     """The per-label measures of ``r`` per group: per (group, label) counts, then the
-    registry's formulas averaged over the labels (the plan of ``multilabel_report``)."""
+    registry's formulas averaged over the labels (the plan of ``multilabel_report``). Its
+    messages name the first of the measures, as the aggregates' messages name theirs."""
     from mlsql.polars.families.label_based import report
 
     out = report(
-        EV.FUNC,
+        r.items[0][1].name,
         rows,
         _ROLES["actual"],
         _ROLES["predicted"],
