@@ -115,7 +115,7 @@ def evaluate(
             if i not in in_reports
         ]
     for r in reports:
-        table = _label_report(rows, groups, r, w is not None)
+        table = _label_report(rows, groups, r, w is not None, isinstance(frame, pl.DataFrame))
         parts += [_long(table, groups, i, item, item.name) for i, item in r.items]
     out = (
         pl.concat(parts)
@@ -143,7 +143,7 @@ def _long(
 
 
 def _label_report(
-    rows: pl.LazyFrame, groups: list[str], r: EV.LabelReport, weighted: bool
+    rows: pl.LazyFrame, groups: list[str], r: EV.LabelReport, weighted: bool, in_memory: bool
 ) -> pl.LazyFrame:
     """The per-label measures of ``r`` per group: per (group, label) counts, then the
     registry's formulas averaged over the labels (the plan of ``multilabel_report``). Its
@@ -160,6 +160,7 @@ def _label_report(
         zero_division=r.zero_division,
         by=groups or None,
         sample_weight=_WEIGHT if weighted else None,
+        in_memory=in_memory,
     )
     assert isinstance(out, pl.LazyFrame)  # the kind of ``rows``
     return out

@@ -410,11 +410,15 @@ def report(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
+    in_memory: bool | None = None,
 ) -> Frame:
-    """:func:`multilabel_report`, its messages those of ``func`` (``evaluate`` reads it)."""
+    """:func:`multilabel_report`, its messages those of ``func`` (``evaluate`` reads it);
+    ``in_memory``: the rows come from a DataFrame (the native plugin may group them), by
+    default whether ``source`` is one."""
+    held = isinstance(source, pl.DataFrame) if in_memory is None else in_memory
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
-    group_rows, k, histogram = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
+    group_rows, k, histogram = _counts(rows, groups, universe, held)
     by_label = (
         _label_values(k, b, zd)
         .group_by(groups)
