@@ -19,13 +19,20 @@ import pytest
 
 from mlsql._errors import MlsqlError
 from mlsql._registry import REGISTRY, measures
+from mlsql._resample.labels import MEASURES as LABEL_MEASURES
 from tests.references import REFERENCES, close, tables
 
 #: the inputs that hold the truth (the others hold the prediction): evaluate's ``actual``
 TRUTH = ("actual", "label", "correct_items", "ideal_relevance", "holds")
 #: aggregates evaluate refuses (they give no number), and those checked elsewhere
 REFUSED = ("majority_class", "minority_class", "cost_map")
-EVALUATED = [m for m in measures(kind="aggregate") if m.name not in REFUSED]
+#: the per-label averages of label lists that bootstrap takes: table functions, and evaluate's
+LABEL_AVERAGES = set(LABEL_MEASURES)
+EVALUATED = [
+    m
+    for m in measures()
+    if (m.kind == "aggregate" and m.name not in REFUSED) or m.name in LABEL_AVERAGES
+]
 #: Spark runs a query per call: it meets one random table of each kind (and the table of
 #: unknown rows, and the empty one); DuckDB and Polars meet three. Each table gets one
 #: parameter set of each measure, taken in turn (the formulas are shared: evaluate's part is
@@ -58,7 +65,7 @@ def run(engine: Any, table: pa.Table, *args: Any, **kwargs: Any) -> list[dict[st
 
 def columns_of(name: str) -> tuple[str, str]:
     """(actual, predicted) of a measure: the truth first whatever order it takes them in."""
-    inputs = REGISTRY[name].inputs
+    inputs = tuple(c for c in REGISTRY[name].inputs if c != "source")  # a table function's
     if len(inputs) == 1:
         return inputs[0], "predicted"
     truth = [c for c in inputs if c in TRUTH]
@@ -188,7 +195,11 @@ def test_by_named_as_an_output_is_refused(engine, by):
     [
         ("micro_f2", "evaluate: there is no measure 'micro_f2'. Did you mean 'micro_f1'? It takes"),
         ("zzzzzzzzzzzz", "evaluate: there is no measure 'zzzzzzzzzzzz'. It takes the aggregate"),
-        ("macro_f1", "evaluate takes aggregate measures, one number per group: macro_f1 is not"),
+        (
+            "label_metrics",
+            "evaluate takes aggregate measures, one number per group: label_metrics is not one "
+            "(a table function: call it on its own)",
+        ),
         ("majority_class", "majority_class is not one (it gives a class, not a number)"),
     ],
 )
@@ -351,7 +362,11 @@ def test_the_sql_macro_applies_each_parameter_to_the_measures_taking_it():
     [
         ("micro_f2", "evaluate: there is no measure 'micro_f2'. Did you mean 'micro_f1'? It takes"),
         ("zzzzzzzzzzzz", "evaluate: there is no measure 'zzzzzzzzzzzz'. It takes the aggregate"),
-        ("macro_f1", "evaluate takes aggregate measures, one number per group: macro_f1 is not"),
+        (
+            "label_metrics",
+            "evaluate takes aggregate measures, one number per group: label_metrics is not one "
+            "(a table function: call it on its own)",
+        ),
         ("majority_class", "majority_class is not one (it gives a class, not a number)"),
     ],
 )
@@ -392,3 +407,98 @@ def test_duckdb_macros_take_the_parameters_by_position_the_catalog_says():
         params = found[m.name]
         n = len(m.inputs)
         assert params[n : params.index("sample_weight")] == by_position(m.name), m.name
+
+
+# ------------------------------------------------------------------ per-label averages
+def _sklearn_label_averages(
+    actual: list[list[str]], predicted: list[list[str]], w: list[float], labels: Any
+) -> dict[str, float]:
+    """scikit-learn's averages over the indicator matrix of the label lists (an oracle
+    independent of mlsql's formulas): the universe is the labels seen, or ``labels``."""
+    from sklearn import metrics
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    seen = sorted({x for row in actual + predicted for x in row} | set(labels or []))
+    binarizer = MultiLabelBinarizer(classes=seen)
+    y, p = binarizer.fit_transform(actual), binarizer.transform(predicted)
+    picked = [seen.index(x) for x in (labels or seen)]
+    y, p = y[:, picked], p[:, picked]
+    kw = {"sample_weight": w, "zero_division": 0}
+    out = {}
+    for avg in ("macro", "weighted"):
+        out[f"{avg}_precision"] = metrics.precision_score(y, p, average=avg, **kw)
+        out[f"{avg}_recall"] = metrics.recall_score(y, p, average=avg, **kw)
+        out[f"{avg}_f1"] = metrics.f1_score(y, p, average=avg, **kw)
+        out[f"{avg}_fbeta"] = metrics.fbeta_score(y, p, beta=2, average=avg, **kw)
+        out[f"{avg}_jaccard"] = metrics.jaccard_score(y, p, average=avg, **kw)
+    out["label_accuracy_micro"] = 1 - metrics.hamming_loss(y, p, sample_weight=w)
+    return out
+
+
+@pytest.mark.parametrize("labels", [None, ["a", "b", "d"]])
+def test_label_averages_equal_sklearns_with_fractional_weights(engine, labels):
+    """evaluate's macro_* and weighted_* (with other measures, grouped, weighted) are
+    scikit-learn's averages of the indicator matrix per group."""
+    table = pa.table(
+        {
+            "g": [1, 1, 1, 1, 2, 2, 2],
+            "actual": [["a", "b"], ["b"], ["c"], [], ["a", "c"], ["b"], ["a"]],
+            "predicted": [["a"], ["b", "c"], ["c"], ["a"], ["a", "c"], [], ["b", "a"]],
+            "w": [0.5, 2.0, 1.25, 1.0, 3.0, 0.75, 0.5],
+        }
+    )
+    names = [f"{avg}_{r}" for avg in ("macro", "weighted") for r in ("precision", "recall")]
+    names += ["macro_f1", "weighted_f1", "macro_jaccard", "weighted_jaccard"]
+    extra = {} if labels is None else {"labels": labels}
+    calls: list[Any] = [(n, extra) if extra else n for n in names]
+    calls += [("macro_fbeta", {"beta": 2, **extra}), ("weighted_fbeta", {"beta": 2, **extra})]
+    calls += ["micro_f1", ("label_accuracy_micro", extra) if extra else "label_accuracy_micro"]
+    got = run(engine, table, "actual", "predicted", calls, by="g", sample_weight="w")
+    rows = table.to_pylist()
+    want = []
+    for g in (1, 2):
+        mine = [r for r in rows if r["g"] == g]
+        ref = _sklearn_label_averages(
+            [r["actual"] for r in mine],
+            [r["predicted"] for r in mine],
+            [r["w"] for r in mine],
+            labels,
+        )
+        for c in calls:
+            name, p = (c, {}) if isinstance(c, str) else c
+            if name != "micro_f1":
+                want.append((g, label(name, p), ref[name]))
+            else:
+                tp = sum(r["w"] * len(set(r["actual"]) & set(r["predicted"])) for r in mine)
+                a = sum(r["w"] * len(r["actual"]) for r in mine)
+                pr = sum(r["w"] * len(r["predicted"]) for r in mine)
+                want.append((g, "micro_f1", 2 * tp / (a + pr)))
+    _compare(got, want, table)
+
+
+def test_label_averages_of_one_call_share_their_reports():
+    """The per-label measures of one parameter set are one report (one two-level plan)."""
+    from mlsql._evaluate.front import items, label_reports
+
+    chosen = items(["macro_f1", "weighted_f1", ("macro_f1", {"zero_division": 1}), "clp"], True)
+    assert [[i for i, _ in r.items] for r in label_reports(chosen)] == [[0, 1, 3], [2]]
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            pa.table({"actual": ["x", "y"], "predicted": ["x", "x"]}),
+            "macro_f1 takes a list of labels per row for actual. Got actual ",
+        ),
+        (
+            pa.table({"actual": [["x"], ["y"]], "predicted": [[1], [2]]}),
+            "macro_f1 needs actual and predicted of the same label type (both text, both "
+            "integers, ...). Got actual ",
+        ),
+    ],
+)
+def test_label_averages_refuse_other_columns_as_their_aggregates_do(engine, table, message):
+    """The per-label averages' errors name the measure, as micro_f1's name micro_f1."""
+    with pytest.raises(Exception, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", ["macro_f1", "weighted_f1"])

@@ -4,7 +4,11 @@ The source is read as ``bootstrap`` reads it (:func:`mlsql._duckdb.resample._sou
 a table or view name, a query, a path, a relation or a DataFrame); the checks and
 messages are :mod:`mlsql._evaluate.front`'s. Memory is DuckDB's for the measures'
 aggregates: each holds per group what its macro holds (counts for the set and class
-measures; the rows' values for the sort-based AUC, AP and the medians).
+measures; the rows' values for the sort-based AUC, AP and the medians). The per-label
+averages of label lists (macro_*, weighted_*, ...) are their aggregate macros, two levels
+in one: per (group, label) counts, then the registry's per-label formulas averaged; on
+``mlsql.connect()`` the counts come from the native per-label aggregate (groups x labels),
+on the portable macros from each group's distinct (actual, predicted) pairs.
 """
 
 from __future__ import annotations
@@ -108,7 +112,9 @@ def evaluate(
     measures : sequence
         Measure names or ``(name, {parameter: value})`` pairs: any aggregate
         measure of mlsql (the reference lists them), of any family, even
-        several families at once when the columns suit them all.
+        several families at once when the columns suit them all, and the
+        per-label averages of label lists (macro_*, weighted_*,
+        label_accuracy_micro/macro, clp, mlp, wlp).
     by : str or sequence of str, optional
         Grouping columns (not named ``measure`` or ``estimate``).
     sample_weight : str, optional

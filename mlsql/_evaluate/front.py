@@ -17,6 +17,7 @@ from mlsql._errors import MlsqlError
 from mlsql._front.build import checked_params
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql._registry import REGISTRY, Measure, measures
+from mlsql.measures import label_based as LB
 
 FUNC = "evaluate"
 #: the result columns after the ``by`` columns
@@ -29,6 +30,18 @@ NOT_NUMBERS = {
     "minority_class": "it gives a class, not a number",
     "cost_map": "it builds a cost table from three columns, not a measure of predictions",
 }
+#: the per-label averages of label lists (table functions that give one number per group):
+#: ``evaluate`` takes them as ``bootstrap`` does, computed from per (group, label) counts
+LABEL_MEASURES = (
+    *(f"{avg}_{r}" for avg in ("macro", "weighted") for r in LB.RATIOS),
+    "macro_f1_of_means",
+    "macro_fbeta_of_means",
+    "label_accuracy_micro",
+    "label_accuracy_macro",
+    "clp",
+    "mlp",
+    "wlp",
+)
 #: the parameters ``evaluate`` takes itself, never inside a measure's
 OWN_PARAMS = ("sample_weight", "by")
 
@@ -102,9 +115,13 @@ def allowed() -> list[str]:
     --------
     >>> names = allowed()
     >>> "micro_f1" in names, "macro_f1" in names, "majority_class" in names
-    (True, False, False)
+    (True, True, False)
     """
-    return [m.name for m in measures(kind="aggregate") if m.name not in NOT_NUMBERS]
+    return [
+        m.name
+        for m in measures()
+        if (m.kind == "aggregate" and m.name not in NOT_NUMBERS) or m.name in LABEL_MEASURES
+    ]
 
 
 def _names() -> dict[str, str]:
@@ -197,7 +214,7 @@ def items(given: Any, weighted: bool, func: str = FUNC) -> list[Item]:
         if name is None:
             raise MlsqlError(unknown_message(given_name, func))
         m = REGISTRY[name]
-        if m.kind != "aggregate":
+        if m.kind != "aggregate" and name not in LABEL_MEASURES:
             raise _refused(given_name, KIND_REASONS[m.kind], func)
         if name in NOT_NUMBERS:
             raise _refused(given_name, NOT_NUMBERS[name], func)
@@ -235,6 +252,41 @@ def request(
     return Request(groups, chosen, sample_weight)
 
 
+@dataclass(frozen=True)
+class LabelReport:
+    """The per-label measures of a call that share one ``multilabel_report``: its
+    parameters (``beta`` None for the F1 columns) and (position, item) of each measure,
+    whose value is the report's column of the measure's name."""
+
+    labels: Any
+    beta: Any
+    zero_division: Any
+    items: list[tuple[int, Item]]
+
+
+def label_reports(chosen: Sequence[Item]) -> list[LabelReport]:
+    """The per-label measures of ``chosen`` (:data:`LABEL_MEASURES`), one report per set of
+    parameters: the two-level plan (per group x label counts, then the registry's per-label
+    formulas averaged) runs once for all the measures of one report.
+
+    Examples
+    --------
+    >>> chosen = items(["macro_f1", "micro_f1", ("macro_fbeta", {"beta": 2}), "clp"], False)
+    >>> [(r.beta, [i for i, _ in r.items]) for r in label_reports(chosen)]
+    [(None, [0, 3]), (2, [2])]
+    """
+    out: dict[str, LabelReport] = {}
+    for i, item in enumerate(chosen):
+        if item.name not in LABEL_MEASURES:
+            continue
+        params = item.params
+        beta = params.get("beta", P.BETA.default) if "fbeta" in item.name else None
+        labels, zd = params.get("labels"), params.get("zero_division", P.ZERO_DIVISION.default)
+        key = repr((labels, beta, zd))
+        out.setdefault(key, LabelReport(labels, beta, zd, [])).items.append((i, item))
+    return list(out.values())
+
+
 def inputs(item: Item, names: Mapping[str, Any]) -> list[Any]:
     """The item's inputs, in its order, from ``names`` (role -> the engine's column)."""
     return [names[r] for r in item.roles]
@@ -248,7 +300,10 @@ actual, predicted : str
     such as prevalence, reads ``actual``).
 measures : sequence
     Measure names or ``(name, {{parameter: value}})`` pairs: any aggregate
-    measure of mlsql (every name of its aggregates and their aliases).
+    measure of mlsql (every name of its aggregates and their aliases), and
+    the per-label averages of label lists (macro_*, weighted_*,
+    label_accuracy_micro/macro, clp, mlp, wlp; parameters labels, beta,
+    zero_division).
 by : str or sequence of str, optional
     Grouping columns (not named ``measure`` or ``estimate``).
 sample_weight : {weight_type}, optional

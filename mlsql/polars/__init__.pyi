@@ -2222,7 +2222,8 @@ def evaluate(
         such as prevalence, reads ``actual``).
     measures : sequence
         Measure names or ``(name, {parameter: value})`` pairs: any aggregate
-        measure of mlsql.
+        measure of mlsql, and the per-label averages of label lists (macro_*,
+        weighted_*, label_accuracy_micro/macro, clp, mlp, wlp).
     by : str or sequence of str, optional
         Grouping columns (not named ``measure`` or ``estimate``).
     sample_weight : str, optional

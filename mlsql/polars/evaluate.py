@@ -51,7 +51,8 @@ def evaluate(
         such as prevalence, reads ``actual``).
     measures : sequence
         Measure names or ``(name, {parameter: value})`` pairs: any aggregate
-        measure of mlsql.
+        measure of mlsql, and the per-label averages of label lists (macro_*,
+        weighted_*, label_accuracy_micro/macro, clp, mlp, wlp).
     by : str or sequence of str, optional
         Grouping columns (not named ``measure`` or ``estimate``).
     sample_weight : str, optional
@@ -93,6 +94,9 @@ def evaluate(
         picked.append(weight(EV.FUNC, column, schema[sample_weight]).alias(_WEIGHT))
         w = pl.col(_WEIGHT)
     rows = lazy.select(picked)
+    groups: list[str] = [_group(k) for k in range(len(req.by))]
+    reports = EV.label_reports(req.items)
+    in_reports = {i for r in reports for i, _ in r.items}
     values = [
         MEASURES[item.name](
             *EV.inputs(item, _ROLES),
@@ -100,18 +104,19 @@ def evaluate(
             **item.params,
         ).alias(f"__mlsql_v{i}")
         for i, item in enumerate(req.items)
+        if i not in in_reports
     ]
-    groups: list[str] = [_group(k) for k in range(len(req.by))]
-    wide = rows.group_by(groups).agg(values) if groups else rows.select(values)
-    parts = [
-        wide.select(
-            *groups,
-            pl.lit(i, dtype=pl.Int64).alias(_ORDER),
-            pl.lit(item.label, dtype=pl.String).alias("measure"),
-            pl.col(f"__mlsql_v{i}").cast(pl.Float64).alias("estimate"),
-        )
-        for i, item in enumerate(req.items)
-    ]
+    parts = []
+    if values:
+        wide = rows.group_by(groups).agg(values) if groups else rows.select(values)
+        parts += [
+            _long(wide, groups, i, item, f"__mlsql_v{i}")
+            for i, item in enumerate(req.items)
+            if i not in in_reports
+        ]
+    for r in reports:
+        table = _label_report(rows, groups, r, w is not None, isinstance(frame, pl.DataFrame))
+        parts += [_long(table, groups, i, item, item.name) for i, item in r.items]
     out = (
         pl.concat(parts)
         .sort([*groups, _ORDER], nulls_last=False)
@@ -122,6 +127,43 @@ def evaluate(
         )
     )
     return out.collect() if isinstance(frame, pl.DataFrame) else out
+
+
+def _long(
+    wide: pl.LazyFrame, groups: list[str], i: int, item: EV.Item, column: str
+) -> pl.LazyFrame:
+    """The rows of measure ``i`` (its value in ``column`` of ``wide``): groups, order,
+    measure, estimate."""
+    return wide.select(
+        *groups,
+        pl.lit(i, dtype=pl.Int64).alias(_ORDER),
+        pl.lit(item.label, dtype=pl.String).alias("measure"),
+        pl.col(column).cast(pl.Float64).alias("estimate"),
+    )
+
+
+def _label_report(
+    rows: pl.LazyFrame, groups: list[str], r: EV.LabelReport, weighted: bool, in_memory: bool
+) -> pl.LazyFrame:
+    """The per-label measures of ``r`` per group: per (group, label) counts, then the
+    registry's formulas averaged over the labels (the plan of ``multilabel_report``). Its
+    messages name the first of the measures, as the aggregates' messages name theirs."""
+    from mlsql.polars.families.label_based import report
+
+    out = report(
+        r.items[0][1].name,
+        rows,
+        _ROLES["actual"],
+        _ROLES["predicted"],
+        labels=r.labels,
+        beta=r.beta,
+        zero_division=r.zero_division,
+        by=groups or None,
+        sample_weight=_WEIGHT if weighted else None,
+        in_memory=in_memory,
+    )
+    assert isinstance(out, pl.LazyFrame)  # the kind of ``rows``
+    return out
 
 
 #: the public functions of this module (frame in, frame out)

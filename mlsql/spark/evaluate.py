@@ -21,6 +21,7 @@ the memory their own Columns take.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import reduce
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
@@ -83,7 +84,8 @@ def evaluate(
         such as prevalence, reads ``actual``).
     measures : sequence
         Measure names or ``(name, {parameter: value})`` pairs: any aggregate
-        measure of mlsql.
+        measure of mlsql, and the per-label averages of label lists (macro_*,
+        weighted_*, label_accuracy_micro/macro, clp, mlp, wlp).
     by : str or sequence of str, optional
         Grouping columns (not named ``measure`` or ``estimate``).
     sample_weight : str, optional
@@ -130,15 +132,72 @@ def evaluate(
         picked.append(w.alias(_WEIGHT))
     rows = df.select(*picked)
     groups = [_group(k) for k in range(len(req.by))]
-    two_level = all(item.name in cell_measures() for item in req.items)
+    reports = EV.label_reports(req.items)
+    in_reports = {i for r in reports for i, _ in r.items}
+    parts = [
+        _long(_label_report(rows, groups, r, sample_weight is not None), groups, i, item, item.name)
+        for r in reports
+        for i, item in r.items
+    ]
+    rest = [(i, item) for i, item in enumerate(req.items) if i not in in_reports]
+    if rest:
+        parts.append(_others(rows, groups, rest, sample_weight is not None))
+    long = reduce(DataFrame.unionByName, parts)
+    order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(_ORDER)]
+    return long.orderBy(*order).select(
+        *(F.col(g).alias(b) for g, b in zip(groups, req.by, strict=True)),
+        F.col("measure"),
+        F.col("estimate"),
+    )
+
+
+def _long(wide: DataFrame, groups: list[str], i: int, item: EV.Item, column: str) -> DataFrame:
+    """The rows of measure ``i`` (its value in ``column`` of ``wide``): groups, order,
+    measure, estimate."""
+    return wide.select(
+        *(F.col(g) for g in groups),
+        F.lit(i).alias(_ORDER),
+        F.lit(item.label).alias("measure"),
+        F.col(f"`{column}`").cast("double").alias("estimate"),
+    )
+
+
+def _label_report(
+    rows: DataFrame, groups: list[str], r: EV.LabelReport, weighted: bool
+) -> DataFrame:
+    """The per-label measures of ``r`` per group: per (group, label) counts, then the
+    registry's formulas averaged over the labels (the plan of ``multilabel_report``). Its
+    messages name the first of the measures, as the aggregates' messages name theirs."""
+    from mlsql.spark.families.label_based import report
+
+    return report(
+        r.items[0][1].name,
+        rows,
+        _ROLES["actual"],
+        _ROLES["predicted"],
+        labels=r.labels,
+        beta=r.beta,
+        zero_division=r.zero_division,
+        by=groups or None,
+        sample_weight=_WEIGHT if weighted else None,
+    )
+
+
+def _others(
+    rows: DataFrame, groups: list[str], chosen: list[tuple[int, EV.Item]], weighted_rows: bool
+) -> DataFrame:
+    """The rows of the measures that are aggregates: one ``groupBy().agg``, unpivoted."""
+    sample_weight = _WEIGHT if weighted_rows else None
+    two_level = all(item.name in cell_measures() for _, item in chosen)
     if two_level:
-        keys = [*groups, *sorted({r for item in req.items for r in item.roles})]
+        keys = [*groups, *sorted({r for _, item in chosen for r in item.roles})]
         keys = [_ROLES.get(k, k) for k in keys]
         total = F.sum(F.col(_WEIGHT)) if sample_weight is not None else F.count(F.lit(1))
         rows = rows.groupBy(*keys).agg(total.cast("double").alias(_WEIGHT))
-    weighted = two_level or sample_weight is not None
-    if ER.applies(req.items):
-        wide = ER.values(rows, groups, req.items, sample_weight is not None)
+    weighted = two_level or weighted_rows
+    items = [item for _, item in chosen]
+    if ER.applies(items):
+        wide = ER.values(rows, groups, chosen, weighted_rows)
     else:
         values = [
             MEASURES[item.name](
@@ -146,7 +205,7 @@ def evaluate(
                 **({"sample_weight": F.col(_WEIGHT)} if weighted else {}),
                 **item.params,
             ).alias(f"__mlsql_v{i}")
-            for i, item in enumerate(req.items)
+            for i, item in chosen
         ]
         wide = rows.groupBy(*groups).agg(*values) if groups else rows.agg(*values)
     cells: list[Column] = [
@@ -155,12 +214,12 @@ def evaluate(
             F.lit(item.label).alias("measure"),
             F.col(f"__mlsql_v{i}").cast("double").alias("estimate"),
         )
-        for i, item in enumerate(req.items)
+        for i, item in chosen
     ]
     long = wide.select(*groups, F.explode(F.array(*cells)).alias(_CELL))
-    order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(f"{_CELL}.{_ORDER}")]
-    return long.orderBy(*order).select(
-        *(F.col(g).alias(b) for g, b in zip(groups, req.by, strict=True)),
+    return long.select(
+        *groups,
+        F.col(f"{_CELL}.{_ORDER}").alias(_ORDER),
         F.col(f"{_CELL}.measure").alias("measure"),
         F.col(f"{_CELL}.estimate").alias("estimate"),
     )

@@ -63,13 +63,15 @@ def _joined(rows: DataFrame, groups: list[str], per_group: dict[str, Column]) ->
 
 
 def values(
-    rows: DataFrame, groups: list[str], items: Sequence[EV.Item], weighted: bool
+    rows: DataFrame, groups: list[str], chosen: Sequence[tuple[int, EV.Item]], weighted: bool
 ) -> DataFrame:
-    """One row per group: the group columns and each item's value as ``__mlsql_v{i}``.
+    """One row per group: the group columns and the value of each ``(i, item)`` of
+    ``chosen`` as ``__mlsql_v{i}``.
 
     ``rows`` hold the roles' columns (:data:`mlsql._evaluate.front.ROLES`), the groups and,
     when ``weighted``, the checked weight (:data:`mlsql._evaluate.front.WEIGHT`).
     """
+    items = [item for _, item in chosen]
     first = items[0].name
     cols = [F.col(EV.ROLES["actual"]), F.col(EV.ROLES["predicted"])]
     K.numeric_inputs(first, ["actual", "predicted"], cols)
@@ -98,6 +100,6 @@ def values(
         item.measure.build(OPS, stats, **checked_params(item.measure, item.params)).alias(  # type: ignore[misc]
             f"__mlsql_v{i}"
         )
-        for i, item in enumerate(items)
+        for i, item in chosen
     ]
     return rows.groupBy(*groups).agg(*out) if groups else rows.agg(*out)

@@ -64,7 +64,8 @@ def by_position(name: str) -> list[str]:
 
 def params() -> list[str]:
     """Every parameter of the measures evaluate takes, sorted: one argument of the macro each."""
-    return sorted({p.name for n in EV.allowed() for p in REGISTRY[n].params})
+    taken = {p.name for n in EV.allowed() for p in REGISTRY[n].params}
+    return sorted(taken - set(EV.OWN_PARAMS))
 
 
 def signature() -> tuple[str, ...]:

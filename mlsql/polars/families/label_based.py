@@ -386,10 +386,39 @@ def multilabel_report(
     >>> mp.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").row(0)
     (2, 0.6666666666666666, 0.3333333333333333)
     """
-    func = "multilabel_report"
+    return report(
+        "multilabel_report",
+        source,
+        actual,
+        predicted,
+        labels=labels,
+        beta=beta,
+        zero_division=zero_division,
+        by=by,
+        sample_weight=sample_weight,
+    )
+
+
+def report(
+    func: str,
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None = None,
+    beta: float | None = None,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+    in_memory: bool | None = None,
+) -> Frame:
+    """:func:`multilabel_report`, its messages those of ``func`` (``evaluate`` reads it);
+    ``in_memory``: the rows come from a DataFrame (the native plugin may group them), by
+    default whether ``source`` is one."""
+    held = isinstance(source, pl.DataFrame) if in_memory is None else in_memory
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
-    group_rows, k, histogram = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
+    group_rows, k, histogram = _counts(rows, groups, universe, held)
     by_label = (
         _label_values(k, b, zd)
         .group_by(groups)

@@ -355,7 +355,32 @@ def multilabel_report(
     >>> tuple(ms.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").first())
     (2, 0.6666666666666666, 0.3333333333333333)
     """
-    func = "multilabel_report"
+    return report(
+        "multilabel_report",
+        source,
+        actual,
+        predicted,
+        labels=labels,
+        beta=beta,
+        zero_division=zero_division,
+        by=by,
+        sample_weight=sample_weight,
+    )
+
+
+def report(
+    func: str,
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None = None,
+    beta: float | None = None,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    """:func:`multilabel_report`, its messages those of ``func`` (``evaluate`` reads it)."""
     b, zd = TB.beta_and_zero_division(func, beta, zero_division)
     frame, rows, groups, universe, label_type = _prepared(
         func, source, actual, predicted, labels, by, sample_weight
