@@ -4,7 +4,7 @@
 ``statsmodels.stats.inter_rater.cohens_kappa(table)`` on ``[[tp, fn], [fp, tn]]``. Where
 statsmodels divides 0 by 0 (or rounds a variance that is exactly 0), the value is the one
 mlsql documents, decided here from the counts with exact fractions: NaN where the test is
-undefined, 0 for kappa's standard error under perfect agreement or with one class on a side
+undefined, 0 for kappa's standard error where its variance is 0 exactly
 (tests/test_agreement.py checks those variances are 0 exactly). No table (n = 0) gives
 None, as an aggregate over no rows.
 """
@@ -50,6 +50,12 @@ def _one_class_either(tp: float, fp: float, fn: float, tn: float) -> bool:
     return 0 in (tp + fn, fp + tn, tp + fp, fn + tn)
 
 
+def _zero_variance(tp: float, fp: float, fn: float, tn: float) -> bool:
+    """Perfect agreement, perfect disagreement of balanced classes, or one class on a side."""
+    disagree = tp == tn == 0 and fp == fn
+    return fp + fn == 0 or disagree or _one_class_either(tp, fp, fn, tn)
+
+
 def cohens_kappa(tp: float, fp: float, fn: float, tn: float, what: str) -> Any:
     """``std_kappa``, ``z_value`` or ``pvalue_two_sided`` of statsmodels' cohens_kappa."""
     from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
@@ -60,7 +66,7 @@ def cohens_kappa(tp: float, fp: float, fn: float, tn: float, what: str) -> Any:
         return NAN  # agree_exp = 1: kappa is 0 / 0
     if what != "std_kappa" and _one_class_either(tp, fp, fn, tn):
         return NAN  # kappa = 0 and std_kappa0 = 0
-    if what == "std_kappa" and (fp + fn == 0 or _one_class_either(tp, fp, fn, tn)):
+    if what == "std_kappa" and _zero_variance(tp, fp, fn, tn):
         return 0.0  # var_kappa is 0 exactly (statsmodels rounds it: tiny, or NaN below 0)
     return float(sm_kappa(_table(tp, fp, fn, tn))[what])
 

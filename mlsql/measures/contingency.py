@@ -236,12 +236,11 @@ def erfc(ops: Any, x: E) -> E:
     No engine has erfc; 2 P(Z > z) = erfc(z / sqrt 2) for a standard normal Z, and
     P(X > x) = erfc(sqrt(x / 2)) for a chi-square X with one degree of freedom.
     """
-    return ops.let((x,), lambda v: _erfc(ops, v), "erfc_x")
-
-
-def _erfc(ops: Any, x: E) -> E:
     t = 2 / (2 + x)
-    u = 2 * t - 1
+    return ops.let((x, t, 2 * t - 1), lambda x, t, u: _erfc(ops, x, t, u), "erfc")
+
+
+def _erfc(ops: Any, x: E, t: E, u: E) -> E:
     p: Any = ERFC_POLYNOMIAL[-1]
     for a in reversed(ERFC_POLYNOMIAL[:-1]):
         p = p * u + a
@@ -320,8 +319,9 @@ def _kappa_test(ops: Any, c: Counts, tn: E, value: E, *, one_side: bool = False)
 def kappa_std_error(ops: Any, c: Counts, tn: E) -> E:
     """sqrt(var_kappa): kappa's asymptotic standard error (statsmodels' std_kappa).
 
-    0 under perfect agreement (fp = fn = 0) and where either side holds one class only:
-    the variance is 0 exactly there (rounding would leave a tiny number, or a negative one).
+    0 under perfect agreement (fp = fn = 0), under perfect disagreement of balanced classes
+    (tp = tn = 0, fp = fn) and where either side holds one class only: the variance is 0
+    exactly there (rounding would leave a tiny number, or a negative one).
     """
     t = _kappa_terms(ops, c, tn)
     names = list(t)
@@ -329,7 +329,8 @@ def kappa_std_error(ops: Any, c: Counts, tn: E) -> E:
         tuple(t.values()), lambda *vs: _var_kappa(dict(zip(names, vs, strict=True))), "kappa"
     )
     std = ops.sqrt(ops.when(var_kappa < 0, 0.0, var_kappa))
-    exact_zero = (c.fp + c.fn == 0) | _one_side(c, tn)
+    disagree = (c.tp == 0) & (tn == 0) & (c.fp == c.fn)
+    exact_zero = (c.fp + c.fn == 0) | disagree | _one_side(c, tn)
     return _kappa_test(ops, c, tn, ops.when(exact_zero, 0.0, std))
 
 
