@@ -315,6 +315,12 @@ def _kappa_test(ops: Any, c: Counts, tn: E, value: E, *, one_side: bool = False)
     return ops.when(n == 0, None, ops.when(one_class, ops.nan(), value))
 
 
+def _with_cells(ops: Any, c: Counts, tn: E, body: Any) -> E:
+    """``body(ops, c, tn)`` with the four cells bound once: kappa's variance names each
+    cell dozens of times, which grew Spark's plan to 30-60 s a query."""
+    return ops.let((c.tp, c.fp, c.fn, tn), lambda *v: body(ops, Counts(*v[:3]), v[3]), "cells")
+
+
 @formula
 def kappa_std_error(ops: Any, c: Counts, tn: E) -> E:
     """sqrt(var_kappa): kappa's asymptotic standard error (statsmodels' std_kappa).
@@ -323,6 +329,10 @@ def kappa_std_error(ops: Any, c: Counts, tn: E) -> E:
     (tp = tn = 0, fp = fn) and where either side holds one class only: the variance is 0
     exactly there (rounding would leave a tiny number, or a negative one).
     """
+    return _with_cells(ops, c, tn, _kappa_std_error)
+
+
+def _kappa_std_error(ops: Any, c: Counts, tn: E) -> E:
     t = _kappa_terms(ops, c, tn)
     names = list(t)
     var_kappa = ops.let(
@@ -340,6 +350,10 @@ def kappa_z_value(ops: Any, c: Counts, tn: E) -> E:
 
     NaN where either side holds one class only: kappa is 0 there and so is std_kappa0.
     """
+    return _with_cells(ops, c, tn, _kappa_z_value)
+
+
+def _kappa_z_value(ops: Any, c: Counts, tn: E) -> E:
     t = _kappa_terms(ops, c, tn)
     return _kappa_test(ops, c, tn, t["kappa"] / ops.sqrt(_var_kappa0(t)), one_side=True)
 
