@@ -642,6 +642,13 @@ ZERO_DIVISION = Param(
     "'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'\n"
     "(NULL, left out of averages).",
 )
+CORRECTION = Param(
+    "correction",
+    1.0,
+    Number(low=0, strict=False),
+    "McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:\n"
+    "1 is statsmodels' correction=True (the default), 0 its correction=False.",
+)
 N_LABELS = Param("n_labels", None, Integer(1), "The number of labels in the label universe (> 0).")
 ALPHA = Param(
     "alpha",
@@ -723,6 +730,7 @@ PARAMS = {
         ALPHA,
         COST_FN,
         COST_FP,
+        CORRECTION,
         AVERAGE,
         WEIGHTS,
         K,

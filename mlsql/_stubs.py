@@ -36,6 +36,7 @@ PARAM_TYPES = {
     "beta": "float",
     "cost_fn": "float",
     "cost_fp": "float",
+    "correction": "float",
     "costs": "Mapping[Any, Mapping[Any, float]] | None",
     "k": "int | None",
     "label": "Any",

@@ -210,6 +210,61 @@ CREATE OR REPLACE MACRO binary_kappa(actual, predicted, zero_division := 0) AS
 CREATE OR REPLACE MACRO binary_kappa_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts') IS NULL THEN NULL ELSE _mlsql_table_kappa(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts')) END;
 
+-- binary_kappa_std_error(actual, predicted): Cohen's kappa's asymptotic standard error: statsmodels' cohens_kappa std_kappa.
+-- binary_kappa_std_error(actual, predicted, sample_weight): Cohen's kappa's asymptotic standard error: statsmodels' cohens_kappa std_kappa.
+CREATE OR REPLACE MACRO binary_kappa_std_error(actual, predicted) AS 
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa_std_error')], lambda c: _mlsql_kappa_std_error(c.tp, c.fp, c.fn, c.tn))[1],
+    (actual, predicted, sample_weight) AS 
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_kappa_std_error')], lambda c: _mlsql_kappa_std_error(c.tp, c.fp, c.fn, c.tn))[1];
+
+-- binary_kappa_std_error_from_counts(tp, fp, fn, tn): binary_kappa_std_error of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_kappa_std_error_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_kappa_std_error(tp, fp, fn, tn);
+
+-- binary_kappa_z_value(actual, predicted): kappa / its standard error under kappa = 0: statsmodels' cohens_kappa z_value.
+-- binary_kappa_z_value(actual, predicted, sample_weight): kappa / its standard error under kappa = 0: statsmodels' cohens_kappa z_value.
+CREATE OR REPLACE MACRO binary_kappa_z_value(actual, predicted) AS 
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa_z_value')], lambda c: _mlsql_kappa_z_value(c.tp, c.fp, c.fn, c.tn))[1],
+    (actual, predicted, sample_weight) AS 
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_kappa_z_value')], lambda c: _mlsql_kappa_z_value(c.tp, c.fp, c.fn, c.tn))[1];
+
+-- binary_kappa_z_value_from_counts(tp, fp, fn, tn): binary_kappa_z_value of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_kappa_z_value_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_kappa_z_value(tp, fp, fn, tn);
+
+-- binary_kappa_p_value(actual, predicted): Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.
+-- binary_kappa_p_value(actual, predicted, sample_weight): Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.
+CREATE OR REPLACE MACRO binary_kappa_p_value(actual, predicted) AS 
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa_p_value')], lambda c: _mlsql_kappa_p_value(c.tp, c.fp, c.fn, c.tn))[1],
+    (actual, predicted, sample_weight) AS 
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_kappa_p_value')], lambda c: _mlsql_kappa_p_value(c.tp, c.fp, c.fn, c.tn))[1];
+
+-- binary_kappa_p_value_from_counts(tp, fp, fn, tn): binary_kappa_p_value of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_kappa_p_value_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_kappa_p_value(tp, fp, fn, tn);
+
+-- binary_mcnemar_statistic(actual, predicted, correction): McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
+-- binary_mcnemar_statistic(actual, predicted, sample_weight, correction): McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
+CREATE OR REPLACE MACRO binary_mcnemar_statistic(actual, predicted, correction := 1.0) AS 
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_mcnemar_statistic')], lambda c: _mlsql_mcnemar_statistic(c.tp, c.fp, c.fn, c.tn, _mlsql_check_correction(correction, 'binary_mcnemar_statistic')))[1],
+    (actual, predicted, sample_weight, correction := 1.0) AS 
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_mcnemar_statistic')], lambda c: _mlsql_mcnemar_statistic(c.tp, c.fp, c.fn, c.tn, _mlsql_check_correction(correction, 'binary_mcnemar_statistic')))[1];
+
+-- binary_mcnemar_statistic_from_counts(tp, fp, fn, tn, correction): binary_mcnemar_statistic of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_mcnemar_statistic_from_counts(tp, fp, fn, tn, correction := 1.0) AS 
+    _mlsql_mcnemar_statistic(tp, fp, fn, tn, _mlsql_check_correction(correction, 'binary_mcnemar_statistic_from_counts'));
+
+-- binary_mcnemar_p_value(actual, predicted, correction): McNemar's chi-square test's p-value (one degree of freedom): statsmodels' mcnemar(exact=False).pvalue.
+-- binary_mcnemar_p_value(actual, predicted, sample_weight, correction): McNemar's chi-square test's p-value (one degree of freedom): statsmodels' mcnemar(exact=False).pvalue.
+CREATE OR REPLACE MACRO binary_mcnemar_p_value(actual, predicted, correction := 1.0) AS 
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_mcnemar_p_value')], lambda c: _mlsql_mcnemar_p_value(c.tp, c.fp, c.fn, c.tn, _mlsql_check_correction(correction, 'binary_mcnemar_p_value')))[1],
+    (actual, predicted, sample_weight, correction := 1.0) AS 
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_mcnemar_p_value')], lambda c: _mlsql_mcnemar_p_value(c.tp, c.fp, c.fn, c.tn, _mlsql_check_correction(correction, 'binary_mcnemar_p_value')))[1];
+
+-- binary_mcnemar_p_value_from_counts(tp, fp, fn, tn, correction): binary_mcnemar_p_value of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_mcnemar_p_value_from_counts(tp, fp, fn, tn, correction := 1.0) AS 
+    _mlsql_mcnemar_p_value(tp, fp, fn, tn, _mlsql_check_correction(correction, 'binary_mcnemar_p_value_from_counts'));
+
 -- binary_false_negative_rate(actual, predicted, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
 -- binary_false_negative_rate(actual, predicted, sample_weight, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
 CREATE OR REPLACE MACRO binary_false_negative_rate(actual, predicted, zero_division := 0) AS 

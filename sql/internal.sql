@@ -52,6 +52,12 @@ CREATE OR REPLACE MACRO _mlsql_check_cost_fp(x, func) AS
          WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) THEN TRY_CAST(x AS DOUBLE)
          ELSE system.main.error('The ''cost_fp'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_correction(x, func): Validate correction: a finite number >= 0.
+CREATE OR REPLACE MACRO _mlsql_check_correction(x, func) AS 
+    CASE WHEN x IS NULL THEN system.main.error('The ''correction'' parameter of ' || func || ' must be a finite number >= 0. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) >= 0 THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''correction'' parameter of ' || func || ' must be a finite number >= 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_check_average(x, func): Validate average: one of 'micro', 'macro', 'weighted'.
 CREATE OR REPLACE MACRO _mlsql_check_average(x, func) AS 
     CASE WHEN x IS NULL THEN system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted''. Got ' || _mlsql_shown(x) || ' instead.')

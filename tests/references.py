@@ -19,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from tests import oracle, oracle_labels, oracle_ranking, oracle_single
+from tests import oracle, oracle_agreement, oracle_labels, oracle_ranking, oracle_single
 
 NAN = float("nan")
 ZERO_DIVISIONS: tuple[Any, ...] = (0, 1, NAN, "diagnose", "ignore")
@@ -448,6 +448,46 @@ def _from_counts_reference(name: str) -> Reference:
 for _name in _2X2:
     REFERENCES[_name] = _binary_reference(_name)
     REFERENCES[f"{_name}_from_counts"] = _from_counts_reference(_name)
+
+
+# agreement tests of the 2x2 table: statsmodels (tests/oracle_agreement.py)
+_AGREEMENT: dict[str, Callable[..., Any]] = {
+    "binary_mcnemar_statistic": lambda *t, **p: oracle_agreement.mcnemar(*t, "statistic", **p),
+    "binary_mcnemar_p_value": lambda *t, **p: oracle_agreement.mcnemar(*t, "pvalue", **p),
+    "binary_kappa_std_error": lambda *t: oracle_agreement.cohens_kappa(*t, "std_kappa"),
+    "binary_kappa_z_value": lambda *t: oracle_agreement.cohens_kappa(*t, "z_value"),
+    "binary_kappa_p_value": lambda *t: oracle_agreement.cohens_kappa(*t, "pvalue_two_sided"),
+}
+_CORRECTIONS = ({}, {"correction": 0.0}, {"correction": 0.5})
+
+
+def _agreement_params(name: str) -> tuple[dict[str, Any], ...]:
+    return _CORRECTIONS if "mcnemar" in name else ({},)
+
+
+def _agreement_reference(name: str) -> Reference:
+    fn = _AGREEMENT[name]
+
+    def expected(t: pa.Table, p: dict[str, Any]) -> Any:
+        rows = rows_of(t, *ML)
+        return fn(*oracle_single.table(rows), **p) if oracle_single.known(rows) else None
+
+    return Reference("binary", expected, _agreement_params(name), "statsmodels")
+
+
+def _agreement_counts_reference(name: str) -> Reference:
+    fn = _AGREEMENT[name]
+    return Reference(
+        "counts_2x2",
+        lambda t, p: [fn(*r, **p) for r in rows_of(t, "tp", "fp", "fn", "tn")],
+        _agreement_params(name),
+        "statsmodels",
+    )
+
+
+for _name in _AGREEMENT:
+    REFERENCES[_name] = _agreement_reference(_name)
+    REFERENCES[f"{_name}_from_counts"] = _agreement_counts_reference(_name)
 
 
 def _binary_counts(t: pa.Table, p: dict[str, Any]) -> Any:

@@ -29,6 +29,7 @@ RULES = {
     "alpha": "a finite number > 0",
     "cost_fn": "a finite number",
     "cost_fp": "a finite number",
+    "correction": "a finite number >= 0",
     "zero_division": "one of 0, 1, nan, 'diagnose', 'ignore'",
     "n_labels": "a whole number > 0",
     "k": "a whole number > 0 (or NULL for all)",
@@ -105,7 +106,7 @@ def test_every_declared_parameter_has_a_rule_here() -> None:
 
 def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     """The generator itself: each value it makes is invalid, and a valid value passes."""
-    valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "zero_division": "NaN",
+    valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "correction": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None,
              "n_bins": 1, "threshold_bins": None}  # fmt: skip
@@ -306,7 +307,15 @@ def test_spark_sql_functions_reject_bad_values_with_the_same_message(engine: Any
                 except Exception as exc:  # Spark raises its own error class around the text
                     if expected(p, fn.name, value) not in str(exc):
                         wrong.append(f"{query}: {str(exc)[:300]}")
-    assert seen == {"beta", "zero_division", "n_labels", "alpha", "cost_fn", "cost_fp"}
+    assert seen == {
+        "beta",
+        "zero_division",
+        "n_labels",
+        "alpha",
+        "cost_fn",
+        "cost_fp",
+        "correction",
+    }
     assert not wrong, f"{len(wrong)} of {n}:\n" + "\n".join(wrong)
 
 

@@ -79,6 +79,10 @@ PARAMETERS = {
     "from 1 to 100000.",
     "cost_fn": "The cost of a false negative: a finite number.",
     "cost_fp": "The cost of a false positive: a finite number.",
+    "correction": (
+        "McNemar's continuity correction, subtracted from |fp - fn|: a finite number >= 0; "
+        "`1` (default) is statsmodels' `correction=True`, `0` its `correction=False`."
+    ),
     "options": "Hivemall's option string: `-beta B` and `-average micro|binary`.",
     "positive": "The positive class (required).",
     "label": "The class whose error rate is wanted (required).",

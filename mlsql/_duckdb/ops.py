@@ -72,6 +72,22 @@ class SqlOps:
     def floor(self, x: Any) -> Sql:
         return call("floor", x)
 
+    def let(self, values: tuple[Any, ...], body: Any, name: str) -> Sql:
+        """``body(*values)`` with each value computed, and bound by DuckDB, once: macro
+        parameters are substituted as text, so a body naming a value thirty times (a
+        polynomial) would bind it thirty times; a lambda variable (``_mlsql_<name>``) does not."""
+        var = f"_mlsql_{name}"
+        fields = [f"v{i}" for i in range(len(values))]
+        packed = ", ".join(f"{f} := {lit(v)}" for f, v in zip(fields, values, strict=True))
+        inner = body(*(Sql(f"{var}.{f}") for f in fields))
+        return Sql(f"list_transform([struct_pack({packed})], lambda {var}: {lit(inner)})[1]")
+
+    def sqrt(self, x: Any) -> Sql:
+        return call("sqrt", x)
+
+    def exp(self, x: Any) -> Sql:
+        return call("exp", x)
+
 
 @cache
 def aggregating(name: str) -> bool:

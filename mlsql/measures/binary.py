@@ -22,6 +22,15 @@ Notes
 - Inputs must be boolean or numbers that are 0 or 1; anything else is an error.
 - Undefined ratios follow ``zero_division`` (see :mod:`mlsql.measures.contingency`);
   over zero rows every aggregate is NULL.
+- The agreement tests are statsmodels' on the table with rows ``actual`` and
+  columns ``predicted``: ``binary_mcnemar_statistic`` and ``binary_mcnemar_p_value``
+  are ``mcnemar(table, exact=False, correction=...)`` (``correction`` 1 or 0 for
+  True or False; McNemar's exact test is ``compare``'s mcnemar_p_value), and
+  ``binary_kappa_std_error``, ``binary_kappa_z_value`` and ``binary_kappa_p_value``
+  are ``cohens_kappa(table)``'s std_kappa, z_value and pvalue_two_sided. They are
+  NaN where statsmodels divides 0 by 0 (no discordant rows; one class on a side
+  for z and p), except that statsmodels gives inf and 0 for McNemar's corrected
+  test without discordant rows.
 - ``sample_weight`` on every aggregate and ``binary_counts``: each cell is the
   sum of its rows' weights (stored counts of weighted rows still merge by
   addition); the cells are then DOUBLE sums.
@@ -43,6 +52,7 @@ ZD = P.ZERO_DIVISION
 BETA = P.BETA
 ALPHA = P.ALPHA
 COSTS = (P.COST_FN, P.COST_FP)
+CORRECTION = P.CORRECTION
 COUNT_INPUTS = ("tp", "fp", "fn", "tn")
 #: fields of the binary_counts struct, in order
 COUNTS_FIELDS = COUNT_INPUTS
@@ -96,6 +106,26 @@ def _kappa(ops: Any, t: Table2x2, zero_division: Any) -> Any:
     return C.table_kappa(ops, t.counts, t.tn, zero_division)
 
 
+def _mcnemar_statistic(ops: Any, t: Table2x2, correction: Any) -> Any:
+    return C.mcnemar_statistic(ops, t.counts, t.tn, correction)
+
+
+def _mcnemar_p_value(ops: Any, t: Table2x2, correction: Any) -> Any:
+    return C.mcnemar_p_value(ops, t.counts, t.tn, correction)
+
+
+def _kappa_std_error(ops: Any, t: Table2x2) -> Any:
+    return C.kappa_std_error(ops, t.counts, t.tn)
+
+
+def _kappa_z_value(ops: Any, t: Table2x2) -> Any:
+    return C.kappa_z_value(ops, t.counts, t.tn)
+
+
+def _kappa_p_value(ops: Any, t: Table2x2) -> Any:
+    return C.kappa_p_value(ops, t.counts, t.tn)
+
+
 def _fnr(ops: Any, t: Table2x2, zero_division: Any) -> Any:
     return C.false_negative_rate(ops, t.counts, zero_division)
 
@@ -142,6 +172,38 @@ MEASURES: dict[str, tuple[str, Callable[..., Any], tuple[Param, ...], tuple[str,
         (),
     ),
     "binary_kappa": ("Cohen's kappa of the 2x2 table.", _kappa, (ZD,), ()),
+    "binary_kappa_std_error": (
+        "Cohen's kappa's asymptotic standard error: statsmodels' cohens_kappa std_kappa.",
+        _kappa_std_error,
+        (),
+        (),
+    ),
+    "binary_kappa_z_value": (
+        "kappa / its standard error under kappa = 0: statsmodels' cohens_kappa z_value.",
+        _kappa_z_value,
+        (),
+        (),
+    ),
+    "binary_kappa_p_value": (
+        "Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.",
+        _kappa_p_value,
+        (),
+        (),
+    ),
+    "binary_mcnemar_statistic": (
+        "McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' "
+        "mcnemar(exact=False).statistic.",
+        _mcnemar_statistic,
+        (CORRECTION,),
+        (),
+    ),
+    "binary_mcnemar_p_value": (
+        "McNemar's chi-square test's p-value (one degree of freedom): statsmodels' "
+        "mcnemar(exact=False).pvalue.",
+        _mcnemar_p_value,
+        (CORRECTION,),
+        (),
+    ),
     "binary_false_negative_rate": (
         "fn / (tp + fn): the positive class's error rate (1 - recall).",
         _fnr,

@@ -44,6 +44,16 @@ __all__ = [
     "binary_fbeta_from_counts",
     "binary_kappa",
     "binary_kappa_from_counts",
+    "binary_kappa_p_value",
+    "binary_kappa_p_value_from_counts",
+    "binary_kappa_std_error",
+    "binary_kappa_std_error_from_counts",
+    "binary_kappa_z_value",
+    "binary_kappa_z_value_from_counts",
+    "binary_mcnemar_p_value",
+    "binary_mcnemar_p_value_from_counts",
+    "binary_mcnemar_statistic",
+    "binary_mcnemar_statistic_from_counts",
     "binary_negative_predictive_value",
     "binary_negative_predictive_value_from_counts",
     "binary_precision",
@@ -1247,6 +1257,354 @@ def binary_kappa_from_counts(
     >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
     >>> df.select(mp.binary_kappa_from_counts('tp', 'fp', 'fn', 'tn')).item()
     0.4
+    """
+
+def binary_kappa_p_value(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 1, 0, 0], 'predicted': [1, 1, 0, 1, 0]})
+    >>> df.select(mp.binary_kappa_p_value('actual', 'predicted')).item()
+    0.7093881150142264
+    """
+
+def binary_kappa_p_value_from_counts(
+    tp: _IntoExpr,
+    fp: _IntoExpr,
+    fn: _IntoExpr,
+    tn: _IntoExpr,
+) -> pl.Expr:
+    """binary_kappa_p_value of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or polars.Expr
+        Stored true positives.
+    fp : str or polars.Expr
+        Stored false positives.
+    fn : str or polars.Expr
+        Stored false negatives.
+    tn : str or polars.Expr
+        Stored true negatives.
+
+    Returns
+    -------
+    polars.Expr
+        A number per row of stored counts.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
+    >>> df.select(mp.binary_kappa_p_value_from_counts('tp', 'fp', 'fn', 'tn')).item()
+    0.1967056024589469
+    """
+
+def binary_kappa_std_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Cohen's kappa's asymptotic standard error: statsmodels' cohens_kappa std_kappa.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 1, 0, 0], 'predicted': [1, 1, 0, 1, 0]})
+    >>> df.select(mp.binary_kappa_std_error('actual', 'predicted')).item()
+    0.44574462599670045
+    """
+
+def binary_kappa_std_error_from_counts(
+    tp: _IntoExpr,
+    fp: _IntoExpr,
+    fn: _IntoExpr,
+    tn: _IntoExpr,
+) -> pl.Expr:
+    """binary_kappa_std_error of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or polars.Expr
+        Stored true positives.
+    fp : str or polars.Expr
+        Stored false positives.
+    fn : str or polars.Expr
+        Stored false negatives.
+    tn : str or polars.Expr
+        Stored true negatives.
+
+    Returns
+    -------
+    polars.Expr
+        A number per row of stored counts.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
+    >>> df.select(mp.binary_kappa_std_error_from_counts('tp', 'fp', 'fn', 'tn')).item()
+    0.28397182958878153
+    """
+
+def binary_kappa_z_value(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """kappa / its standard error under kappa = 0: statsmodels' cohens_kappa z_value.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 1, 0, 0], 'predicted': [1, 1, 0, 1, 0]})
+    >>> df.select(mp.binary_kappa_z_value('actual', 'predicted')).item()
+    0.3726779962499647
+    """
+
+def binary_kappa_z_value_from_counts(
+    tp: _IntoExpr,
+    fp: _IntoExpr,
+    fn: _IntoExpr,
+    tn: _IntoExpr,
+) -> pl.Expr:
+    """binary_kappa_z_value of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or polars.Expr
+        Stored true positives.
+    fp : str or polars.Expr
+        Stored false positives.
+    fn : str or polars.Expr
+        Stored false negatives.
+    tn : str or polars.Expr
+        Stored true negatives.
+
+    Returns
+    -------
+    polars.Expr
+        A number per row of stored counts.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
+    >>> df.select(mp.binary_kappa_z_value_from_counts('tp', 'fp', 'fn', 'tn')).item()
+    1.2909944487358058
+    """
+
+def binary_mcnemar_p_value(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    correction: float = 1.0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """McNemar's chi-square test's p-value (one degree of freedom): statsmodels' mcnemar(exact=False).pvalue.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 1, 0, 0], 'predicted': [1, 1, 0, 1, 0]})
+    >>> df.select(mp.binary_mcnemar_p_value('actual', 'predicted')).item()
+    0.4795001221869536
+    """
+
+def binary_mcnemar_p_value_from_counts(
+    tp: _IntoExpr,
+    fp: _IntoExpr,
+    fn: _IntoExpr,
+    tn: _IntoExpr,
+    *,
+    correction: float = 1.0,
+) -> pl.Expr:
+    """binary_mcnemar_p_value of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or polars.Expr
+        Stored true positives.
+    fp : str or polars.Expr
+        Stored false positives.
+    fn : str or polars.Expr
+        Stored false negatives.
+    tn : str or polars.Expr
+        Stored true negatives.
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
+
+    Returns
+    -------
+    polars.Expr
+        A number per row of stored counts.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
+    >>> df.select(mp.binary_mcnemar_p_value_from_counts('tp', 'fp', 'fn', 'tn')).item()
+    1.0
+    """
+
+def binary_mcnemar_statistic(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    correction: float = 1.0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 1, 0, 0], 'predicted': [1, 1, 0, 1, 0]})
+    >>> df.select(mp.binary_mcnemar_statistic('actual', 'predicted')).item()
+    0.5
+    """
+
+def binary_mcnemar_statistic_from_counts(
+    tp: _IntoExpr,
+    fp: _IntoExpr,
+    fn: _IntoExpr,
+    tn: _IntoExpr,
+    *,
+    correction: float = 1.0,
+) -> pl.Expr:
+    """binary_mcnemar_statistic of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or polars.Expr
+        Stored true positives.
+    fp : str or polars.Expr
+        Stored false positives.
+    fn : str or polars.Expr
+        Stored false negatives.
+    tn : str or polars.Expr
+        Stored true negatives.
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
+
+    Returns
+    -------
+    polars.Expr
+        A number per row of stored counts.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
+    >>> df.select(mp.binary_mcnemar_statistic_from_counts('tp', 'fp', 'fn', 'tn')).item()
+    0.0
     """
 
 def binary_negative_predictive_value(

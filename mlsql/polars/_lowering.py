@@ -62,6 +62,7 @@ _UNARY = {
     "is_nan": lambda a: a.cast(pl.Float64).is_nan(),
     "log2": lambda a: a.cast(pl.Float64).log(2),
     "sqrt": lambda a: a.cast(pl.Float64).sqrt(),
+    "exp": lambda a: a.cast(pl.Float64).exp(),
     "floor": lambda a: a.cast(pl.Float64).floor(),
 }
 #: aggregations over a row-level argument, as Polars computes them
@@ -291,6 +292,14 @@ def when(condition: Any, then: Any, otherwise: Any) -> Node:
     on_unknown = o.nulls[0] if c.nulls[0] == "null" else _same(t.nulls[0], o.nulls[0])
     on_known = "value" if t.nulls[1] == o.nulls[1] == "value" else "mixed"
     return Node("when", (c, t, o), _level(c, t, o), (on_unknown, on_known))
+
+
+def let(values: tuple[Any, ...], body: Any) -> Node:
+    """``body(*vs)`` with ``vs`` the values of ``values``, each computed once however often
+    ``body`` names it (``body`` takes and returns ``pl.Expr``): a formula that names a large
+    subexpression many times (a polynomial in it) would otherwise repeat it as often."""
+    vs = tuple(as_node(v) for v in values)
+    return Node("let", (*vs, const(body)), _level(*vs), MAYBE)
 
 
 def error_if(condition: Any, value: Any, message: str) -> Node:
@@ -542,6 +551,14 @@ class Lowering:
         if op == "when":
             c, t, o = (self.tree(a, env) for a in args)
             return pl.when(c).then(t).otherwise(o)
+        if op == "let":
+            values = {f"v{i}": self.tree(a, env) for i, a in enumerate(args[:-1])}
+            body = args[-1].args[0]
+            if node.level == AGG:  # as in expr: a one-element list streams after aggregation
+                fields = [pl.element().struct.field(name) for name in values]
+                return pl.concat_list(pl.struct(**values)).list.eval(body(*fields)).list.first()
+            inner = body(*(pl.field(name) for name in values)).alias("__mlsql_in")
+            return pl.struct(**values).struct.with_fields(inner).struct.field("__mlsql_in")
         if op == "error_if":
             c, v = (self.tree(a, env) for a in args[:2])
             return pl.when(raise_where(c, args[2].args[0])).then(None).otherwise(v)

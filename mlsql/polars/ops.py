@@ -35,6 +35,12 @@ def _expr(value: Any) -> pl.Expr:
     return value if isinstance(value, pl.Expr) else pl.lit(value)
 
 
+def _let(values: tuple[Any, ...], body: Any) -> pl.Expr:
+    scope = pl.struct([_expr(v).alias(f"v{i}") for i, v in enumerate(values)])
+    inner = body(*(pl.field(f"v{i}") for i in range(len(values)))).alias("__mlsql_in")
+    return scope.struct.with_fields(inner).struct.field("__mlsql_in")
+
+
 class PolarsOps:
     """Formula primitives for Polars.
 
@@ -113,6 +119,14 @@ class PolarsOps:
     def sqrt(self, x: Any) -> Any:
         """Square root."""
         return S.unary("sqrt", x) if _symbolic(x) else _expr(x).cast(pl.Float64).sqrt()
+
+    def let(self, values: tuple[Any, ...], body: Any, name: str = "") -> Any:
+        """``body(*values)``, computing each value once however often ``body`` names it."""
+        return S.let(values, body) if _symbolic(*values) else _let(values, body)
+
+    def exp(self, x: Any) -> Any:
+        """e to the power ``x``."""
+        return S.unary("exp", x) if _symbolic(x) else _expr(x).cast(pl.Float64).exp()
 
     def floor(self, x: Any) -> Any:
         """The largest whole number <= ``x`` (as a float)."""

@@ -42,6 +42,16 @@ __all__ = [
     "binary_fbeta_from_counts",
     "binary_kappa",
     "binary_kappa_from_counts",
+    "binary_kappa_p_value",
+    "binary_kappa_p_value_from_counts",
+    "binary_kappa_std_error",
+    "binary_kappa_std_error_from_counts",
+    "binary_kappa_z_value",
+    "binary_kappa_z_value_from_counts",
+    "binary_mcnemar_p_value",
+    "binary_mcnemar_p_value_from_counts",
+    "binary_mcnemar_statistic",
+    "binary_mcnemar_statistic_from_counts",
     "binary_negative_predictive_value",
     "binary_negative_predictive_value_from_counts",
     "binary_precision",
@@ -1299,6 +1309,324 @@ def binary_kappa_from_counts(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row of stored counts.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_kappa_p_value(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_kappa_p_value_from_counts(
+    tp: _IntoColumn,
+    fp: _IntoColumn,
+    fn: _IntoColumn,
+    tn: _IntoColumn,
+) -> Column:
+    """binary_kappa_p_value of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or pyspark.sql.Column
+        Column name or Column.
+    fp : str or pyspark.sql.Column
+        Column name or Column.
+    fn : str or pyspark.sql.Column
+        Column name or Column.
+    tn : str or pyspark.sql.Column
+        Column name or Column.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row of stored counts.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_kappa_std_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Cohen's kappa's asymptotic standard error: statsmodels' cohens_kappa std_kappa.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_kappa_std_error_from_counts(
+    tp: _IntoColumn,
+    fp: _IntoColumn,
+    fn: _IntoColumn,
+    tn: _IntoColumn,
+) -> Column:
+    """binary_kappa_std_error of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or pyspark.sql.Column
+        Column name or Column.
+    fp : str or pyspark.sql.Column
+        Column name or Column.
+    fn : str or pyspark.sql.Column
+        Column name or Column.
+    tn : str or pyspark.sql.Column
+        Column name or Column.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row of stored counts.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_kappa_z_value(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """kappa / its standard error under kappa = 0: statsmodels' cohens_kappa z_value.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_kappa_z_value_from_counts(
+    tp: _IntoColumn,
+    fp: _IntoColumn,
+    fn: _IntoColumn,
+    tn: _IntoColumn,
+) -> Column:
+    """binary_kappa_z_value of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or pyspark.sql.Column
+        Column name or Column.
+    fp : str or pyspark.sql.Column
+        Column name or Column.
+    fn : str or pyspark.sql.Column
+        Column name or Column.
+    tn : str or pyspark.sql.Column
+        Column name or Column.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row of stored counts.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_mcnemar_p_value(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    correction: float = 1.0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """McNemar's chi-square test's p-value (one degree of freedom): statsmodels' mcnemar(exact=False).pvalue.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted value of each row: a column (name or Column).
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_mcnemar_p_value_from_counts(
+    tp: _IntoColumn,
+    fp: _IntoColumn,
+    fn: _IntoColumn,
+    tn: _IntoColumn,
+    *,
+    correction: float = 1.0,
+) -> Column:
+    """binary_mcnemar_p_value of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or pyspark.sql.Column
+        Column name or Column.
+    fp : str or pyspark.sql.Column
+        Column name or Column.
+    fn : str or pyspark.sql.Column
+        Column name or Column.
+    tn : str or pyspark.sql.Column
+        Column name or Column.
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row of stored counts.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_mcnemar_statistic(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    correction: float = 1.0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted value of each row: a column (name or Column).
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_mcnemar_statistic_from_counts(
+    tp: _IntoColumn,
+    fp: _IntoColumn,
+    fn: _IntoColumn,
+    tn: _IntoColumn,
+    *,
+    correction: float = 1.0,
+) -> Column:
+    """binary_mcnemar_statistic of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or pyspark.sql.Column
+        Column name or Column.
+    fp : str or pyspark.sql.Column
+        Column name or Column.
+    fn : str or pyspark.sql.Column
+        Column name or Column.
+    tn : str or pyspark.sql.Column
+        Column name or Column.
+    correction : float, default 1.0
+        McNemar's continuity correction, subtracted from |fp - fn|; a finite number >= 0:
+        1 is statsmodels' correction=True (the default), 0 its correction=False.
 
     Returns
     -------

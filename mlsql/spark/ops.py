@@ -135,6 +135,20 @@ class SparkOps:
         """Square root."""
         return F.sqrt(column(x))
 
+    def let(self, values: tuple[Any, ...], body: Any, name: str = "") -> Column:
+        """``body(*values)``, computing each value once however often ``body`` names it (a
+        lambda over a one-element array: a tree naming a large value many times grows Spark's
+        plan as often)."""
+        names = [f"v{i}" for i in range(len(values))]
+        packed = F.struct(
+            *(column(v).cast("double").alias(n) for v, n in zip(values, names, strict=True))
+        )
+        return F.transform(F.array(packed), lambda s: body(*(s[n] for n in names)))[0]
+
+    def exp(self, x: Any) -> Column:
+        """e to the power ``x``."""
+        return F.exp(column(x))
+
     def floor(self, x: Any) -> Column:
         """The largest whole number <= ``x``."""
         return F.floor(column(x))

@@ -1,0 +1,91 @@
+"""statsmodels as the reference for the 2x2 agreement tests, on the table rows = actual.
+
+``statsmodels.stats.contingency_tables.mcnemar(table, exact=False, correction=...)`` and
+``statsmodels.stats.inter_rater.cohens_kappa(table)`` on ``[[tp, fn], [fp, tn]]``. Where
+statsmodels divides 0 by 0 (or rounds a variance that is exactly 0), the value is the one
+mlsql documents, decided here from the counts with exact fractions: NaN where the test is
+undefined, 0 for kappa's standard error where its variance is 0 exactly
+(tests/test_agreement.py checks those variances are 0 exactly). No table (n = 0) gives
+None, as an aggregate over no rows.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+NAN = float("nan")
+
+
+def _table(tp: float, fp: float, fn: float, tn: float) -> Any:
+    import numpy as np
+
+    return np.array([[tp, fn], [fp, tn]], dtype=float)
+
+
+def mcnemar(tp: float, fp: float, fn: float, tn: float, what: str, correction: float = 1.0) -> Any:
+    """McNemar's chi-square ``statistic`` or ``pvalue`` (statsmodels, exact=False)."""
+    from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
+    if tp + fp + fn + tn == 0:
+        return None
+    if fp + fn == 0:
+        return NAN  # statsmodels: 0 / 0, or (0 - 1)² / 0 = inf with correction
+    if correction in (0, 1):
+        result = sm_mcnemar(_table(tp, fp, fn, tn), exact=False, correction=bool(correction))
+        return float(getattr(result, what))
+    # statsmodels takes only True / False: other corrections from the definition
+    from scipy.stats import chi2
+
+    statistic = (abs(fp - fn) - correction) ** 2 / (fp + fn)
+    return statistic if what == "statistic" else float(chi2.sf(statistic, 1))
+
+
+def _one_class_both(tp: float, fp: float, fn: float, tn: float) -> bool:
+    return fp + fn == 0 and (tp == 0 or tn == 0)
+
+
+def _one_class_either(tp: float, fp: float, fn: float, tn: float) -> bool:
+    return 0 in (tp + fn, fp + tn, tp + fp, fn + tn)
+
+
+def _zero_variance(tp: float, fp: float, fn: float, tn: float) -> bool:
+    """Perfect agreement, perfect disagreement of balanced classes, or one class on a side."""
+    disagree = tp == tn == 0 and fp == fn
+    return fp + fn == 0 or disagree or _one_class_either(tp, fp, fn, tn)
+
+
+def cohens_kappa(tp: float, fp: float, fn: float, tn: float, what: str) -> Any:
+    """``std_kappa``, ``z_value`` or ``pvalue_two_sided`` of statsmodels' cohens_kappa."""
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
+
+    if tp + fp + fn + tn == 0:
+        return None
+    if _one_class_both(tp, fp, fn, tn):
+        return NAN  # agree_exp = 1: kappa is 0 / 0
+    if what != "std_kappa" and _one_class_either(tp, fp, fn, tn):
+        return NAN  # kappa = 0 and std_kappa0 = 0
+    if what == "std_kappa" and _zero_variance(tp, fp, fn, tn):
+        return 0.0  # var_kappa is 0 exactly (statsmodels rounds it: tiny, or NaN below 0)
+    return float(sm_kappa(_table(tp, fp, fn, tn))[what])
+
+
+def exact_var_kappa(tp: int, fp: int, fn: int, tn: int) -> Fraction:
+    """var_kappa of the Fleiss, Cohen and Everitt (1969) formula, in exact fractions."""
+    n = tp + fp + fn + tn
+    p = {(1, 1): Fraction(tp, n), (1, 0): Fraction(fn, n), (0, 1): Fraction(fp, n)}
+    p[0, 0] = Fraction(tn, n)
+    row = {i: p[i, 1] + p[i, 0] for i in (0, 1)}
+    col = {j: p[1, j] + p[0, j] for j in (0, 1)}
+    pe = sum(row[i] * col[i] for i in (0, 1))
+    kappa = (p[1, 1] + p[0, 0] - pe) / (1 - pe)
+    a = sum(p[i, i] * (1 - (row[i] + col[i]) * (1 - kappa)) ** 2 for i in (0, 1))
+    b = (1 - kappa) ** 2 * sum(p[i, j] * (col[i] + row[j]) ** 2 for i, j in ((1, 0), (0, 1)))
+    c = (kappa - pe * (1 - kappa)) ** 2
+    return (a + b - c) / (1 - pe) ** 2 / n
+
+
+def close_to_exact_std(value: float, tp: int, fp: int, fn: int, tn: int) -> bool:
+    """Whether ``value`` is sqrt(var_kappa) to 1e-12 relative."""
+    return math.isclose(value, math.sqrt(exact_var_kappa(tp, fp, fn, tn)), rel_tol=1e-12)
