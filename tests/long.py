@@ -487,5 +487,22 @@ LONG: frozenset[str] = frozenset(
         "tests/test_cli_scores.py::test_html_draws_the_pr_curves_and_the_reliability_diagram[duckdb]",
         "tests/test_cli_scores.py::test_hostile_column_names_are_only_names[a-duckdb]",
         'tests/test_cli_scores.py::test_hostile_column_names_are_only_names[g"); DROP TABLE x; ---duckdb]',
+        # the Spark cases of the agreement tests (5-8 s each in the merged suite at load ~5)
+        "tests/test_agreement.py::test_statsmodels_test_suite_table[spark-binary_mcnemar_statistic-{'correction': 0.0}-8/17]",
+        "tests/test_agreement.py::test_statsmodels_test_suite_table[spark-binary_mcnemar_statistic-{}-9/34]",
+        "tests/test_agreement.py::test_statsmodels_test_suite_table[spark-binary_mcnemar_p_value-{}-0.606905427217951]",
+        "tests/test_agreement.py::test_statsmodels_test_suite_table[spark-binary_mcnemar_p_value-{'correction': 0.0}-0.492716677227088]",
+        "tests/test_agreement.py::test_statsmodels_test_suite_table[spark-binary_kappa_std_error-{}-0.10370390627371605]",
+        "tests/test_agreement.py::test_correction_must_be_a_finite_number_at_least_zero[spark]",
+        "tests/test_agreement.py::test_edge_tables[spark-binary_kappa_p_value]",
+        "tests/test_agreement.py::test_edge_tables[spark-binary_kappa_std_error]",
+        "tests/test_agreement.py::test_edge_tables[spark-binary_kappa_z_value]",
+        "tests/test_agreement.py::test_edge_tables[spark-binary_mcnemar_p_value]",
+        "tests/test_agreement.py::test_edge_tables[spark-binary_mcnemar_statistic]",
+        "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_kappa_std_error]",
+        "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_kappa_z_value]",
+        "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_kappa_p_value]",
+        "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_mcnemar_statistic]",
+        "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_mcnemar_p_value]",
     )
 )
