@@ -127,6 +127,17 @@ def is_long(nodeid: str) -> bool:
     return nodeid in LONG or nodeid.split("[", 1)[0] in LONG
 
 
+def is_long_item(item: pytest.Item) -> bool:
+    """Whether a collected test is long: one of ``tests/long.py``'s, or a case of an engine its
+    module names in ``LONG_ENGINES`` (a file of registry-driven edge cases whose Spark runs
+    are long as a whole)."""
+    if is_long(item.nodeid):
+        return True
+    callspec = getattr(item, "callspec", None)
+    engines = getattr(getattr(item, "module", None), "LONG_ENGINES", ())
+    return callspec is not None and callspec.params.get("engine") in engines
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--long",
@@ -148,7 +159,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     Every other test keeps its place.
     """
-    long = [item for item in items if is_long(item.nodeid)]
+    long = [item for item in items if is_long_item(item)]
     for item in long:
         item.add_marker(pytest.mark.long)
     if long and not config.getoption("--long", default=False):

@@ -7,6 +7,8 @@ in the next run (``--durations``): 343 tests, most of them Spark runs of every m
 (Spark analyses each report's plan for seconds). ``.ci/run`` runs them right after the README's
 command (``python -m pytest -q --long -m long``). A test named here by its bare name is long
 with every parameter; ``tests/test_suite_order.py`` checks each name still names a test.
+A test module may also name engines whose cases are all long (``LONG_ENGINES``: the Spark
+runs of the registry-driven edge files), which ``tests/conftest.py`` reads.
 """
 
 LONG: frozenset[str] = frozenset(

@@ -14,6 +14,10 @@ import pytest
 
 from tests import oracle_ranking as oracle
 
+#: the Spark cases of these edges run with the long tests (tests/conftest.py): one Spark
+#: query per measure and edge, 220-270 test-seconds of the README suite
+LONG_ENGINES = ("spark",)
+
 
 @pytest.fixture
 def engine(engine):

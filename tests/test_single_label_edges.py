@@ -16,6 +16,10 @@ from mlsql._registry import measures
 from tests import oracle_single as O
 from tests.test_single_label_tables import close, needs
 
+#: the Spark cases of these edges run with the long tests (tests/conftest.py): one Spark
+#: query per measure and edge, 220-270 test-seconds of the README suite
+LONG_ENGINES = ("spark",)
+
 FAMILIES = ("single_label", "binary", "rules", "regression", "scores")
 #: a value per input kind, and required parameters
 SAMPLE = {"label": ("x", pa.string()), "number": (1.5, pa.float64()), "flag": (1, pa.int64())}
