@@ -20,6 +20,10 @@ from mlsql import MlsqlError
 from mlsql._registry import Measure, measures
 from tests.engines import label_table
 
+#: the Spark cases of this file run with the long tests (tests/conftest.py): one Spark
+#: query per measure and case, 67 test-seconds of the README suite
+LONG_ENGINES = ("spark",)
+
 # ------------------------------------------------------------------ 17.9 F-beta, huge and tiny beta
 #: tp = 1, fp = 1, fn = 2 pooled over the rows
 FBETA_ROWS = [(["a", "b", "c"], ["a", "d"]), ([], [])]

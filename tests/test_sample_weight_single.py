@@ -27,6 +27,10 @@ from mlsql._registry import measures
 from mlsql._sqlexpr import Sql, lit
 from tests.test_reliability_inputs import assert_mlsql_error
 
+#: the Spark cases of this file run with the long tests (tests/conftest.py): one Spark
+#: query per measure and case, 76 test-seconds of the README suite
+LONG_ENGINES = ("spark",)
+
 #: the families weighted here (the list families are weighted in their own tests)
 FAMILIES = ("single_label", "binary", "rules", "regression", "scores")
 #: each family's input names -> the column of the test table holding them
