@@ -278,6 +278,13 @@ def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.nda
         )
     tuples, labels = cells.by_tuple
     weights = np.ascontiguousarray(w, dtype=np.float64)
+    # the kernel indexes by these without checking: every cell must name a column and a label
+    if len(tuples) and not (
+        weights.ndim == 2
+        and 0 <= tuples[0] <= tuples[-1] < weights.shape[1]
+        and 0 <= labels.min() <= labels.max() < n_labels
+    ):
+        raise ValueError("per-label sums: a cell's tuple or label is out of range")
     out = np.empty((len(w), n_labels))
     lib.mlsql_label_sums(
         weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels
