@@ -2757,8 +2757,7 @@ def expected_calibration_error(
     It collects the group's known rows (memory per group of the order of its rows).
     A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000
     bins: the group's (bin, gap) pairs are collected and sorted instead.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
 
     Examples
     --------
@@ -2807,8 +2806,7 @@ def explained_variance(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def explained_variance_score(
@@ -2848,8 +2846,7 @@ def explained_variance_score(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def f1_score(
@@ -3357,8 +3354,7 @@ def hivemall_r2(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def indicators_from_labels(actual: str | Column, labels: Sequence[Any]) -> Column:
@@ -4986,8 +4982,7 @@ def multilabel_average_precision(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def multilabel_counts(
@@ -5116,8 +5111,7 @@ def multilabel_roc_auc(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def ndcg(
@@ -5354,8 +5348,7 @@ def pearson_corr(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def precision_at(
@@ -5612,8 +5605,7 @@ def r2(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def r2_score(
@@ -5653,8 +5645,7 @@ def r2_score(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def rae(
@@ -5692,8 +5683,7 @@ def rae(
     check the label types when the Column is built; a name is checked by Spark.
     It collects the group's known rows (memory per group of the order of its rows).
     Σ|y - mean(y)| needs the group's mean before it reads the values: two passes.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def ranking_auc(
@@ -6119,8 +6109,7 @@ def rrse(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def rse(
@@ -6160,8 +6149,7 @@ def rse(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
 def rule_novelty(

@@ -3,9 +3,10 @@
 Most Spark aggregates are counts and sums: a few numbers per group, however
 many rows it has. The ones named here collect a group's rows into one array
 (``collect_list``), because no exact aggregate with bounded memory exists for
-them as a single Column; their docstrings say so and name ``ms.evaluate``, the
-bounded form (a two-level ``groupBy`` plan: memory grows with groups x classes
-or distinct cells, not rows). ``tests/test_spark_bounded.py`` checks each
+them as a single Column; their docstrings say so. The class measures and the
+binary AUC and AP name ``ms.evaluate``, their bounded form (a two-level
+``groupBy`` plan: memory grows with groups x classes or distinct cells, not
+rows); the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks each
 aggregate's plan against its own list.
 """
 
@@ -72,6 +73,10 @@ EVALUATE = (
     "``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory\n"
     "grows with groups x classes or distinct cells, never with rows)."
 )
+#: what the others say: ``ms.evaluate`` runs their own Column, so no bounded form exists yet
+NO_BOUNDED_FORM = "No bounded form exists yet: ``ms.evaluate`` runs this same Column."
+#: the measures ``ms.evaluate`` runs over distinct cells (:func:`mlsql.spark.evaluate.cell_measures`)
+CELL_SCORES = ("auc", "hivemall_auc", "average_precision_score")
 NOTES_END = "check the label types when the Column is built; a name is checked by Spark.\n"
 
 
@@ -79,7 +84,8 @@ def note(name: str) -> str:
     """The docstring lines that say ``name`` holds its group's rows, or "" if it does not."""
     if name in UNBOUNDED:
         head = "It collects the group's known rows (memory per group of the order of its rows).\n"
-        return head + UNBOUNDED[name] + "\n" + EVALUATE + "\n"
+        bounded = UNBOUNDED[name] is CLASSES or name in CELL_SCORES
+        return head + UNBOUNDED[name] + "\n" + (EVALUATE if bounded else NO_BOUNDED_FORM) + "\n"
     if name in UNBOUNDED_WEIGHTED:
         head = "With ``sample_weight`` it collects the group's known rows.\n"
         return head + UNBOUNDED_WEIGHTED[name] + "\n" + EVALUATE + "\n"
