@@ -76,3 +76,25 @@ def test_other_regression_measures_match_the_oracle(engine, name):
     rows = list(zip(SK["actual"].to_pylist(), SK["predicted"].to_pylist(), strict=True))
     base = {"mean_squared_error": "mse", "r2_score": "r2"}.get(name, name)
     assert close(engine.aggregate(name, SK), O.regression(rows, base))
+
+
+#: errors of ±2e200: their variance (4e400) overflows a double, as does y's (1e400)
+OVERFLOW = pa.table({"actual": [1e200, -1e200], "predicted": [-1e200, 1e200]})
+
+
+def test_explained_variance_of_an_overflowing_variance_is_nan_everywhere(engine):
+    """inf / inf, as scikit-learn (numpy) computes it: NaN, not an error. DuckDB 1.x's
+    ``var_pop`` raised "VARPOP is out of range!" here where 2.x, Polars and Spark gave NaN."""
+    import math
+    import warnings
+
+    from sklearn.metrics import explained_variance_score
+
+    needs(engine, "explained_variance")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = explained_variance_score(
+            OVERFLOW["actual"].to_pylist(), OVERFLOW["predicted"].to_pylist()
+        )
+    assert math.isnan(want)
+    assert math.isnan(engine.aggregate("explained_variance", OVERFLOW))

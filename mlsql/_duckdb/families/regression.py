@@ -3,9 +3,10 @@
 Statistics (:class:`mlsql.measures.regression.RegressionStats`) are
 aggregates over the rows where neither side is NULL: ``count``, ``fsum`` of
 squared, absolute and relative errors (compensated: a plain ``sum`` drifted by
-6e-12 relative at 10M rows), ``var_pop`` of the error and, from the group's
-values (``list``), the centred moments and rae's Σ|y - mean(y)|, each summed
-with ``fsum`` too.
+6e-12 relative at 10M rows) and, from the group's values (``list``), the
+centred moments of y, ŷ and the error y - ŷ and rae's Σ|y - mean(y)|, each
+summed with ``fsum`` too. (Not ``var_pop`` of the error: DuckDB 1.x raises
+"VARPOP is out of range!" where the variance overflows, 2.x gives inf.)
 """
 
 from __future__ import annotations
@@ -57,10 +58,13 @@ def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
     y, p = side("actual"), side("predicted")
     err = f"({y} - {p})"
     n = Sql(f"count({err})")
-    values, means = {1: y, 2: p}, {1: f"avg({y})", 2: f"avg({p})"}
+    values, means = {1: y, 2: p}, {1: f"avg({y})", 2: f"avg({p})", 3: f"avg({err})"}
 
     def comoment(i: int, j: int) -> Sql:  # over each known row centred on the rounded means
-        if i == j:  # one side: a list of its values
+        if i == j == 3:  # the error y - ŷ, from the rows' (y, ŷ) pairs
+            rows, di = f"list([{y}, {p}])", f"((v[1] - v[2]) - {means[3]})"
+            dj = di
+        elif i == j:  # one side: a list of its values
             rows, di = f"list({values[i]})", f"(v - {means[i]})"
             dj = di
         else:
@@ -79,7 +83,7 @@ def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
         var_actual=comoment(1, 1),
         var_predicted=comoment(2, 2),
         covariance=comoment(1, 2),
-        var_error=Sql(f"var_pop({err})"),
+        var_error=comoment(3, 3),
         sad_actual=CC.let(
             Sql(f"list_avg(list_transform(list({y}), lambda v: v - {means[1]}))"),
             "c",
