@@ -37,15 +37,8 @@ SPARK_K_OVERFLOW = "Spark ranking k=10**12 CAST_OVERFLOW"
 # Spark cases that ran to the end on the loaded machine of 29 Nov 2026 (the sample and nine of
 # its tables, 549 cases): the long test names any Spark difference of the other cases.
 
-#: found when the new agreement measures shifted the sample (every 97th case) onto it: Spark's
-#: probability check raises on the first out-of-range row it reads (1.5: "above 1"), DuckDB and
-#: Polars check the group's lowest value first ("below 0"); both refuse, naming a true fault
-SPARK_PROBABILITY_FIRST_ROW = "Spark names the first out-of-range row, the others the lowest value"
-
 #: case id -> the issue item that fixes it (delete an entry once its fix is merged)
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "expected_calibration_error[outside_0_1||w=none]": SPARK_PROBABILITY_FIRST_ROW,
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 # differences this catalogue found that are not on the issue's list, not fixed in this branch
 SINGLE_LABEL_OF_LISTS = (

@@ -82,13 +82,16 @@ def input_check(measure: Measure) -> Any:
     return check
 
 
-def _label_score(measure: Measure, inputs: Sequence[Column]) -> tuple[Column, Column, Column]:
-    """The label as 0/1 (long), the score as DOUBLE, and whether the row is known."""
+def _label_score(
+    measure: Measure, inputs: Sequence[Column], checked: bool = True
+) -> tuple[Column, Column, Column]:
+    """The label as 0/1 (long), the score as DOUBLE, and whether the row is known; a
+    probability is checked row by row unless ``checked`` is False (see :func:`in_range`)."""
     by_role = {ROLES[n]: x for n, x in zip(measure.inputs, inputs, strict=True)}
     y = K.binary_flag(measure.name, by_role["label"])
     score = next(n for n in measure.inputs if ROLES[n] == "score")
     s = K.finite(measure.name, score, F.when(by_role["label"].isNotNull(), by_role["score"]))
-    if measure.name in SC.PROBABILITIES:
+    if checked and measure.name in SC.PROBABILITIES:
         s = probability(measure.name, score, s)
     return y, s, y.isNotNull() & s.isNotNull()
 
@@ -102,9 +105,21 @@ def probability(func: str, name: str, x: Column) -> Column:
     return F.when(x < 0, below).when(x > 1, above).otherwise(x)
 
 
+def in_range(func: str, name: str, x: Column, value: Column) -> Column:
+    """``value`` (an aggregate) once the group's probabilities ``x`` are in [0, 1]: its lowest
+    below 0 raises first, then its highest above 1, as DuckDB and Polars check the group (a row
+    by row check names whichever bad row Spark reads first)."""
+    below, above = (
+        F.raise_error(F.lit(CP.probability_value_message(func, name, got)))
+        for got in CP.OUT_OF_RANGE
+    )
+    return F.when(F.min(x) < 0, below).when(F.max(x) > 1, above).otherwise(value)
+
+
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Any:
     """The statistics of a score measure over the known rows (each row weighted if given)."""
-    y, s, known = _label_score(measure, inputs)
+    ece = measure.name == "expected_calibration_error"
+    y, s, known = _label_score(measure, inputs, checked=not ece)
     if weight is not None:
         known = known & weight.isNotNull()
     w = None if weight is None else F.when(known, weight)
@@ -126,8 +141,11 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
             precision_sum=precision_sum,
         )
     if measure.name == "expected_calibration_error":
-        # the checks (raise_error, which Spark does not share between terms) run once, in n;
-        # the bins' sums read the inputs as they are, which the failed check stops when bad
+        # the checks (raise_error, which Spark does not share between terms) run once, in n,
+        # over the group; the bins' sums read the inputs as they are, which the failed check
+        # stops when bad
+        score_name = next(n for n in measure.inputs if ROLES[n] == "score")
+        n = in_range(measure.name, score_name, s, n)
         label, score = (inputs[measure.inputs.index(n)] for n in SC.label_and_score(measure))
         raw_known = label.isNotNull() & score.isNotNull()
         p = score.cast("double")
