@@ -1,5 +1,5 @@
 -- Hivemall's blog-tag example in plain DuckDB, no Python needed.
--- Run from the repository root:   duckdb -c ".read sql/mlsql.sql" -c ".read examples/blog_tags.sql"
+-- Run from the repository root:   duckdb -c ".read $(mlsql sql-path)/mlsql.sql" -c ".read examples/blog_tags.sql"
 -- Prints micro F1 0.6956521739130435 and F2 0.6779661016949152 (Hivemall's published figures).
 
 CREATE OR REPLACE TEMP TABLE blog_tags AS

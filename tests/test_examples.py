@@ -16,6 +16,7 @@ import sys
 import duckdb
 import pytest
 
+from mlsql.cli.sqlpath import sql_dir
 from tests.conftest import ROOT, conformance
 
 BLOG = conformance("hivemall_blog_tags.json")["expected"]
@@ -37,7 +38,7 @@ def test_blog_tags_py_prints_hivemalls_published_f1_and_f2():
 
 def test_blog_tags_sql_in_a_bare_duckdb_gives_hivemalls_published_f1_and_f2():
     con = duckdb.connect()  # no Python layer: only the SQL files, as the README's duckdb command
-    con.execute((ROOT / "sql" / "mlsql.sql").read_text())
+    con.execute((sql_dir() / "mlsql.sql").read_text())
     statements = [
         s for s in (ROOT / "examples" / "blog_tags.sql").read_text().split(";") if s.strip()
     ]

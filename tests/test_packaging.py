@@ -59,7 +59,7 @@ def test_the_sdist_ships_what_the_tests_need(built: dict[str, Path]) -> None:
         "pyproject.toml",
         "README.md",
         "LICENSE",
-        "sql/mlsql.sql",
+        "sql/formulas.sql",
         "tests/conftest.py",
         "tests/oracle.py",
         "examples/data/blog_tags.parquet",
@@ -79,7 +79,7 @@ def test_the_wheel_has_metadata_the_library_and_its_sql(built: dict[str, Path]) 
         text = wheel.read(metadata).decode()
         [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
         scripts = wheel.read(entry_points).decode()
-    assert {"mlsql/__init__.py", "mlsql/sql/mlsql.sql", "mlsql/cli/log4j2.properties"} <= names
+    assert {"mlsql/__init__.py", "mlsql/sql/formulas.sql", "mlsql/cli/log4j2.properties"} <= names
     assert not [n for n in names if n.startswith("tests/")]
     assert "mlsql = mlsql.cli:app" in scripts
     classifiers = [line for line in text.splitlines() if line.startswith("Classifier: ")]

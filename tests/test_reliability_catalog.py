@@ -21,9 +21,11 @@ import duckdb
 import pytest
 
 import mlsql
+from mlsql.cli.sqlpath import sql_dir
 from tests.conftest import ROOT, conformance
 
 SQL_DIR = ROOT / "sql"
+ENTRY_DIR = sql_dir()  # the entry files, written from sql/ into the cache
 
 
 # ------------------------------------------------------------- 17.1 never clobber
@@ -272,7 +274,7 @@ def _shell(*commands: str, db: Path) -> subprocess.CompletedProcess[str]:
 
 def test_readme_plain_sql_command_works_on_a_new_database_file(tmp_path):
     db = tmp_path / "my.db"
-    done = _shell(".read sql/mlsql.sql", ".read examples/blog_tags.sql", db=db)
+    done = _shell(f".read {ENTRY_DIR}/mlsql.sql", ".read examples/blog_tags.sql", db=db)
     assert done.returncode == 0, done.stderr
     published = conformance("hivemall_blog_tags.json")["published"]
     assert repr(published["fmeasure(actual, predicted)"]) in done.stdout
@@ -286,7 +288,7 @@ def test_readme_plain_sql_command_works_on_a_new_database_file(tmp_path):
 def test_the_library_file_refuses_to_replace_a_users_macro_and_loads_nothing(tmp_path):
     db = tmp_path / "mine.db"
     assert _shell("CREATE MACRO micro_f1(a, b) AS 42", db=db).returncode == 0
-    done = _shell(".read sql/mlsql.sql", "SELECT 1", db=db)
+    done = _shell(f".read {ENTRY_DIR}/mlsql.sql", "SELECT 1", db=db)
     assert done.returncode != 0
     assert "micro_f1" in done.stderr and "mlsql_replace.sql" in done.stderr, done.stderr
     con = duckdb.connect(str(db))
@@ -295,7 +297,7 @@ def test_the_library_file_refuses_to_replace_a_users_macro_and_loads_nothing(tmp
 
 
 def test_library_file_loads_all_or_nothing():
-    text = (SQL_DIR / "mlsql.sql").read_text()
+    text = (ENTRY_DIR / "mlsql.sql").read_text()
     con = duckdb.connect()
     con.execute("CREATE MACRO set_union(a, b) AS 'mine'")
     with pytest.raises(duckdb.Error, match=r"set_union\. Nothing was loaded"):
@@ -315,10 +317,10 @@ def test_library_file_loads_all_or_nothing():
 
 def test_the_replace_file_reloads_the_library_in_a_session():
     con = duckdb.connect()
-    con.execute((SQL_DIR / "mlsql.sql").read_text())
+    con.execute((ENTRY_DIR / "mlsql.sql").read_text())
     with pytest.raises(duckdb.Error, match="exist already"):
-        con.execute((SQL_DIR / "mlsql.sql").read_text())
-    con.execute((SQL_DIR / "mlsql_replace.sql").read_text())
+        con.execute((ENTRY_DIR / "mlsql.sql").read_text())
+    con.execute((ENTRY_DIR / "mlsql_replace.sql").read_text())
     assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == pytest.approx(2 / 3)
     mlsql.register(con)  # the file's macros are marked as mlsql's: no clash
 

@@ -1,4 +1,4 @@
-"""The SQL table macro ``bootstrap`` (DuckDB), on plain ``sql/mlsql.sql`` and on ``mlsql.connect()``.
+"""The SQL table macro ``bootstrap`` (DuckDB), on plain ``mlsql.sql`` (``mlsql sql-path``) and on ``mlsql.connect()``.
 
 Expected values come from elsewhere: the estimate from the measure macros
 themselves; the Poisson draws against the pmf computed here with
@@ -14,7 +14,6 @@ import random
 import subprocess
 import sys
 import uuid
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -28,13 +27,14 @@ from mlsql import _params as P
 from mlsql._front.tables import missing_column_message
 from mlsql._resample.measures import LABEL_SET_MEASURES
 from mlsql._sqlexpr import quote_ident
+from mlsql.cli.sqlpath import sql_dir
 from tests.test_bootstrap import numpy_bootstrap, row_counts, simulate, table, weights_for
 
-ENTRY = Path(__file__).resolve().parents[1] / "sql" / "mlsql.sql"
+ENTRY = sql_dir() / "mlsql.sql"  # written from sql/ into the cache
 
 
 def sql_connection(kind: str) -> Any:
-    """A bare DuckDB connection with ``sql/mlsql.sql`` loaded (``plain``), or
+    """A bare DuckDB connection with ``mlsql.sql`` (``mlsql sql-path``) loaded (``plain``), or
     ``mlsql.connect()`` (``native``): the SQL resample tests run on both."""
     if kind == "plain":
         c = duckdb.connect()
@@ -198,7 +198,7 @@ STABLE = (
 
 def same_rows_on_threads_and_in_another_process(query: str) -> list[Any]:
     """The rows of ``query`` on ``mlsql.connect()`` with 1 and 4 threads, and in another
-    process on a bare DuckDB with ``sql/mlsql.sql`` loaded: all three the same."""
+    process on a bare DuckDB with ``mlsql.sql`` (``mlsql sql-path``) loaded: all three the same."""
     outs = []
     for threads in (1, 4):
         c = mlsql.connect()

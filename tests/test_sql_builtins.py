@@ -18,7 +18,7 @@ import pytest
 
 import mlsql
 from mlsql._duckdb.library import macros, render
-from tests.conftest import ROOT
+from mlsql.cli.sqlpath import sql_dir
 
 #: the names DuckDB's parser gives syntax, not a call written by name: operators,
 #: ``[a, b]`` (list_value), ``{'k': v}`` (struct_pack), ``(a, b)`` (row), ``x.k``
@@ -157,7 +157,7 @@ def _shadowing_connection(names: list[str], table: bool) -> duckdb.DuckDBPyConne
 
 def _load(con: duckdb.DuckDBPyConnection, how: str) -> None:
     if how == "file":
-        con.execute((ROOT / "sql" / "mlsql.sql").read_text())
+        con.execute((sql_dir() / "mlsql.sql").read_text())
     else:
         mlsql.register(con, temporary=how == "temporary")
 

@@ -1,4 +1,4 @@
-"""The SQL table macro ``compare`` (DuckDB), on plain ``sql/mlsql.sql`` and on ``mlsql.connect()``.
+"""The SQL table macro ``compare`` (DuckDB), on plain ``mlsql.sql`` (``mlsql sql-path``) and on ``mlsql.connect()``.
 
 Expected values come from elsewhere: the estimates from the measure macros on
 each model's paired rows, and from the Python call ``mlsql.compare``; McNemar's

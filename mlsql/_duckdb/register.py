@@ -228,7 +228,7 @@ def _existing(
     that ``replace=True`` shadowed with a TEMP macro is no clash any more):
     its mark names it and its definitions hash as the mark says, or (the mark
     made by another DuckDB version, which prints definitions otherwise, as
-    ``sql/mlsql.sql``'s are) as this version's of the same library do.
+    ``mlsql.sql`` (``mlsql sql-path``)'s are) as this version's of the same library do.
 
     Without ``schema`` any function of such a name counts (it would be
     replaced or shadowed); with it, those in that schema of the current

@@ -10,14 +10,6 @@ from mlsql.cli.errors import UserError
 ALL_IN_ONE = "mlsql.sql"
 
 
-def candidates() -> list[Path]:
-    """Installed wheels ship ``mlsql/sql``; a source checkout has the repo's ``sql/``."""
-    import mlsql
-
-    package = Path(mlsql.__file__).resolve().parent
-    return [package / "sql", package.parent / "sql"]
-
-
 #: the SQL dialects with a library
 DIALECTS = ("duckdb", "postgres")
 
@@ -25,8 +17,9 @@ DIALECTS = ("duckdb", "postgres")
 def sql_dir(dialect: str = "duckdb") -> Path:
     """The directory holding ``mlsql.sql`` (and, for DuckDB, the per-family ``.sql`` files).
 
-    DuckDB's library ships in the wheel (and a checkout's ``sql/``); PostgreSQL's is made
-    from the registry into mlsql's cache on first use (:func:`mlsql._postgres.library.written`).
+    Both are written into mlsql's cache on first use: DuckDB's from the family files the
+    wheel ships (a checkout's ``sql/``, :func:`mlsql._duckdb.generate.written`), PostgreSQL's
+    from the registry (:func:`mlsql._postgres.library.written`).
 
     Examples
     --------
@@ -42,8 +35,6 @@ def sql_dir(dialect: str = "duckdb") -> Path:
         from mlsql._postgres.library import written
 
         return written()
-    for base in candidates():
-        if (base / ALL_IN_ONE).is_file():
-            return base
-    looked = ", ".join(str(c) for c in candidates())
-    raise UserError(f"cannot find mlsql's SQL library ({ALL_IN_ONE}); looked in {looked}")
+    from mlsql._duckdb.generate import written as duckdb_written
+
+    return duckdb_written()
