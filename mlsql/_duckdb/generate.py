@@ -135,8 +135,9 @@ def written(base: Path | None = None) -> Path:
 
     Each version goes in a directory of its own under mlsql's cache
     (``$MLSQL_CACHE_DIR``, else ``$XDG_CACHE_HOME/mlsql`` or ``~/.cache/mlsql``),
-    named by a hash of the committed family files it is made with (and of this module,
-    which makes the entry files), so a file once written never changes. Making it takes about 3 CPU s; later calls read and hash
+    named by a hash of the committed family files it is made with, of this module (which
+    makes the entry files) and of DuckDB's version (whose stored definitions the files'
+    marks hash), so a file once written never changes. Making it takes about 3 CPU s; later calls read and hash
     the family files (1.3 MB) only.
 
     Examples
@@ -157,6 +158,7 @@ def written(base: Path | None = None) -> Path:
         paths = sorted(p for p in families.glob("*.sql") if p.name not in ENTRY_FILES)
         parts = [p.read_text(encoding="utf-8") for p in paths]
     parts.append(Path(__file__).read_text(encoding="utf-8"))  # how the entry files are made
+    parts.append(duckdb.__version__)  # whose stored definitions the files' marks hash
     digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
     out = (base if base is not None else cache_dir()) / "duckdb" / digest
     if all((out / name).is_file() for name in ENTRY_FILES):
