@@ -408,7 +408,9 @@ def simulate_numbers(seed: int, n: int) -> pa.Table:
     """Rows with a language and a length; a number y and its prediction (worse for 'de'); a 0/1
     label and a probability score (less informative for 'de'); a weight."""
     rng = random.Random(seed)
-    cols: dict[str, list[Any]] = {k: [] for k in ("lang", "length", "y", "yhat", "label", "score", "w")}
+    cols: dict[str, list[Any]] = {
+        k: [] for k in ("lang", "length", "y", "yhat", "label", "score", "w")
+    }
     for _ in range(n):
         lang = rng.choice(["de", "en", "fr"])
         noise = 2.0 if lang == "de" else 0.5
@@ -421,7 +423,9 @@ def simulate_numbers(seed: int, n: int) -> pa.Table:
         cols["yhat"].append(y + rng.gauss(0.0, noise))
         cols["label"].append(label)
         # within [0.01, 0.99]: log loss clips 0 and 1, scikit-learn by another epsilon
-        cols["score"].append(min(0.99, max(0.01, 0.4 + signal * (2 * label - 1) + rng.gauss(0, 0.2))))
+        cols["score"].append(
+            min(0.99, max(0.01, 0.4 + signal * (2 * label - 1) + rng.gauss(0, 0.2)))
+        )
         cols["w"].append(rng.choice([0.5, 1.0, 2.0]))
     return pa.table(cols)
 
@@ -497,7 +501,11 @@ def test_regression_measures_are_scikit_learns_per_slice(engine: str) -> None:
     data = simulate_numbers(10, 600)
     cols = data.to_pydict()
     texts = lang_slices(cols["lang"])
-    for name, metric in (("mse", mean_squared_error), ("r2", r2_score), ("mae", mean_absolute_error)):
+    for name, metric in (
+        ("mse", mean_squared_error),
+        ("r2", r2_score),
+        ("mae", mean_absolute_error),
+    ):
 
         def reference(pick: list[int], metric: Any = metric) -> float:
             return float(
@@ -601,3 +609,39 @@ def test_more_tuples_than_the_bound_give_one_error(monkeypatch: pytest.MonkeyPat
     for engine in ENGINES:
         got = run_slices(engine, data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
         assert len(got) == 3
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "measure", "message"),
+    [
+        ("y", math.nan, "mse", "slices takes finite numbers for actual"),
+        ("yhat", math.inf, "r2", "slices takes finite numbers for predicted"),
+        ("label", 2, "auc", "slices takes boolean or 0/1 values. Got 2 instead."),
+        ("score", 1.5, "brier_score_loss", "slices takes probabilities in [0, 1] for predicted"),
+    ],
+)
+@pytest.mark.parametrize("min_rows", [1, 1000])
+def test_bad_numbers_give_one_error_even_without_slices(
+    column: str, value: Any, measure: str, message: str, min_rows: int
+) -> None:
+    """The values are checked as bootstrap checks them, in the same words in every engine,
+    whether or not a slice has enough rows to be kept."""
+    cols = simulate_numbers(14, 60).to_pydict()
+    cols[column][5] = value
+    actual, predicted = ("y", "yhat") if column in ("y", "yhat") else ("label", "score")
+    messages = set()
+    for engine in ENGINES:
+        with pytest.raises(MlsqlError) as err:
+            run_slices(
+                engine,
+                pa.table(cols),
+                actual,
+                predicted,
+                ["lang"],
+                measure,
+                n_resamples=10,
+                min_rows=min_rows,
+            )
+        assert message in str(err.value)
+        messages.add(str(err.value))
+    assert len(messages) == 1

@@ -36,6 +36,8 @@ import numpy as np
 from mlsql._resample import run
 from mlsql._resample.measures import Chosen, stats_kind
 
+#: the statistics kinds of numbers, whose values are checked (finite, 0/1 labels, probabilities)
+NUMBER_KINDS = ("regression", "scores")
 #: a statistic tuple: the measure's statistics, then the tuple's weight (None: unknown)
 Tuple = tuple[Any, ...]
 
@@ -225,6 +227,8 @@ def table(
     >>> [(r[0], r[2], r[5], r[10]) for r in rows]
     [("x = 'a'", 0.25, -0.5, True), ("x = 'b'", 0.75, 0.5, True)]
     """
+    if whole and stats_kind([chosen]) in NUMBER_KINDS:
+        sides(chosen, whole, {})  # the values are checked even where no slice is kept
     rows = [
         slice_row(chosen, part, rest_of(whole, part.tuples), n_resamples, confidence, seed)
         for part in parts
