@@ -158,7 +158,11 @@ def slices(
     s = [f"__mlsql_s{j}" for j in range(len(stats))]
     finest = lazy.group_by([*keys, *stats]).agg(pl.len().alias(_LEN)).collect()
     grouped = [
-        (index, positions, finest.group_by([*(k[i] for i in positions), *s]).agg(pl.col(_LEN).sum()))
+        (
+            index,
+            positions,
+            finest.group_by([*(k[i] for i in positions), *s]).agg(pl.col(_LEN).sum()),
+        )
         for index, positions in [*enumerate(req.sets), (-1, ())]
     ]
     front.check_tuples(req, sum(part.height for _, _, part in grouped))
