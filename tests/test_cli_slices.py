@@ -112,10 +112,10 @@ def test_table_output_and_errors(path: Path) -> None:
         "-c",
         "lang",
         "-m",
-        "macro_f1",
+        "ndcg",
         "--no-progress",
     )
-    assert result.exit_code == 2 and "label-set family" in result.stderr
+    assert result.exit_code == 2 and "slices cannot resample ndcg" in result.stderr
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -130,4 +130,45 @@ def test_one_label_per_row(tmp_path: Path, engine: str) -> None:
     assert [(r["slice"], r["rows"], r["estimate"]) for r in got] == [
         ("lang = 'de'", 30, 0.0),
         ("lang = 'en'", 30, 1.0),
+    ]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_family_bootstrap_takes(path: Path, tmp_path: Path, engine: str) -> None:
+    """A macro average of the label lists, and a regression measure of two columns of numbers:
+    the API's table, on either engine."""
+    code, rows, _ = slices_json(path, "-c", "lang", "-m", "macro_f1", engine=engine)
+    assert code == 0
+    want = mlsql.slices(
+        str(path), "actual", "predicted", ["lang"], "macro_f1", n_resamples=200
+    ).fetchall()
+    assert [tuple(r.values()) for r in rows] == want
+    numbers = {"lang": ["de", "en"] * 30, "y": [1.0, 2.0, 3.0, 4.0] * 15}
+    numbers["yhat"] = [2.0, 2.0, 1.0, 4.0] * 15  # de's errors 1 and 2, en's none
+    numbers_path = tmp_path / "numbers.parquet"
+    pq.write_table(pa.table(numbers), numbers_path)
+    result = invoke(
+        "slices",
+        numbers_path,
+        "-a",
+        "y",
+        "-p",
+        "yhat",
+        "-c",
+        "lang",
+        "-m",
+        "mae",
+        "-f",
+        "json",
+        "--engine",
+        engine,
+        "--no-progress",
+        "--resamples",
+        50,
+    )
+    assert result.exit_code == 0, result.stderr
+    got = json.loads(result.stdout)
+    assert [(r["slice"], r["rows"], r["estimate"]) for r in got] == [
+        ("lang = 'de'", 30, 1.5),
+        ("lang = 'en'", 30, 0.0),
     ]

@@ -306,8 +306,9 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
         ({"n_bins": 1}, "The 'n_bins' parameter of slices"),
         ({"min_rows": 0}, "The 'min_rows' parameter of slices"),
         ({"adjust": "bonferroni"}, "The 'adjust' parameter of slices must be 'bh'"),
-        ({"measure": "macro_f1"}, "slices takes one measure of label lists from the label-set"),
-        ({"measure": "mse"}, "or of one label per row (accuracy, error_rate"),
+        ({"measure": "ndcg"}, "slices cannot resample ndcg: it resamples aggregate measures"),
+        ({"measure": "confusion_matrix"}, "Per-label tables and ranking measures give no"),
+        ({"measure": ("macro_f1", {"by": "lang"})}, "drop by from macro_f1"),
         ({"n_resamples": 1}, "The 'n_resamples' parameter of slices"),
     ],
 )
@@ -400,3 +401,247 @@ def test_one_label_per_row_measures_are_scikit_learns_per_slice(engine: str) -> 
             assert row["rows"] == sum(inside)
             assert row["estimate"] == pytest.approx(values[0], rel=1e-12)
             assert row["difference"] == pytest.approx(values[0] - values[1], rel=1e-12)
+
+
+# ------------------------------------------------------------------ every family bootstrap takes
+def simulate_numbers(seed: int, n: int) -> pa.Table:
+    """Rows with a language and a length; a number y and its prediction (worse for 'de'); a 0/1
+    label and a probability score (less informative for 'de'); a weight."""
+    rng = random.Random(seed)
+    cols: dict[str, list[Any]] = {
+        k: [] for k in ("lang", "length", "y", "yhat", "label", "score", "w")
+    }
+    for _ in range(n):
+        lang = rng.choice(["de", "en", "fr"])
+        noise = 2.0 if lang == "de" else 0.5
+        y = rng.gauss(0.0, 3.0)
+        label = int(rng.random() < 0.4)
+        signal = 0.1 if lang == "de" else 0.35
+        cols["lang"].append(lang)
+        cols["length"].append(rng.randint(1, 90))
+        cols["y"].append(y)
+        cols["yhat"].append(y + rng.gauss(0.0, noise))
+        cols["label"].append(label)
+        # within [0.01, 0.99]: log loss clips 0 and 1, scikit-learn by another epsilon
+        cols["score"].append(
+            min(0.99, max(0.01, 0.4 + signal * (2 * label - 1) + rng.gauss(0, 0.2)))
+        )
+        cols["w"].append(rng.choice([0.5, 1.0, 2.0]))
+    return pa.table(cols)
+
+
+def lang_slices(values: list[Any]) -> dict[str, list[bool]]:
+    """Each language's slice text and which rows it holds."""
+    out = {f"lang = '{v}'": [x == v for x in values] for v in sorted(set(values) - {None})}
+    if None in values:
+        out["lang is null"] = [x is None for x in values]
+    return out
+
+
+def check_against(
+    got: list[dict[str, Any]], inside_of: dict[str, list[bool]], reference: Any
+) -> None:
+    """Each slice's estimate is ``reference`` of its rows, the difference that minus the rest's."""
+    assert sorted(r["slice"] for r in got if r["slice"] in inside_of) == sorted(inside_of)
+    for row in got:
+        if row["slice"] not in inside_of:
+            continue
+        inside = inside_of[row["slice"]]
+        part = reference([i for i, x in enumerate(inside) if x])
+        rest = reference([i for i, x in enumerate(inside) if not x])
+        assert row["rows"] == sum(inside)
+        assert row["estimate"] == pytest.approx(part, rel=1e-9, abs=1e-12)
+        assert row["difference"] == pytest.approx(part - rest, rel=1e-9, abs=1e-12)
+        assert row["low"] <= row["estimate"] <= row["high"]
+        assert row["diff_low"] <= row["difference"] <= row["diff_high"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", ["macro_f1", "weighted_recall", "label_accuracy_macro"])
+def test_macro_and_weighted_averages_are_each_slices_own(engine: str, name: str) -> None:
+    """The per-label averages of each language's rows, weighted, and of the rest: from Python
+    sets and exact fractions, over the labels present in those rows (as scikit-learn's
+    binarizer fitted on them gives; label accuracy per label: right rows / rows)."""
+    data = simulate(9, 400, weak="de")
+    cols = data.to_pydict()
+    w = cols["w"]
+
+    def reference(pick: list[int]) -> float:
+        labels = sorted({x for i in pick for x in (*cols["actual"][i], *cols["predicted"][i])})
+        values, supports = [], []
+        for x in labels:
+            tp = fp = fn = tn = Fraction(0)
+            for i in pick:
+                a, p, wi = x in cols["actual"][i], x in cols["predicted"][i], Fraction(w[i])
+                tp += wi * (a and p)
+                fp += wi * (p and not a)
+                fn += wi * (a and not p)
+                tn += wi * (not a and not p)
+            if name == "macro_f1":
+                values.append(2 * tp / (2 * tp + fp + fn))
+            elif name == "weighted_recall":
+                values.append(tp / (tp + fn) if tp + fn else Fraction(0))
+                supports.append(tp + fn)
+            else:
+                values.append((tp + tn) / (tp + fp + fn + tn))
+        if supports:
+            return float(sum(v * s for v, s in zip(values, supports, strict=True)) / sum(supports))
+        return float(sum(values) / len(values))
+
+    got = run_slices(
+        engine, data, "actual", "predicted", ["lang"], name, sample_weight="w", n_resamples=60
+    )
+    check_against(got, lang_slices(cols["lang"]), reference)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_regression_measures_are_scikit_learns_per_slice(engine: str) -> None:
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    data = simulate_numbers(10, 600)
+    cols = data.to_pydict()
+    texts = lang_slices(cols["lang"])
+    for name, metric in (
+        ("mse", mean_squared_error),
+        ("r2", r2_score),
+        ("mae", mean_absolute_error),
+    ):
+
+        def reference(pick: list[int], metric: Any = metric) -> float:
+            return float(
+                metric(
+                    [cols["y"][i] for i in pick],
+                    [cols["yhat"][i] for i in pick],
+                    sample_weight=[cols["w"][i] for i in pick],
+                )
+            )
+
+        got = run_slices(
+            engine, data, "y", "yhat", ["lang", "length"], name, sample_weight="w", n_resamples=60
+        )
+        check_against(got, texts, reference)
+        assert got[0]["slice"] == "lang = 'de'"  # the noisiest predictions: the worst
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_score_measures_are_scikit_learns_per_slice(engine: str) -> None:
+    from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
+
+    data = simulate_numbers(11, 600)
+    cols = data.to_pydict()
+    texts = lang_slices(cols["lang"])
+    for name, metric in (
+        ("auc", roc_auc_score),
+        ("average_precision_score", average_precision_score),
+        ("logloss", log_loss),
+    ):
+
+        def reference(pick: list[int], metric: Any = metric) -> float:
+            return float(
+                metric(
+                    [cols["label"][i] for i in pick],
+                    [cols["score"][i] for i in pick],
+                    sample_weight=[cols["w"][i] for i in pick],
+                )
+            )
+
+        got = run_slices(
+            engine, data, "label", "score", ["lang"], name, sample_weight="w", n_resamples=60
+        )
+        check_against(got, texts, reference)
+        assert got[0]["slice"] == "lang = 'de'"
+
+
+@pytest.mark.skipif(len(ENGINES) < 2, reason="compares DuckDB with Polars")
+@pytest.mark.parametrize(
+    ("actual", "predicted", "measure"),
+    [
+        ("actual", "predicted", "macro_f1"),
+        ("actual", "predicted", ("weighted_fbeta", {"beta": 2.0})),
+        ("y", "yhat", "r2"),
+        ("y", "yhat", "rae"),
+        ("label", "score", "auc"),
+        ("label", "score", ("expected_calibration_error", {"n_bins": 5})),
+    ],
+)
+def test_duckdb_and_polars_give_the_same_table_for_every_family(
+    actual: str, predicted: str, measure: Any
+) -> None:
+    data = simulate(12, 300, weak="en")
+    numbers = simulate_numbers(12, 300)
+    data = data.append_column("lang2", numbers.column("lang"))
+    for name in ("y", "yhat", "label", "score"):
+        data = data.append_column(name, numbers.column(name))
+    kwargs: dict[str, Any] = {
+        "depth": 2,
+        "n_bins": 3,
+        "min_rows": 10,
+        "n_resamples": 40,
+        "sample_weight": "w",
+        "seed": 3,
+    }
+    candidates = ["lang", "lang2", "length"]
+    duck = run_slices("duckdb", data, actual, predicted, candidates, measure, **kwargs)
+    polar = run_slices("polars", data, actual, predicted, candidates, measure, **kwargs)
+    assert duck == polar
+    assert len(duck) > 15
+
+
+def test_more_tuples_than_the_bound_give_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tuples a call holds are bounded (the regression measures have one per row): past
+    the bound, every engine says so in the same words."""
+    from mlsql._slices import front
+
+    data = simulate_numbers(13, 100)
+    # 100 rows of distinct numbers: 100 tuples in all the data, 100 over lang's slices
+    monkeypatch.setattr(front, "MAX_TUPLES", 199)
+    messages = set()
+    for engine in ENGINES:
+        with pytest.raises(MlsqlError) as err:
+            run_slices(engine, data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
+        messages.add(str(err.value))
+    assert messages == {
+        "slices holds the statistic tuples of every slice in memory, at most 199; mse has more "
+        "here (its tuples are about one per row, in each grouping set and in all the data). "
+        "Slice a sample of the rows, or fewer candidates or depth 1."
+    }
+    monkeypatch.setattr(front, "MAX_TUPLES", 200)
+    for engine in ENGINES:
+        got = run_slices(engine, data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
+        assert len(got) == 3
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "measure", "message"),
+    [
+        ("y", math.nan, "mse", "slices takes finite numbers for actual"),
+        ("yhat", math.inf, "r2", "slices takes finite numbers for predicted"),
+        ("label", 2, "auc", "slices takes boolean or 0/1 values. Got 2 instead."),
+        ("score", 1.5, "brier_score_loss", "slices takes probabilities in [0, 1] for predicted"),
+    ],
+)
+@pytest.mark.parametrize("min_rows", [1, 1000])
+def test_bad_numbers_give_one_error_even_without_slices(
+    column: str, value: Any, measure: str, message: str, min_rows: int
+) -> None:
+    """The values are checked as bootstrap checks them, in the same words in every engine,
+    whether or not a slice has enough rows to be kept."""
+    cols = simulate_numbers(14, 60).to_pydict()
+    cols[column][5] = value
+    actual, predicted = ("y", "yhat") if column in ("y", "yhat") else ("label", "score")
+    messages = set()
+    for engine in ENGINES:
+        with pytest.raises(MlsqlError) as err:
+            run_slices(
+                engine,
+                pa.table(cols),
+                actual,
+                predicted,
+                ["lang"],
+                measure,
+                n_resamples=10,
+                min_rows=min_rows,
+            )
+        assert message in str(err.value)
+        messages.add(str(err.value))
+    assert len(messages) == 1

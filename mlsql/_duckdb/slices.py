@@ -2,7 +2,8 @@
 
 Two small queries find the quantile edges of the numeric candidates
 (:func:`mlsql._slices.front.bin_positions`); the main one groups each row's
-statistics (tp, |A|, |P| from mlsql's macros, native where built, and its
+statistics (those ``bootstrap`` groups by: tp, |A|, |P| from mlsql's macros,
+the sorted label sets, the (actual, predicted) cell or numbers, and its
 weight) by every grouping set of candidates at once, and by none (all the
 data). Its few rows go to :mod:`mlsql._slices.front`, which names the
 slices, and :mod:`mlsql._slices.stats`, which resamples them.
@@ -115,13 +116,17 @@ def slices(
         The columns that define slices. Text, boolean and other columns slice
         by value; numeric columns by ``n_bins`` quantile bins.
     measure : str or (str, dict)
-        One measure of label lists, a name or a ``(name, {parameter: value})``
-        pair: micro_precision, micro_recall, micro_fbeta, micro_f1,
-        micro_jaccard, the samples_* averages, subset_accuracy,
-        zero_one_loss, hamming_loss (with ``n_labels``) or fmeasure; or one
-        measure of one label per row: accuracy, error_rate, precision_score,
-        recall_score, fbeta_score, f1_score, balanced_accuracy_score,
-        cohen_kappa_score or matthews_corrcoef.
+        One aggregate measure that :func:`mlsql.bootstrap` resamples, a name or
+        a ``(name, {parameter: value})`` pair. Of label lists: the micro_*,
+        samples_*, macro_* and weighted_* averages, macro_f1_of_means,
+        label_accuracy_micro and _macro, clp, mlp, wlp, subset_accuracy,
+        zero_one_loss, hamming_loss (with ``n_labels``) or fmeasure; of one
+        label per row: accuracy, error_rate, precision_score, recall_score,
+        fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score or
+        matthews_corrcoef; of numbers (``actual`` and ``predicted`` numeric):
+        mse, rmse, mae, r2 and the other regression measures; of a 0/1 label
+        (``actual``) and a score (``predicted``): auc, average_precision_score,
+        logloss, brier_score_loss or expected_calibration_error.
     depth : {1, 2}, default 1
         1: a slice per value of each candidate; 2: also per pair of values
         of every two candidates.
@@ -168,6 +173,16 @@ def slices(
     the slice's measure differs from the rest's beyond what resampling noise
     explains, after the adjustment; it says nothing of why, and slices overlap.
 
+    Memory: the scan gives the distinct statistic tuples of every grouping
+    set and of all the data, held in Python. The label-set and class
+    measures have a few per slice ((tp, |A|, |P|) or the (actual, predicted)
+    cell, with the weight); the macro and weighted averages one per distinct
+    pair of label sets; the regression and score measures about one per row,
+    so their tuples number about rows x (grouping sets + 1). A call holds at
+    most a million tuples (about 500 MB) and says so past that: slice a
+    sample. Each slice's resamples then cost its tuples and its rest's
+    (all the data's) x ``n_resamples``, in batches of bounded memory.
+
     Examples
     --------
     >>> import mlsql, pyarrow as pa
@@ -177,6 +192,11 @@ def slices(
     >>> out = mlsql.slices(preds, "actual", "predicted", "lang", "micro_f1", n_resamples=200)
     >>> [row[:3] for row in out.fetchall()]
     [("lang = 'de'", 40, 0.0), ("lang = 'en'", 40, 1.0)]
+    >>> numbers = pa.table({"lang": ["de", "en"] * 40, "y": [1.0, 2.0, 3.0, 4.0] * 20,
+    ...                     "yhat": [2.0, 2.0, 1.0, 4.0] * 20})
+    >>> out = mlsql.slices(numbers, "y", "yhat", "lang", "mae", n_resamples=200)
+    >>> [row[:3] for row in out.fetchall()]  # |1 - 2| and |3 - 1| for de; 0 for en
+    [("lang = 'de'", 40, 1.5), ("lang = 'en'", 40, 0.0)]
     """
     given = con = in_this_thread(con)
     with R._source(data, con, "slices") as (con, clause, params, columns, types):
@@ -222,9 +242,11 @@ def slices(
         sets.append(f"({', '.join(s)})")
         sql = (
             f"SELECT GROUPING({', '.join(k)}), {', '.join(k)}, {', '.join(s)}, count(*) "
-            f"FROM (SELECT {inner} {clause}) GROUP BY GROUPING SETS ({', '.join(sets)})"
+            f"FROM (SELECT {inner} {clause}) GROUP BY GROUPING SETS ({', '.join(sets)}) "
+            f"LIMIT {front.MAX_TUPLES + 1}"
         )
         fetched = con.sql(sql, params=params).fetchall()
+    front.check_tuples(req, len(fetched))
     n = len(req.candidates)
     index = {_mask(n, positions): i for i, positions in enumerate(req.sets)}
     index[(1 << n) - 1] = -1

@@ -40,10 +40,16 @@ COLUMNS = (
     "p_adjusted",
     "significant",
 )
-#: the measures ``slices`` takes in this release: the label-set family (label lists) and
-#: the class measures (one label per row), whose statistics are a few distinct tuples
-FAMILIES = ("label_sets", "classes")
+#: the measures ``slices`` takes: every kind of statistics :func:`mlsql.bootstrap` resamples
+#: (:data:`mlsql._resample.measures.STATS`): label lists ((tp, |A|, |P|), or the label sets of
+#: the macro and weighted averages), one label per row, numbers, and a 0/1 label and a score
+FAMILIES = ("label_sets", "label_lists", "classes", "regression", "scores")
 MIN_ROWS = 30
+#: the most statistic tuples (rows of the grouping-sets scan, over every grouping set and all
+#: the data) a call holds in memory, about 0.5 KB each as Python objects: 1,000,000 is about
+#: 500 MB. The label-set and class measures have a few distinct tuples per slice; the macro
+#: and weighted averages one per distinct pair of label sets; numbers about one per row.
+MAX_TUPLES = 1_000_000
 
 CANDIDATES_MESSAGE = (
     "The 'candidates' parameter of slices must be a column name or a non-empty list of "
@@ -61,9 +67,23 @@ ADJUST_MESSAGE = (
     "Got {got!r} instead."
 )
 MEASURE_MESSAGE = (
-    "slices takes one measure of label lists from the label-set family ({sets}) or of one "
-    "label per row ({classes}). Got {got}."
+    "slices takes one aggregate measure that bootstrap resamples: of label lists ({sets}), "
+    "of one label per row ({classes}), of numbers ({numbers}) or of a 0/1 label and a score "
+    "({scores}). Got {got}."
 )
+TUPLES_MESSAGE = (
+    "slices holds the statistic tuples of every slice in memory, at most {most:,}; {measure} "
+    "has more here (its tuples are {what}, in each grouping set and in all the data). "
+    "Slice a sample of the rows, or fewer candidates or depth 1."
+)
+#: what a measure's statistic tuples are, by kind (for :data:`TUPLES_MESSAGE`)
+TUPLES_WHAT = {
+    "label_sets": "the distinct (tp, |A|, |P|, weight)",
+    "label_lists": "the distinct pairs of label sets and weight",
+    "classes": "the distinct (actual, predicted, weight)",
+    "regression": "about one per row",
+    "scores": "about one per row",
+}
 
 
 @dataclass(frozen=True)
@@ -119,8 +139,9 @@ def request(
     adjust: Any,
 ) -> Request:
     """Check every argument of ``slices`` against the frame's ``columns``."""
+    from mlsql._resample import numbers as NUM
     from mlsql._resample import run
-    from mlsql._resample.measures import CLASS_MEASURES, LABEL_SET_MEASURES, resolve
+    from mlsql._resample.measures import CLASS_MEASURES, LABEL_SET_MEASURES, LB_MEASURES, resolve
 
     given = [candidates] if isinstance(candidates, str) else candidates
     roles = {actual, predicted, sample_weight}
@@ -144,8 +165,10 @@ def request(
     if chosen[0].stats not in FAMILIES:
         raise MlsqlError(
             MEASURE_MESSAGE.format(
-                sets=", ".join(LABEL_SET_MEASURES),
+                sets=", ".join((*LABEL_SET_MEASURES, *LB_MEASURES)),
                 classes=", ".join(CLASS_MEASURES),
+                numbers=", ".join(NUM.REGRESSION_MEASURES),
+                scores=", ".join(NUM.SCORE_MEASURES),
                 got=chosen[0].label,
             )
         )
@@ -165,6 +188,28 @@ def request(
         int(seed),
         adjust,
     )
+
+
+def check_tuples(req: Request, n: int) -> None:
+    """Raise :data:`TUPLES_MESSAGE` where the scan gave more than :data:`MAX_TUPLES` rows
+    (an engine fetches at most one more, to know)."""
+    if n > MAX_TUPLES:
+        raise MlsqlError(
+            TUPLES_MESSAGE.format(
+                most=MAX_TUPLES, measure=req.chosen.label, what=TUPLES_WHAT[req.chosen.stats]
+            )
+        )
+
+
+def hashable(value: Any) -> Any:
+    """A statistic as a key: a label list (the macro and weighted averages') as a tuple.
+
+    Examples
+    --------
+    >>> hashable(["a", "b"]), hashable(2.0), hashable(None)
+    (('a', 'b'), 2.0, None)
+    """
+    return tuple(value) if isinstance(value, list) else value
 
 
 def grouping_sets(n: int, depth: int) -> list[tuple[int, ...]]:
@@ -314,7 +359,8 @@ def finish(
     whole: dict[tuple[Any, ...], int] = {}
     found: dict[tuple[int, tuple[Any, ...]], dict[tuple[Any, ...], int]] = {}
     for row in rows:
-        index, keys, tuple_, m = int(row[0]), row[1 : n + 1], tuple(row[n + 1 : -1]), int(row[-1])
+        index, keys, m = int(row[0]), row[1 : n + 1], int(row[-1])
+        tuple_ = tuple(hashable(v) for v in row[n + 1 : -1])
         if index < 0:
             whole[tuple_] = whole.get(tuple_, 0) + m
             continue

@@ -3,13 +3,18 @@
 Each slice comes as its distinct statistic tuples (the measure's statistics,
 the tuple's ``sample_weight``) with their numbers of rows m, and so does all
 the data; the rest of the data is all of it minus the slice, tuple by tuple.
-A slice and its rest share no row, so the Poisson bootstrap draws them
-independently: one Poisson(m) weight per tuple of each (exact, as
+The statistics are those :func:`mlsql.bootstrap` resamples, of every kind
+(:data:`mlsql._resample.measures.STATS`): (tp, |A|, |P|) of label lists,
+their sorted label sets for the macro and weighted averages, the (actual,
+predicted) cell of one label per row, and the numbers of the regression and
+score measures. A slice and its rest share no row, so the Poisson bootstrap
+draws them independently: one Poisson(m) weight per tuple of each (exact, as
 :mod:`mlsql._resample.run` explains), from the slice's own stream
 (:func:`mlsql._resample.run.stream` of its ``slice`` text), in one matrix
-whose first columns are the slice's tuples and the last the rest's. The
-measure is evaluated on both sides by :func:`mlsql._resample.run.resampled`
-(each side weighs the other's tuples 0), which gives the slice's interval,
+over both sides' tuples (:func:`two_sides`: a paired table, as ``compare``
+reads it, where each side's tuples are no rows of the other). The
+measure is evaluated on both sides by :func:`mlsql._resample.run.resampled`,
+which gives the slice's interval,
 the interval of the difference slice - rest, and its two-sided bootstrap
 p-value (:func:`mlsql._resample.run.bootstrap_p_value`).
 
@@ -29,8 +34,10 @@ from typing import Any
 import numpy as np
 
 from mlsql._resample import run
-from mlsql._resample.measures import Chosen
+from mlsql._resample.measures import Chosen, stats_kind
 
+#: the statistics kinds of numbers, whose values are checked (finite, 0/1 labels, probabilities)
+NUMBER_KINDS = ("regression", "scores")
 #: a statistic tuple: the measure's statistics, then the tuple's weight (None: unknown)
 Tuple = tuple[Any, ...]
 
@@ -56,11 +63,60 @@ def rest_of(whole: Mapping[Tuple, int], part: Mapping[Tuple, int]) -> dict[Tuple
     return {t: m for t, m in out.items() if m > 0}
 
 
-def _rows(tuples: Mapping[Tuple, int]) -> list[Tuple]:
-    """The tuples as statistics rows (statistics..., weight, m), sorted (NULL first)."""
-    rows = [(*t, m) for t, m in tuples.items()]
-    rows.sort(key=lambda r: tuple(run._order(v) for v in r[:-1]))
-    return rows
+def _values(value: Any, kind: str) -> Any:
+    """A statistic as the resample reads it: a label list (kept as a tuple, to be hashed) as a
+    list."""
+    return list(value) if kind == "label_lists" and isinstance(value, tuple) else value
+
+
+def two_sides(
+    kind: str, part: Mapping[Tuple, int], rest: Mapping[Tuple, int]
+) -> list[tuple[Any, ...]]:
+    """The tuples of a slice and of its rest as one paired statistics table (as ``compare``
+    reads it): (statistics, weight, statistics, weight, m), the slice's side first.
+
+    A tuple of one side has a NULL weight on the other side, where it is then no row at
+    all: both sides share one set of tuples, so one matrix of Poisson draws serves both,
+    and they share no row, so their draws are independent.
+
+    Examples
+    --------
+    >>> two_sides("label_sets", {(1, 2, 2, 1.0): 3}, {(1, 2, 2, 1.0): 2})
+    [(1, 2, 2, 1.0, 1, 2, 2, None, 3), (1, 2, 2, None, 1, 2, 2, 1.0, 2)]
+    """
+    out = []
+    for tuples, inside in ((part, True), (rest, False)):
+        for t, m in tuples.items():
+            stats = tuple(_values(v, kind) for v in t[:-1])
+            mine, other = (t[-1], None) if inside else (None, t[-1])
+            out.append((*stats, mine, *stats, other, m))
+    return out
+
+
+def sides(
+    chosen: Chosen, part: Mapping[Tuple, int], rest: Mapping[Tuple, int]
+) -> tuple[list[tuple[dict[str, Any], np.ndarray]], np.ndarray]:
+    """(per side (statistic columns, tuple weights), rows m per tuple): the slice's side, then
+    the rest's, read by :mod:`mlsql._resample`'s own functions for each statistics kind.
+
+    The label lists of the macro and weighted averages go through
+    :func:`mlsql._resample.labels.tuples`, the other kinds through
+    :func:`mlsql._resample.run.grouped` and :func:`~mlsql._resample.run.prepared`
+    (numbers as arrays, their values checked with the measures' messages).
+    """
+    from mlsql._resample import labels as LL
+    from mlsql._resample import numbers as NUM
+    from mlsql._resample.measures import STATS
+
+    kind = stats_kind([chosen])
+    rows = two_sides(kind, part, rest)
+    if kind == "label_lists":
+        [(_, both, m)] = LL.tuples(rows, 0, 2, run._order)
+        return both, m
+    width = len(STATS[kind]) + 1  # one side's statistics and weight
+    [members] = run.grouped(rows, 0, kind in NUM.KINDS).values()
+    both = [run.prepared([chosen], members, s * width, "slices") for s in (0, 1)]
+    return both, run.counts(members)
 
 
 def _estimate(chosen: Chosen, cols: dict[str, Any], w: np.ndarray, m: np.ndarray) -> float | None:
@@ -89,18 +145,13 @@ def slice_row(
     >>> row[:3], row[5]  # 2 tp / (|A| + |P|) = 8 / 12, and 8 / 12 - 12 / 12
     (('x = 1', 4, 0.6666666666666666), -0.33333333333333337)
     """
-    rows = _rows(part.tuples) + _rows(rest)
-    n_part = len(part.tuples)
-    cols, w = run.prepared([chosen], rows, 0, "slices")
-    m = run.counts(rows)
-    inside = np.arange(len(rows)) < n_part
-    w_part, w_rest = w * inside, w * ~inside
+    [(c_part, w_part), (c_rest, w_rest)], m = sides(chosen, part.tuples, rest)
     rng = run.stream(seed, (part.text,))
     [(v_part, v_rest)] = run.resampled(
-        [chosen], [cols, cols], [w_part, w_rest], rng, m, n_resamples
+        [chosen], [c_part, c_rest], [w_part, w_rest], rng, m, n_resamples
     )
-    estimate = _estimate(chosen, cols, w_part, m)
-    rest_estimate = _estimate(chosen, cols, w_rest, m)
+    estimate = _estimate(chosen, c_part, w_part, m)
+    rest_estimate = _estimate(chosen, c_rest, w_rest, m)
     low, high, _ = run.interval(v_part, confidence)
     diffs = v_part - v_rest  # NaN where either side is undefined
     d_low, d_high, _ = run.interval(diffs, confidence)
@@ -176,6 +227,8 @@ def table(
     >>> [(r[0], r[2], r[5], r[10]) for r in rows]
     [("x = 'a'", 0.25, -0.5, True), ("x = 'b'", 0.75, 0.5, True)]
     """
+    if whole and stats_kind([chosen]) in NUMBER_KINDS:
+        sides(chosen, whole, {})  # the values are checked even where no slice is kept
     rows = [
         slice_row(chosen, part, rest_of(whole, part.tuples), n_resamples, confidence, seed)
         for part in parts

@@ -315,9 +315,11 @@ def slices_command(
         typer.Option(
             "--measure",
             "-m",
-            help="The measure: of label lists (micro_f1, micro_precision, samples_f1, "
-            "subset_accuracy, zero_one_loss, hamming_loss with --n-labels...) or of one label "
-            "per row (accuracy, f1_score, balanced_accuracy_score, matthews_corrcoef...).",
+            help="The measure, any that bootstrap resamples: of label lists (micro_f1, "
+            "samples_f1, macro_f1, weighted_f1, subset_accuracy, hamming_loss with "
+            "--n-labels...), of one label per row (accuracy, f1_score, "
+            "balanced_accuracy_score, matthews_corrcoef...), of numbers (mse, mae, r2...) or "
+            "of a 0/1 label and a score (auc, average_precision_score, logloss...).",
         ),
     ] = "micro_f1",
     depth: Annotated[

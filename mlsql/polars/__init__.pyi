@@ -6088,10 +6088,15 @@ def slices(
     candidates : str or sequence of str
         The columns that define slices (numeric ones binned into quantiles).
     measure : str or (str, dict)
-        One measure of label lists (the label-set family: micro_*, samples_*,
-        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
-        label per row (accuracy, error_rate, the class-wise precision, recall
-        and F scores, balanced accuracy, Cohen's kappa, MCC).
+        One aggregate measure that ``mp.bootstrap`` resamples: of label lists
+        (micro_*, samples_*, macro_* and weighted_* averages, label
+        accuracies, clp, mlp, wlp, subset_accuracy, zero_one_loss,
+        hamming_loss, fmeasure), of one label per row (accuracy, error_rate,
+        the class-wise precision, recall and F scores, balanced accuracy,
+        Cohen's kappa, MCC), of numbers (mse, mae, r2 and the other
+        regression measures) or of a 0/1 label and a score (auc,
+        average_precision_score, logloss, brier_score_loss,
+        expected_calibration_error).
     depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or polars.Expr, optional
@@ -6103,6 +6108,13 @@ def slices(
         slice, rows, estimate, low, high, difference, diff_low, diff_high,
         p_value, p_adjusted, significant; from the worst slice.
 
+    Notes
+    -----
+    Memory: the statistic tuples of every grouping set and of all the data,
+    as ``mlsql.slices`` says: a few per slice for the label-set and class
+    measures, about one per row for the regression and score measures; a
+    call holds at most a million and says so past that.
+
     Examples
     --------
     >>> import polars as pl
@@ -6110,6 +6122,8 @@ def slices(
     >>> df = pl.DataFrame({"lang": ["de", "en"] * 40, "actual": [["a"], ["a"]] * 40,
     ...                    "predicted": [["b"], ["a"]] * 40})
     >>> mp.slices(df, "actual", "predicted", "lang", "micro_f1", n_resamples=200).rows()[0][:3]
+    ("lang = 'de'", 40, 0.0)
+    >>> mp.slices(df, "actual", "predicted", "lang", "macro_f1", n_resamples=200).rows()[0][:3]
     ("lang = 'de'", 40, 0.0)
     """
 

@@ -2,7 +2,8 @@
 
 One lazy ``group_by`` of each row's candidate values (numeric ones binned
 into quantile bins) and statistics (tp, |A|, |P|, weight) gives the finest
-table; each grouping set is a ``group_by`` of that small table (the plan
+table (small for the label-set and class measures, about one row per row
+for numbers); each grouping set is a ``group_by`` of that table (the plan
 GROUPING SETS runs in SQL). :mod:`mlsql._slices.front` names the slices and
 :mod:`mlsql._slices.stats` resamples them, as for DuckDB (same seed, same table).
 """
@@ -84,10 +85,15 @@ def slices(
     candidates : str or sequence of str
         The columns that define slices (numeric ones binned into quantiles).
     measure : str or (str, dict)
-        One measure of label lists (the label-set family: micro_*, samples_*,
-        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
-        label per row (accuracy, error_rate, the class-wise precision, recall
-        and F scores, balanced accuracy, Cohen's kappa, MCC).
+        One aggregate measure that ``mp.bootstrap`` resamples: of label lists
+        (micro_*, samples_*, macro_* and weighted_* averages, label
+        accuracies, clp, mlp, wlp, subset_accuracy, zero_one_loss,
+        hamming_loss, fmeasure), of one label per row (accuracy, error_rate,
+        the class-wise precision, recall and F scores, balanced accuracy,
+        Cohen's kappa, MCC), of numbers (mse, mae, r2 and the other
+        regression measures) or of a 0/1 label and a score (auc,
+        average_precision_score, logloss, brier_score_loss,
+        expected_calibration_error).
     depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or polars.Expr, optional
@@ -99,6 +105,13 @@ def slices(
         slice, rows, estimate, low, high, difference, diff_low, diff_high,
         p_value, p_adjusted, significant; from the worst slice.
 
+    Notes
+    -----
+    Memory: the statistic tuples of every grouping set and of all the data,
+    as ``mlsql.slices`` says: a few per slice for the label-set and class
+    measures, about one per row for the regression and score measures; a
+    call holds at most a million and says so past that.
+
     Examples
     --------
     >>> import polars as pl
@@ -106,6 +119,8 @@ def slices(
     >>> df = pl.DataFrame({"lang": ["de", "en"] * 40, "actual": [["a"], ["a"]] * 40,
     ...                    "predicted": [["b"], ["a"]] * 40})
     >>> mp.slices(df, "actual", "predicted", "lang", "micro_f1", n_resamples=200).rows()[0][:3]
+    ("lang = 'de'", 40, 0.0)
+    >>> mp.slices(df, "actual", "predicted", "lang", "macro_f1", n_resamples=200).rows()[0][:3]
     ("lang = 'de'", 40, 0.0)
     """
     lazy = frame.lazy()
@@ -142,10 +157,17 @@ def slices(
     ]
     s = [f"__mlsql_s{j}" for j in range(len(stats))]
     finest = lazy.group_by([*keys, *stats]).agg(pl.len().alias(_LEN)).collect()
+    grouped = [
+        (
+            index,
+            positions,
+            finest.group_by([*(k[i] for i in positions), *s]).agg(pl.col(_LEN).sum()),
+        )
+        for index, positions in [*enumerate(req.sets), (-1, ())]
+    ]
+    front.check_tuples(req, sum(part.height for _, _, part in grouped))
     rows: list[tuple[Any, ...]] = []
-    for index, positions in [*enumerate(req.sets), (-1, ())]:
-        by = [k[i] for i in positions]
-        part = finest.group_by([*by, *s]).agg(pl.col(_LEN).sum())
+    for index, positions, part in grouped:
         for row in part.iter_rows(named=True):
             values = [row[k[i]] if i in positions else None for i in range(len(k))]
             rows.append((index, *values, *(row[n] for n in s), row[_LEN]))
