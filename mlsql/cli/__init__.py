@@ -135,6 +135,16 @@ def eval_command(
     resamples: Resamples = 1000,
     confidence: Confidence = 0.95,
     seed: Seed = 0,
+    slices: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--slices",
+            help="Add the weakest slices: micro F on each value of these columns "
+            "(comma-separated or repeated; numeric ones in quartile bins), worst first, with "
+            "intervals and adjusted p-values; the HTML draws them as a forest plot.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
@@ -164,6 +174,7 @@ def eval_command(
             show_progress=show_progress,
             spark_master=spark_master,
             resampling=resampling_of(ci, resamples, confidence, seed),
+            slices=slices,
         )
 
 

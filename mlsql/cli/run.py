@@ -80,10 +80,12 @@ def run_eval(
     show_progress: bool,
     spark_master: str | None = None,
     resampling: Any = None,
+    slices: list[str] | None = None,
 ) -> None:
     """Read ``path``, evaluate on ``engine`` and write the report in ``format_``.
 
-    With ``resampling`` (``--ci``), the report adds bootstrap intervals.
+    With ``resampling`` (``--ci``), the report adds bootstrap intervals; with
+    ``slices`` (``--slices``, comma-separated or repeated), its weakest slices.
 
     DuckDB describes the input (names and types, no rows) and the label rules
     are judged once; then the chosen engine reads the files itself.
@@ -97,6 +99,7 @@ def run_eval(
         zero_division_value,
     )
     from mlsql.cli.output import refuse_source
+    from mlsql.cli.slices import candidate_names
     from mlsql.cli.sources import (
         open_source,
         prepare,
@@ -117,6 +120,7 @@ def run_eval(
         sample_weight=sample_weight,
         resampling=resampling,
         curves=format_ == "html",
+        slices=candidate_names(slices, "--slices") if slices else (),
     )
     if resampling is not None and format_ == "csv" and per_label:
         raise UserError(
@@ -146,6 +150,7 @@ def run_eval(
                 sep=sep,
                 sample_weight=sample_weight,
                 single_label=single_label,
+                slices=options.slices,
             )
             if prepared.numbers:
                 raise UserError(NUMBERS_IN_EVAL.format(a=actual, p=predicted))
