@@ -153,6 +153,7 @@ def eval_command(
     A --predicted column of label scores (a map label -> score, or a list of {label, score}) gives a score report instead: micro, macro, weighted and samples average precision and ROC AUC, the per-label thresholds that maximise F-beta, and the calibration table when the scores are probabilities (labels pooled); the HTML draws the precision-recall curves and a reliability diagram.
     """
     from mlsql.cli.run import run_eval
+    from mlsql.cli.slices import candidate_names
 
     with reported():
         run_eval(
@@ -174,7 +175,7 @@ def eval_command(
             show_progress=show_progress,
             spark_master=spark_master,
             resampling=resampling_of(ci, resamples, confidence, seed),
-            slices=slices,
+            slices=candidate_names(slices, "--slices") if slices else (),
         )
 
 

@@ -80,12 +80,12 @@ def run_eval(
     show_progress: bool,
     spark_master: str | None = None,
     resampling: Any = None,
-    slices: list[str] | None = None,
+    slices: tuple[str, ...] = (),
 ) -> None:
     """Read ``path``, evaluate on ``engine`` and write the report in ``format_``.
 
     With ``resampling`` (``--ci``), the report adds bootstrap intervals; with
-    ``slices`` (``--slices``, comma-separated or repeated), its weakest slices.
+    ``slices`` (``--slices``' columns), its weakest slices.
 
     DuckDB describes the input (names and types, no rows) and the label rules
     are judged once; then the chosen engine reads the files itself.
@@ -99,7 +99,6 @@ def run_eval(
         zero_division_value,
     )
     from mlsql.cli.output import refuse_source
-    from mlsql.cli.slices import candidate_names
     from mlsql.cli.sources import (
         open_source,
         prepare,
@@ -120,7 +119,7 @@ def run_eval(
         sample_weight=sample_weight,
         resampling=resampling,
         curves=format_ == "html",
-        slices=candidate_names(slices, "--slices") if slices else (),
+        slices=slices,
     )
     if resampling is not None and format_ == "csv" and per_label:
         raise UserError(
