@@ -205,3 +205,19 @@ def test_a_score_report_refuses_slices(tmp_path: Path) -> None:
     result = run(["eval", str(path), "-a", "actual", "-p", "scores", "--slices", "g"])
     assert result.exit_code != 0
     assert "--slices: a score report has no slices in this release" in result.stderr
+
+
+def test_text_and_markdown_list_the_weakest_slices() -> None:
+    data = documents(9, 600)
+    data["lang"] = ["a|b" if v == "fr" else v for v in data["lang"]]
+    report = mlsql.report(pa.table(data), "actual", "predicted", slices="lang")
+    text = str(report)
+    worst = next(line for line in text.splitlines() if line.strip().startswith("lang = 'a|b'"))
+    assert worst.split()[-1] == "worse"
+    markdown = report.to_markdown()
+    assert "### weakest slices" in markdown
+    assert "| lang = 'a\\|b' |" in markdown  # a pipe in a value does not split the table
+    overall = float(micro_f1(data["actual"], data["predicted"]))
+    assert (
+        f"All the data: micro F1 {overall:.4f}." in text and f"micro F1 {overall:.4f}." in markdown
+    )

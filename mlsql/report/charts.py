@@ -341,33 +341,23 @@ def reliability_diagram(rows: list[dict[str, Any]]) -> str:
 
 
 #: the forest plot of slices: significantly worse than the rest of the data, significantly
-#: better, no significant difference; and the line of the whole data's value
+#: better, no significant difference (:data:`mlsql.report.slicing.VERDICTS`); and the line of
+#: the whole data's value
 WORSE, BETTER, NOT_SIGNIFICANT, OVERALL = "#e45756", "#72b7b2", "#8c96a3", "#b279a2"
-VERDICTS = ("significantly worse", "significantly better", "not significant")
-
-
-def verdict(row: dict[str, Any]) -> str:
-    """How a slice of a measure that is better higher compares with the rest of the data.
-
-    Examples
-    --------
-    >>> verdict({"significant": True, "difference": -0.2}), verdict({"significant": False})
-    ('significantly worse', 'not significant')
-    """
-    if not row.get("significant"):
-        return VERDICTS[2]
-    return VERDICTS[0] if (row.get("difference") or 0) < 0 else VERDICTS[1]
 
 
 def slice_forest(rows: list[dict[str, Any]], overall: float | None, measure: str) -> str:
     """A forest plot of slices: each slice's estimate and interval, in the order of ``rows``
     (the worst first, at the top), those significantly worse than the rest of the data in
-    :data:`WORSE` and better in :data:`BETTER`, as diamonds (:func:`verdict`), and a dashed
+    :data:`WORSE` and better in :data:`BETTER`, as diamonds
+    (:func:`mlsql.report.slicing.verdict`), and a dashed
     vertical line at ``overall``, the measure (better higher) on all the data.
 
     Slices without an estimate or an interval are not drawn.
     """
     import altair as alt
+
+    from mlsql.report.slicing import VERDICTS, verdict
 
     values = [
         {

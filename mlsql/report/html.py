@@ -17,7 +17,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from mlsql._version import __version__
-from mlsql.report import charts
+from mlsql.report import charts, slicing
 from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt, key_text, ratio, sig
@@ -395,69 +395,21 @@ def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
     )
 
 
-#: the weakest slices a page shows (chart and table)
-MAX_SLICES = 20
-
-
-def slices_note(report: Report) -> str:
-    """What the weakest slices are, in words (the HTML page and the text report say it).
-
-    Examples
-    --------
-    >>> from mlsql.report.model import Report
-    >>> r = Report("x", "duckdb", {}, (), [], slices=[], slicing={
-    ...     "candidates": ["lang"], "measure": "micro_f1", "overall": 0.5, "depth": 1,
-    ...     "n_bins": 4, "min_rows": 30, "n_resamples": 1000, "confidence": 0.95, "seed": 0,
-    ...     "adjust": "bh"})
-    >>> print(slices_note(r))  # doctest: +NORMALIZE_WHITESPACE
-    micro F1 on each value of lang (numeric columns in 4 quantile bins; slices of at least
-    30 rows), the worst first, with 95% bootstrap intervals (1000 resamples). Significant:
-    the slice's micro F1 differs from that of the rest of the data, its p-value adjusted
-    for the number of slices (Benjamini-Hochberg) being at most 0.05. It does not say why,
-    and slices of different columns overlap.
-    """
-    s = report.slicing or {}
-    adjust = "Benjamini-Hochberg" if s.get("adjust") == "bh" else "Holm"
-    measure = f"micro {report.f_name}"
-    return (
-        f"{measure} on each value of {', '.join(s.get('candidates', []))} (numeric columns in "
-        f"{s.get('n_bins')} quantile bins; slices of at least {s.get('min_rows')} rows), the "
-        f"worst first, with {s.get('confidence', 0):.0%} bootstrap intervals "
-        f"({s.get('n_resamples')} resamples). Significant: the slice's {measure} differs from "
-        "that of the rest of the data, its p-value adjusted for the number of slices "
-        f"({adjust}) being at most {1 - s.get('confidence', 0):.2g}. It does not say why, and "
-        "slices of different columns overlap."
-    )
-
-
 def _slices_section(report: Report, digits: int, *, draw: bool) -> str:
     """The weakest slices: a forest plot against the whole data's value, and their table."""
     if report.slices is None:
         return ""
-    rows = report.slices
-    measure = f"micro {report.f_name}"
-    parts = ["<h2>Weakest slices</h2>", f'<p class="note">{esc(slices_note(report))}</p>']
-    if not rows:
-        parts.append('<p class="note">No slice has enough rows.</p>')
-        return f'<section class="group slices">{"".join(parts)}</section>'
-    shown = rows[:MAX_SLICES]
-    overall = (report.slicing or {}).get("overall")
-    if draw:
-        parts.append(charts.slice_forest(shown, overall, measure))
-    header = ["slice", "rows", measure, "low", "high", "difference", "adjusted p", "verdict"]
-    keys = ["rows", "estimate", "low", "high", "difference", "p_adjusted"]
-    body = "".join(
-        f"<tr><td>{esc(r['slice'])}</td>"
-        + "".join(f"<td>{esc(sig(r.get(k), digits))}</td>" for k in keys)
-        + f"<td>{esc(charts.verdict(r).replace('significantly ', ''))}</td></tr>"
-        for r in shown
-    )
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    parts.append(f'<table class="labels"><tr>{head}</tr>{body}</table>')
-    tail = [f"All the data: {measure} {fmt(overall, digits)}."]
-    if len(rows) > len(shown):
-        tail.append(f"The {len(shown)} worst of {len(rows)} slices.")
-    parts.append(f'<p class="note">{esc(" ".join(tail))}</p>')
+    parts = ["<h2>Weakest slices</h2>", f'<p class="note">{esc(slicing.note(report))}</p>']
+    if draw and report.slices:
+        overall = (report.slicing or {}).get("overall")
+        shown = report.slices[: slicing.MAX_SHOWN]
+        parts.append(charts.slice_forest(shown, overall, f"micro {report.f_name}"))
+    header, rows, tail = slicing.table(report, digits)
+    if rows:
+        head = "".join(f"<th>{esc(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)
+        parts.append(f'<table class="labels"><tr>{head}</tr>{body}</table>')
+    parts.append(f'<p class="note">{esc(tail)}</p>')
     return f'<section class="group slices">{"".join(parts)}</section>'
 
 
