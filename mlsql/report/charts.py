@@ -341,7 +341,7 @@ def reliability_diagram(rows: list[dict[str, Any]]) -> str:
 
 
 #: the forest plot of slices: significantly worse than the rest of the data, significantly
-#: better, no significant difference (:data:`mlsql.report.slicing.VERDICTS`); and the line of
+#: better, no significant difference (:data:`mlsql.report.slice_tables.VERDICTS`); and the line of
 #: the whole data's value
 WORSE, BETTER, NOT_SIGNIFICANT, OVERALL = "#e45756", "#72b7b2", "#8c96a3", "#b279a2"
 
@@ -350,14 +350,14 @@ def slice_forest(rows: list[dict[str, Any]], overall: float | None, measure: str
     """A forest plot of slices: each slice's estimate and interval, in the order of ``rows``
     (the worst first, at the top), those significantly worse than the rest of the data in
     :data:`WORSE` and better in :data:`BETTER`, as diamonds
-    (:func:`mlsql.report.slicing.verdict`), and a dashed
+    (:func:`mlsql.report.slice_tables.verdict`), and a dashed
     vertical line at ``overall``, the measure (better higher) on all the data.
 
     Slices without an estimate or an interval are not drawn.
     """
     import altair as alt
 
-    from mlsql.report.slicing import VERDICTS, verdict
+    from mlsql.report.slice_tables import VERDICTS, verdict
 
     values = [
         {

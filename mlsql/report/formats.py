@@ -212,10 +212,10 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
         if group.labels:
             lines += _md_labels(report, group, digits, per_label=per_label)
     if report.slices is not None:
-        from mlsql.report import slicing
+        from mlsql.report import slice_tables
 
-        header, rows, tail = slicing.table(report, digits)
-        lines += ["### weakest slices", "", md_escape(slicing.note(report)), ""]
+        header, rows, tail = slice_tables.table(report, digits)
+        lines += ["### weakest slices", "", md_escape(slice_tables.note(report)), ""]
         if rows:
             lines += _md_table(header, rows)  # its cells are escaped
         lines += [md_escape(tail), ""]

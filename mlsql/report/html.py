@@ -17,7 +17,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from mlsql._version import __version__
-from mlsql.report import charts, slicing
+from mlsql.report import charts, slice_tables
 from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt, key_text, ratio, sig
@@ -399,12 +399,12 @@ def _slices_section(report: Report, digits: int, *, draw: bool) -> str:
     """The weakest slices: a forest plot against the whole data's value, and their table."""
     if report.slices is None:
         return ""
-    parts = ["<h2>Weakest slices</h2>", f'<p class="note">{esc(slicing.note(report))}</p>']
+    parts = ["<h2>Weakest slices</h2>", f'<p class="note">{esc(slice_tables.note(report))}</p>']
     if draw and report.slices:
         overall = (report.slicing or {}).get("overall")
-        shown = report.slices[: slicing.MAX_SHOWN]
+        shown = report.slices[: slice_tables.MAX_SHOWN]
         parts.append(charts.slice_forest(shown, overall, f"micro {report.f_name}"))
-    header, rows, tail = slicing.table(report, digits)
+    header, rows, tail = slice_tables.table(report, digits)
     if rows:
         head = "".join(f"<th>{esc(h)}</th>" for h in header)
         body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)

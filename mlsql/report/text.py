@@ -395,12 +395,12 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
 
 def slices_parts(report: Report, digits: int) -> RichGroup:
     """The weakest slices: what they are, their table (the worst first) and the whole data."""
-    from mlsql.report import slicing
+    from mlsql.report import slice_tables
 
-    header, rows, tail = slicing.table(report, digits)
+    header, rows, tail = slice_tables.table(report, digits)
     parts: list[Any] = [
         Text("\nweakest slices", style="bold underline"),
-        Text(shown(slicing.note(report)), style="dim"),
+        Text(shown(slice_tables.note(report)), style="dim"),
     ]
     if rows:
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
