@@ -181,7 +181,8 @@ class Report:
     #: ``"label"`` (a curve per label) or ``"micro"`` (one curve of the pooled scored cells)
     curve_scope: str | None = None
     #: the weakest slices (``slices=``, ``--slices``): rows of ``mlsql.slices``, the worst
-    #: first (:mod:`mlsql.report.slicing`, shown by :mod:`mlsql.report.slice_tables`); None when none were asked for
+    #: first (:mod:`mlsql.report.slicing`, shown by :mod:`mlsql.report.slice_tables`);
+    #: None when none were asked for
     slices: list[dict[str, Any]] | None = None
     #: how the slices were found: candidates, measure, overall value, resamples, confidence
     slicing: dict[str, Any] | None = None
