@@ -269,6 +269,26 @@ LABEL_CONTINUOUS = (
 )
 LABEL_CONTINUOUS_QUERY = "'" + LABEL_CONTINUOUS.replace("'", "''") + "'"
 
+#: slices' benchmark (issue 33): three text candidates of 10 values each, from the row
+#: (cheap to derive; the file has only ``model``, of 4 values)
+SLICE_COLUMNS = ("c1", "c2", "c3")
+SLICED = (
+    "SELECT *, CAST(hash(actual) % 10 AS VARCHAR) AS c1, CAST(hash(predicted) % 10 AS VARCHAR) AS c2, "
+    "CAST((len(actual) + 3 * len(predicted)) % 10 AS VARCHAR) AS c3 FROM read_parquet('{f}')"
+)
+
+
+def _pl_sliced(e: Env) -> Any:
+    """The file with Polars' three candidate columns of 10 values each, as ``SLICED``."""
+    pl = e.pl
+    ten = lambda x: (x % 10).cast(pl.String)  # noqa: E731
+    return pl.scan_parquet(e.f).with_columns(
+        c1=ten(pl.col("actual").hash()),
+        c2=ten(pl.col("predicted").hash()),
+        c3=ten(pl.col("actual").list.len() + 3 * pl.col("predicted").list.len()),
+    )
+
+
 # One line per case: keep them unwrapped.
 # fmt: off
 CASES: list[Case] = [
@@ -303,6 +323,8 @@ CASES: list[Case] = [
     # target is the macro average within 10x the micro one
     Case("duckdb", "mlsql compare micro_f1 x1000 4 models", lambda e: e.mlsql.compare(FOUR_MODELS.format(f=e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000, con=e.con).fetchall(), files=("strings",), mlsql=True, repeat=1),
     Case("duckdb", "mlsql compare macro_f1 x1000 4 models", lambda e: e.mlsql.compare(FOUR_MODELS.format(f=e.f), "actual", "predicted", ["macro_f1"], n_resamples=1000, con=e.con).fetchall(), files=("strings",), mlsql=True, repeat=1, baseline=("duckdb", "mlsql compare micro_f1 x1000 4 models")),
+    # slices: 3 candidates of 10 values, depth 2 (3 x 10 + 3 x 100 slices), micro_f1, 1,000 resamples; issue 33: within 6x micro_f1 alone
+    Case("duckdb", "mlsql slices micro_f1 depth 2 x1000", lambda e: e.mlsql.slices(SLICED.format(f=e.f), "actual", "predicted", list(SLICE_COLUMNS), "micro_f1", depth=2, n_resamples=1000, con=e.con).fetchall(), mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
     Case("duckdb", "mlsql SQL compare micro_f1 x1000", f"SELECT * FROM compare({PAIRED_QUERY}, 'actual', 'predicted', measures := ['micro_f1'], n_resamples := 1000)", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
 
     Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
@@ -344,6 +366,7 @@ CASES: list[Case] = [
     Case("polars", "mlsql micro_f1 weighted", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted", sample_weight=_pl_weight(e.pl))).collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql micro_f1")),
     Case("polars", "mlsql multilabel_report weighted", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f).with_columns(w=_pl_weight(e.pl)), "actual", "predicted", sample_weight="w").collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql multilabel_report")),
     Case("polars", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.pl.scan_parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000), mlsql=True, baseline=("polars", "mlsql micro_f1")),
+    Case("polars", "mlsql slices micro_f1 depth 2 x1000", lambda e: e.mlsql.slices(_pl_sliced(e), "actual", "predicted", list(SLICE_COLUMNS), "micro_f1", depth=2, n_resamples=1000), mlsql=True, baseline=("polars", "mlsql micro_f1")),
 
     Case("polars", "scores bare scan", lambda e: _pl_scored(e).select(e.pl.col("y").sum(), e.pl.col("s").sum()).collect(engine="streaming"), files=("strings",)),
     Case("polars", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),

@@ -506,5 +506,8 @@ LONG: frozenset[str] = frozenset(
         "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_kappa_p_value]",
         "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_mcnemar_statistic]",
         "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-binary_mcnemar_p_value]",
+        "tests/test_slices_simulations.py::test_intervals_cover_the_true_slice_values_at_the_nominal_rate",
+        "tests/test_slices_simulations.py::test_bh_controls_the_false_discovery_rate_under_the_null",
+        "tests/test_slices_guide.py::test_the_guide_runs_prints_what_it_shows_and_its_numbers_are_right",
     )
 )

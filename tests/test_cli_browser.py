@@ -42,6 +42,8 @@ CHROMIUM_FLAGS = (
 #: colours the report draws with (mlsql.report.charts), as RGB
 PRECISION, RECALL, F_SCORE = (0x4C, 0x78, 0xA8), (0xF5, 0x85, 0x18), (0x54, 0xA2, 0x4B)
 DARKEST_CELL = (0x08, 0x45, 0x94)  # a confusion-matrix cell holding all of its class's rows
+#: the forest plot of slices: significantly worse, significantly better, the whole data's line
+WORSE, BETTER, OVERALL = (0xE4, 0x57, 0x56), (0x72, 0xB7, 0xB2), (0xB2, 0x79, 0xA2)
 
 
 def chromium() -> str:
@@ -52,7 +54,7 @@ def chromium() -> str:
     pytest.fail("headless Chromium is needed: apt-get install -y chromium (Debian)")
 
 
-def screenshot(page: Path, png: Path) -> np.ndarray:
+def screenshot(page: Path, png: Path, height: int = HEIGHT) -> np.ndarray:
     """Render ``page`` with a fresh profile, offline, and return its pixels (RGB)."""
     with tempfile.TemporaryDirectory() as profile:
         done = subprocess.run(
@@ -60,7 +62,7 @@ def screenshot(page: Path, png: Path) -> np.ndarray:
                 chromium(),
                 *CHROMIUM_FLAGS,
                 f"--user-data-dir={profile}",
-                f"--window-size={WIDTH},{HEIGHT}",
+                f"--window-size={WIDTH},{height}",
                 f"--screenshot={png}",
                 page.resolve().as_uri(),
             ],
@@ -153,3 +155,31 @@ def test_single_label_report_draws_the_heatmap(tmp_path: Path) -> None:
     image = screenshot(page, tmp_path / "animals.png")
     # anfibios: 2 of 2 rows right, so its diagonal cell has the darkest colour
     assert pixels_of(image, DARKEST_CELL) > 500
+
+
+def mask_of(image: np.ndarray, rgb: tuple[int, int, int], tolerance: int = 3) -> np.ndarray:
+    """Where ``image`` has colour ``rgb``: the (row, column) of each such pixel."""
+    diff = np.abs(image.astype(np.int32) - np.array(rgb, dtype=np.int32))
+    return np.argwhere(np.all(diff <= tolerance, axis=2))
+
+
+def test_weakest_slices_forest_plot(tmp_path: Path) -> None:
+    from tests.test_report_slices import documents
+
+    data = tmp_path / "docs.parquet"
+    pq.write_table(pa.table(documents(11, 3000)), data)
+    page = write_report(
+        ["eval", str(data), "-a", "actual", "-p", "predicted", "--slices", "lang,source"],
+        tmp_path / "slices.html",
+    )
+    image = screenshot(page, tmp_path / "slices.png", height=5200)
+    worse, better, line = (mask_of(image, c) for c in (WORSE, BETTER, OVERALL))
+    # French documents are predicted worse (significantly), German and English ones better
+    assert len(worse) > 100 and len(better) > 100, (len(worse), len(better))
+    assert len(line) > 100  # the dashed line at the whole data's micro F1
+    # below the legend (whose keys show both colours on one line): the worst slice is drawn
+    # first, at the top; the line lies between the worse slice and the better ones
+    legend = min(worse[:, 0].min(), better[:, 0].min()) + 12
+    worse, better = worse[worse[:, 0] > legend], better[better[:, 0] > legend]
+    assert worse[:, 0].max() < better[:, 0].min()
+    assert np.median(worse[:, 1]) < np.median(line[:, 1]) < np.median(better[:, 1])

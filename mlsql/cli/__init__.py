@@ -135,6 +135,16 @@ def eval_command(
     resamples: Resamples = 1000,
     confidence: Confidence = 0.95,
     seed: Seed = 0,
+    slices: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--slices",
+            help="Add the weakest slices: micro F on each value of these columns "
+            "(comma-separated or repeated; numeric ones in quartile bins), worst first, with "
+            "intervals and adjusted p-values; the HTML draws them as a forest plot.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
@@ -143,6 +153,7 @@ def eval_command(
     A --predicted column of label scores (a map label -> score, or a list of {label, score}) gives a score report instead: micro, macro, weighted and samples average precision and ROC AUC, the per-label thresholds that maximise F-beta, and the calibration table when the scores are probabilities (labels pooled); the HTML draws the precision-recall curves and a reliability diagram.
     """
     from mlsql.cli.run import run_eval
+    from mlsql.cli.slices import candidate_names
 
     with reported():
         run_eval(
@@ -164,6 +175,7 @@ def eval_command(
             show_progress=show_progress,
             spark_master=spark_master,
             resampling=resampling_of(ci, resamples, confidence, seed),
+            slices=candidate_names(slices, "--slices") if slices else (),
         )
 
 

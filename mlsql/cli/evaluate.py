@@ -45,6 +45,8 @@ class Options:
     resampling: Any = None
     #: a score report computes the precision-recall curves (the HTML page draws them)
     curves: bool = False
+    #: the candidate columns of the weakest slices (--slices); empty: no slices
+    slices: tuple[str, ...] = ()
 
     def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
         """The parameters as a report shows them."""
@@ -109,6 +111,11 @@ def evaluate(
     """The report of the prepared view on the chosen engine (as ``mlsql.report`` builds it)."""
     engine, frame = _frame(con, options.engine, prepared)
     if prepared.scores:
+        if options.slices:
+            raise UserError(
+                "--slices: a score report has no slices in this release; "
+                "give a column of predicted labels, or leave --slices out"
+            )
         return _evaluate_scores(con, engine, frame, prepared, options, source=source, sep=sep)
     settings = Settings(
         by=prepared.by,
@@ -129,13 +136,21 @@ def evaluate(
         source=source,
         params=options.params(prepared, sep),
     )
-    if options.resampling is None:
-        return report
-    from mlsql.report.intervals import add_intervals
+    if options.resampling is not None:
+        from mlsql.report.intervals import add_intervals
 
-    return add_intervals(
-        report, engine, frame, ACTUAL, PREDICTED, options.resampling, options.sample_weight
-    )
+        report = add_intervals(
+            report, engine, frame, ACTUAL, PREDICTED, options.resampling, options.sample_weight
+        )
+    if not options.slices:
+        return report
+    from mlsql._errors import MlsqlError
+    from mlsql.report.slicing import add_slices
+
+    try:
+        return add_slices(report, engine, frame, ACTUAL, PREDICTED, settings, options.slices)
+    except MlsqlError as exc:
+        raise UserError(str(exc)) from None
 
 
 def score_table_columns() -> tuple[str, ...]:

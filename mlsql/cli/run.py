@@ -80,10 +80,12 @@ def run_eval(
     show_progress: bool,
     spark_master: str | None = None,
     resampling: Any = None,
+    slices: tuple[str, ...] = (),
 ) -> None:
     """Read ``path``, evaluate on ``engine`` and write the report in ``format_``.
 
-    With ``resampling`` (``--ci``), the report adds bootstrap intervals.
+    With ``resampling`` (``--ci``), the report adds bootstrap intervals; with
+    ``slices`` (``--slices``' columns), its weakest slices.
 
     DuckDB describes the input (names and types, no rows) and the label rules
     are judged once; then the chosen engine reads the files itself.
@@ -117,6 +119,7 @@ def run_eval(
         sample_weight=sample_weight,
         resampling=resampling,
         curves=format_ == "html",
+        slices=slices,
     )
     if resampling is not None and format_ == "csv" and per_label:
         raise UserError(
@@ -146,6 +149,7 @@ def run_eval(
                 sep=sep,
                 sample_weight=sample_weight,
                 single_label=single_label,
+                slices=options.slices,
             )
             if prepared.numbers:
                 raise UserError(NUMBERS_IN_EVAL.format(a=actual, p=predicted))

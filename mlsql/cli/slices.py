@@ -54,8 +54,9 @@ class Request:
     fail_if_slice_below: float | None = None
 
 
-def candidate_names(given: Sequence[str]) -> tuple[str, ...]:
-    """``--candidates`` values, each possibly comma-separated, in order, once each.
+def candidate_names(given: Sequence[str], option: str = "--candidates") -> tuple[str, ...]:
+    """``--candidates`` (or ``option``: ``mlsql eval --slices``) values, each possibly
+    comma-separated, in order, once each.
 
     Examples
     --------
@@ -64,7 +65,7 @@ def candidate_names(given: Sequence[str]) -> tuple[str, ...]:
     """
     names = [n.strip() for value in given for n in value.split(",")]
     if not names or any(not n for n in names):
-        raise UserError(f"--candidates must name columns, comma-separated; got {list(given)!r}")
+        raise UserError(f"{option} must name columns, comma-separated; got {list(given)!r}")
     return tuple(dict.fromkeys(names))
 
 

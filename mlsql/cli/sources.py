@@ -123,6 +123,8 @@ class Prepared:
     frame: Any = PREPARED
     #: the column of row weights (--sample-weight), carried beside the group columns
     weight: str | None = None
+    #: the candidate columns of the weakest slices (--slices), carried beside them too
+    slice_columns: tuple[str, ...] = ()
 
     @property
     def scores(self) -> bool:
@@ -136,8 +138,10 @@ class Prepared:
 
     @property
     def kept(self) -> tuple[str, ...]:
-        """The columns kept as they are: the group columns, then the weight column."""
-        return (*self.by, *((self.weight,) if self.weight else ()))
+        """The columns kept as they are: the group columns, the weight column, then the
+        slices' columns that are not group columns."""
+        weight = (self.weight,) if self.weight else ()
+        return (*self.by, *weight, *(c for c in self.slice_columns if c not in self.by))
 
 
 #: suffixes of compressed text files (read by every engine)
@@ -529,6 +533,7 @@ def prepare(
     sep: str | None = None,
     sample_weight: str | None = None,
     single_label: bool = False,
+    slices: tuple[str, ...] = (),
 ) -> Prepared:
     """Judge the label columns and create the DuckDB view :data:`PREPARED` over :data:`RAW`.
 
@@ -559,6 +564,12 @@ def prepare(
             raise UserError(
                 f"--sample-weight {sample_weight!r} is a label or --by column; "
                 "give a numeric column of row weights"
+            )
+    for column in slices:
+        _need_column(opened, column, "--slices")
+        if column in (actual, predicted, sample_weight):
+            raise UserError(
+                f"--slices {column!r} is a label or --sample-weight column; slice by other columns"
             )
     if sep == "":
         raise UserError("--sep must not be empty")
@@ -610,6 +621,7 @@ def prepare(
         wide=bool({_element(opened.type_of(c)).id for c in (actual, predicted)} & WIDE_INTEGERS),
         empty_cells=opened.format in ("CSV", "TSV"),
         weight=sample_weight,
+        slice_columns=tuple(slices),
     )
     groups = "".join(f"{quote_ident(c)}, " for c in prepared.kept)
     con.execute(

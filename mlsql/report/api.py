@@ -7,6 +7,7 @@ from typing import Any
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql.report import slicing
 from mlsql.report.build import Settings, build
 from mlsql.report.engines import ENGINES, DuckDBFrames, engine_of
 from mlsql.report.model import MIN_SUPPORT, Report
@@ -25,6 +26,7 @@ def report(
     min_support: int = MIN_SUPPORT,
     con: Any = None,
     source: str | None = None,
+    slices: str | Sequence[str] | None = None,
 ) -> Report:
     """Evaluate predictions and return the whole report as a :class:`~mlsql.report.Report`.
 
@@ -55,13 +57,19 @@ def report(
         relation's own connection, else a new in-memory one).
     source : str, optional
         How the report names the data (default: the name or the frame's type).
+    slices : str or sequence of str, optional
+        Candidate columns: the report adds its weakest slices, micro F on each
+        value of each column (numeric ones in quartile bins), worst first,
+        with bootstrap intervals and adjusted p-values
+        (:mod:`mlsql.report.slicing`); the HTML page draws them as a forest plot.
 
     Returns
     -------
     Report
         Numbers in ``summary`` (one row per group) and ``labels`` (per label);
         ``to_dict()``, ``to_json()``, ``to_html()``, ``to_markdown()``,
-        ``classification_report()``; a notebook shows the HTML.
+        ``classification_report()``; a notebook shows the HTML. With ``slices``,
+        ``slices`` holds the rows of the weakest slices.
 
     Examples
     --------
@@ -70,6 +78,11 @@ def report(
     >>> r = mlsql.report(df, "actual", "predicted")
     >>> r.engine, r.summary[0]["micro_f1"]
     ('polars', 0.6666666666666666)
+    >>> df = pl.DataFrame({"lang": ["de", "en"] * 40, "actual": [["a"], ["a"]] * 40,
+    ...                    "predicted": [["b"], ["a"]] * 40})
+    >>> r = mlsql.report(df, "actual", "predicted", slices=["lang"])
+    >>> [(s["slice"], s["estimate"], s["significant"]) for s in r.slices]
+    [("lang = 'de'", 0.0, True), ("lang = 'en'", 1.0, True)]
     """
     func = "report"
     for role, name in (("actual", actual), ("predicted", predicted)):
@@ -87,6 +100,7 @@ def report(
     for column in by_names:
         if column in (actual, predicted):
             raise MlsqlError(f"The 'by' column {column!r} of {func} is a label column.")
+    candidates = slicing.check_slices(slices, func, (actual, predicted))
     settings = Settings(
         by=by_names,
         labels=tuple(labels) if labels is not None else None,
@@ -100,10 +114,15 @@ def report(
         engine: Any = DuckDBFrames(_connection(data, con, func))
     else:
         engine = ENGINES[name]()
-    frame, single = engine.from_source(data, actual, predicted, by_names, sep)
+    # the frame keeps the slices' columns beside the group columns
+    kept = (*by_names, *(c for c in candidates or () if c not in by_names))
+    frame, single = engine.from_source(data, actual, predicted, kept, sep)
     if source is None:
         source = data if isinstance(data, str) else type(data).__name__
-    return build(engine, frame, actual, predicted, settings, single_label=single, source=source)
+    out = build(engine, frame, actual, predicted, settings, single_label=single, source=source)
+    if candidates is None:
+        return out
+    return slicing.add_slices(out, engine, frame, actual, predicted, settings, candidates)
 
 
 def _connection(data: Any, con: Any, func: str) -> Any:

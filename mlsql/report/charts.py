@@ -338,3 +338,62 @@ def reliability_diagram(rows: list[dict[str, Any]]) -> str:
         )
     )
     return _svg((diagonal + line).properties(width=360, height=300))
+
+
+#: the forest plot of slices: significantly worse than the rest of the data, significantly
+#: better, no significant difference (:data:`mlsql.report.slice_tables.VERDICTS`); and the line of
+#: the whole data's value
+WORSE, BETTER, NOT_SIGNIFICANT, OVERALL = "#e45756", "#72b7b2", "#8c96a3", "#b279a2"
+
+
+def slice_forest(rows: list[dict[str, Any]], overall: float | None, measure: str) -> str:
+    """A forest plot of slices: each slice's estimate and interval, in the order of ``rows``
+    (the worst first, at the top), those significantly worse than the rest of the data in
+    :data:`WORSE` and better in :data:`BETTER`, as diamonds
+    (:func:`mlsql.report.slice_tables.verdict`), and a dashed
+    vertical line at ``overall``, the measure (better higher) on all the data.
+
+    Slices without an estimate or an interval are not drawn.
+    """
+    import altair as alt
+
+    from mlsql.report.slice_tables import VERDICTS, verdict
+
+    values = [
+        {
+            "slice": str(r["slice"]),
+            "rows": r["rows"],
+            "estimate": _number(r.get("estimate")),
+            "low": _number(r.get("low")),
+            "high": _number(r.get("high")),
+            "p_adjusted": _number(r.get("p_adjusted")),
+            "verdict": verdict(r),
+        }
+        for r in rows
+    ]
+    values = [v for v in values if None not in (v["estimate"], v["low"], v["high"])]
+    order = [v["slice"] for v in values]
+    colours = alt.Scale(domain=list(VERDICTS), range=[WORSE, BETTER, NOT_SIGNIFICANT])
+    base = alt.Chart(alt.Data(values=values)).encode(
+        y=alt.Y("slice:N", sort=order, title=None, axis=alt.Axis(labelLimit=300)),
+        color=alt.Color("verdict:N", scale=colours, legend=alt.Legend(orient="top", title=None)),
+    )
+    x = alt.X("low:Q", title=f"{measure} (dashed line: all the data)", scale=alt.Scale(zero=False))
+    bars = base.mark_rule(strokeWidth=2.5).encode(x=x, x2="high:Q")
+    dots = base.mark_point(filled=True, size=70, opacity=1).encode(
+        x="estimate:Q",
+        shape=alt.Shape(
+            "verdict:N",
+            scale=alt.Scale(domain=list(VERDICTS), range=["diamond", "diamond", "circle"]),
+        ),
+        tooltip=["slice:N", "rows:Q", "estimate:Q", "low:Q", "high:Q", "p_adjusted:Q"],
+    )
+    chart = bars + dots
+    if overall is not None:
+        line = (
+            alt.Chart(alt.Data(values=[{"overall": overall}]))
+            .mark_rule(color=OVERALL, strokeDash=[6, 4], strokeWidth=2)
+            .encode(x="overall:Q")
+        )
+        chart = line + chart
+    return _svg(chart.properties(width=520, height=alt.Step(22)))

@@ -211,6 +211,14 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
             lines += _md_table([c.replace("_", " ") for c in INTERVAL_COLUMNS], cells)
         if group.labels:
             lines += _md_labels(report, group, digits, per_label=per_label)
+    if report.slices is not None:
+        from mlsql.report import slice_tables
+
+        header, rows, tail = slice_tables.table(report, digits)
+        lines += ["### weakest slices", "", md_escape(slice_tables.note(report)), ""]
+        if rows:
+            lines += _md_table(header, rows)  # its cells are escaped
+        lines += [md_escape(tail), ""]
     for note in report.notes:
         lines += [f"> note: {md_escape(note)}", ""]
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from mlsql._version import __version__
-from mlsql.report import charts
+from mlsql.report import charts, slice_tables
 from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt, key_text, ratio, sig
@@ -395,6 +395,24 @@ def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
     )
 
 
+def _slices_section(report: Report, digits: int, *, draw: bool) -> str:
+    """The weakest slices: a forest plot against the whole data's value, and their table."""
+    if report.slices is None:
+        return ""
+    parts = ["<h2>Weakest slices</h2>", f'<p class="note">{esc(slice_tables.note(report))}</p>']
+    if draw and report.slices:
+        overall = (report.slicing or {}).get("overall")
+        shown = report.slices[: slice_tables.MAX_SHOWN]
+        parts.append(charts.slice_forest(shown, overall, f"micro {report.f_name}"))
+    header, rows, tail = slice_tables.table(report, digits)
+    if rows:
+        head = "".join(f"<th>{esc(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)
+        parts.append(f'<table class="labels"><tr>{head}</tr>{body}</table>')
+    parts.append(f'<p class="note">{esc(tail)}</p>')
+    return f'<section class="group slices">{"".join(parts)}</section>'
+
+
 def _params(report: Report) -> str:
     p = report.params
     shown = {
@@ -442,6 +460,7 @@ def to_html(report: Report, *, digits: int = 4) -> str:
         )
     if not report.summary:
         sections.append('<p class="note">No rows to evaluate.</p>')
+    sections.append(_slices_section(report, digits, draw=not no_charts))
     notes = "".join(f"<p>{esc(n)}</p>" for n in report.notes)
     return (
         "<!DOCTYPE html>\n"

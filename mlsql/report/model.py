@@ -180,6 +180,12 @@ class Report:
     curves: list[dict[str, Any]] | None = None
     #: ``"label"`` (a curve per label) or ``"micro"`` (one curve of the pooled scored cells)
     curve_scope: str | None = None
+    #: the weakest slices (``slices=``, ``--slices``): rows of ``mlsql.slices``, the worst
+    #: first (:mod:`mlsql.report.slicing`, shown by :mod:`mlsql.report.slice_tables`);
+    #: None when none were asked for
+    slices: list[dict[str, Any]] | None = None
+    #: how the slices were found: candidates, measure, overall value, resamples, confidence
+    slicing: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.single_label:  # one label per row: multi-label rows say nothing new
@@ -295,6 +301,9 @@ class Report:
         if self.intervals is not None:
             out["params"]["ci"] = self.resampling
             out["intervals"] = self.intervals
+        if self.slices is not None:
+            out["params"]["slices"] = self.slicing
+            out["slices"] = self.slices
         if self.notes:
             out["notes"] = self.notes
         return out

@@ -387,8 +387,30 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
             for table in best_worst(report, group, digits):
                 parts += [Text(""), table]
         console.print(RichGroup(*parts))
+    if report.slices is not None:
+        console.print(slices_parts(report, digits))
     for note in report.notes:
         console.print(Text(f"note: {shown(note)}", style="yellow"))
+
+
+def slices_parts(report: Report, digits: int) -> RichGroup:
+    """The weakest slices: what they are, their table (the worst first) and the whole data."""
+    from mlsql.report import slice_tables
+
+    header, rows, tail = slice_tables.table(report, digits)
+    parts: list[Any] = [
+        Text("\nweakest slices", style="bold underline"),
+        Text(shown(slice_tables.note(report)), style="dim"),
+    ]
+    if rows:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for i, name in enumerate(header):
+            table.add_column(name, justify="left" if i == 0 else "right")
+        for row in rows:
+            table.add_row(*(Text(shown(v)) for v in row))
+        parts.append(table)
+    parts.append(Text(shown(tail)))
+    return RichGroup(*parts)
 
 
 def to_text(report: Report, *, digits: int = 4, per_label: bool = False) -> str:
