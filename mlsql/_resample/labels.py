@@ -385,11 +385,20 @@ def _averages(
     axis = WeightedOps(present)
     zd = params["zero_division"]
     k = LB.LabelCounts(tp=counts[0], fp=counts[1], fn=counts[2], n_rows=n_rows)
-    values = LB.label_values(axis, k, params.get("beta", 1.0), zd)
-    values["n_rows"] = n_rows
-    aggregates = LB.label_aggregates(axis, values.__getitem__, zd)
-    if name.endswith("_of_means"):
-        beta = 1.0 if name == "macro_f1_of_means" else params.get("beta", 1.0)
+    beta = params.get("beta", 1.0)
+    of_means = name.endswith("_of_means")
+    wanted = ("macro_precision", "macro_recall") if of_means else (name,)
+    columns: dict[str, Any] = {"n_rows": n_rows}
+
+    def column(label_column: str) -> Any:  # a per-label column, computed once when read
+        if label_column not in columns:
+            only = (label_column,)
+            columns[label_column] = LB.label_values(axis, k, beta, zd, only)[label_column]
+        return columns[label_column]
+
+    aggregates = LB.label_aggregates(axis, column, zd, wanted)
+    if of_means:
+        beta = 1.0 if name == "macro_f1_of_means" else beta
         p, r = aggregates["macro_precision"], aggregates["macro_recall"]
         value = LB.fbeta_of_means(WeightedOps(1.0), p, r, beta)
     else:
