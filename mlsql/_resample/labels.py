@@ -93,17 +93,37 @@ def table_of(rows: Any, width: int) -> pa.Table:
 
 
 def groups(table: pa.Table, n_key: int, order: Any) -> list[tuple[tuple[Any, ...], np.ndarray]]:
-    """(group values, its rows' positions) per group, groups sorted by ``order`` of their values."""
+    """(group values, its rows' positions) per group, groups sorted by ``order`` of their values.
+
+    The key columns are coded in Arrow (NULL has a code of its own), so only each group's
+    values become Python objects.
+
+    Examples
+    --------
+    >>> t = pa.table({"k": ["b", None, "b", "a"], "x": [1, 2, 3, 4]})
+    >>> [(k, v.tolist()) for k, v in groups(t, 1, lambda v: (v is not None, v))]
+    [((None,), [1]), (('a',), [3]), (('b',), [0, 2])]
+    """
     if table.num_rows == 0:
         return []
     if n_key == 0:
         return [((), np.arange(table.num_rows))]
-    keys = list(zip(*(table.column(i).to_pylist() for i in range(n_key)), strict=True))
-    found: dict[tuple[Any, ...], list[int]] = {}
-    for i, key in enumerate(keys):
-        found.setdefault(key, []).append(i)
-    ordered = sorted(found.items(), key=lambda kv: tuple(order(v) for v in kv[0]))
-    return [(k, np.array(v, dtype=np.int64)) for k, v in ordered]
+    codes, values = [], []
+    for i in range(n_key):
+        column = table.column(i).combine_chunks()
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        codes.append(np.asarray(encoded.indices, dtype=np.int64))
+        values.append(encoded.dictionary.to_pylist())
+    found, group = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+    rows = np.argsort(group.reshape(-1), kind="stable")
+    starts = np.searchsorted(group.reshape(-1)[rows], np.arange(len(found) + 1))
+    keyed = [
+        (tuple(values[i][c] for i, c in enumerate(codes_)), rows[starts[g] : starts[g + 1]])
+        for g, codes_ in enumerate(found.tolist())
+    ]
+    return sorted(keyed, key=lambda kv: tuple(order(v) for v in kv[0]))
 
 
 def _list_array(column: Any) -> pa.Array:
