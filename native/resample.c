@@ -23,7 +23,7 @@
 #define MLSQL_EXPORT __attribute__((visibility("default")))
 #endif
 
-MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 2; }
+MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 3; }
 
 /* resamples summed in one pass over the cells (the cells are read once per block) */
 #define MLSQL_BLOCK 8
@@ -49,27 +49,71 @@ MLSQL_EXPORT void mlsql_label_sums(const double *w, int64_t n_resamples, int64_t
     }
 }
 
+/* Poisson(1) of 64 raw bits: the table's value of the top 12 bits, else searched */
+static inline double mlsql_poisson_of(uint64_t x, const double *table, const double *cdf,
+                                      int64_t n_cdf) {
+    double k = table[x >> 52];
+    if (k >= 0) return k;
+    double u = (double)(x >> 11) / 9007199254740992.0; /* 2^53 */
+    int64_t lo = 0, hi = n_cdf; /* the number of cdf values <= u */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] <= u) lo = mid + 1;
+        else hi = mid;
+    }
+    return (double)lo;
+}
+
 MLSQL_EXPORT void mlsql_poisson_one(const uint64_t *raw, int64_t n_rows, int64_t n_cols,
                                     const double *table, const double *cdf, int64_t n_cdf,
                                     double *out, int64_t out_stride, const int64_t *out_cols) {
-    const double two_53 = 9007199254740992.0;
     for (int64_t r = 0; r < n_rows; r++) {
         const uint64_t *bits = raw + r * n_cols;
         double *o = out + r * out_stride;
-        for (int64_t j = 0; j < n_cols; j++) {
-            uint64_t x = bits[j];
-            double k = table[x >> 52];
-            if (k < 0) {
-                double u = (double)(x >> 11) / two_53;
-                int64_t lo = 0, hi = n_cdf; /* the number of cdf values <= u */
-                while (lo < hi) {
-                    int64_t mid = lo + (hi - lo) / 2;
-                    if (cdf[mid] <= u) lo = mid + 1;
-                    else hi = mid;
-                }
-                k = (double)lo;
-            }
-            o[out_cols ? out_cols[j] : j] = k;
-        }
+        for (int64_t j = 0; j < n_cols; j++)
+            o[out_cols ? out_cols[j] : j] = mlsql_poisson_of(bits[j], table, cdf, n_cdf);
     }
+}
+
+/* numpy's PCG64: state = state * MULT + inc, then out = rotr64(hi ^ lo, hi >> 58) */
+#define MLSQL_PCG_MULT_HI 2549297995355413924ULL
+#define MLSQL_PCG_MULT_LO 4865540595714422341ULL
+
+#if defined(__SIZEOF_INT128__)
+typedef unsigned __int128 mlsql_u128;
+static inline uint64_t mlsql_pcg_next(mlsql_u128 *state, mlsql_u128 inc) {
+    const mlsql_u128 mult = ((mlsql_u128)MLSQL_PCG_MULT_HI << 64) | MLSQL_PCG_MULT_LO;
+    *state = *state * mult + inc;
+    uint64_t hi = (uint64_t)(*state >> 64), lo = (uint64_t)*state;
+    unsigned rot = (unsigned)(hi >> 58);
+    uint64_t x = hi ^ lo;
+    return (x >> rot) | (x << ((64u - rot) & 63u));
+}
+#define MLSQL_HAS_PCG 1
+#else
+#define MLSQL_HAS_PCG 0
+#endif
+
+/* Returns 0, or -1 where the compiler has no 128-bit integers (the caller draws raw bits). */
+MLSQL_EXPORT int64_t mlsql_poisson_one_pcg64(uint64_t *state, const uint64_t *inc, int64_t n_rows,
+                                             int64_t n_cols, const double *table,
+                                             const double *cdf, int64_t n_cdf, double *out,
+                                             int64_t out_stride, const int64_t *out_cols) {
+#if MLSQL_HAS_PCG
+    /* state and inc as (high word, low word) */
+    mlsql_u128 s = ((mlsql_u128)state[0] << 64) | state[1];
+    const mlsql_u128 c = ((mlsql_u128)inc[0] << 64) | inc[1];
+    for (int64_t r = 0; r < n_rows; r++) {
+        double *o = out + r * out_stride;
+        for (int64_t j = 0; j < n_cols; j++)
+            o[out_cols ? out_cols[j] : j] = mlsql_poisson_of(mlsql_pcg_next(&s, c), table, cdf, n_cdf);
+    }
+    state[0] = (uint64_t)(s >> 64);
+    state[1] = (uint64_t)s;
+    return 0;
+#else
+    (void)state; (void)inc; (void)n_rows; (void)n_cols; (void)table; (void)cdf; (void)n_cdf;
+    (void)out; (void)out_stride; (void)out_cols;
+    return -1;
+#endif
 }

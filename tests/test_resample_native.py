@@ -86,3 +86,27 @@ def test_poisson_draws_native_equal_portable_and_oracle(
     u = np.random.default_rng(7).random((500, int(one.sum())))
     expected = [[_oracle_poisson(x) for x in row] for row in u.tolist()]
     assert native[:, one].tolist() == expected
+
+
+@needs_native
+@pytest.mark.parametrize("bits", [np.random.PCG64, np.random.MT19937])
+def test_native_draws_leave_the_stream_where_the_portable_ones_do(
+    monkeypatch: pytest.MonkeyPatch, bits: Callable[[int], np.random.BitGenerator]
+) -> None:
+    """The kernel makes a PCG64's raw bits itself (other generators hand them over): the
+    draws and every later number of the stream are the portable path's."""
+    m = np.array([1.0, 2.0, 1.0, 1.0, 7.0, 1.0])
+
+    def run() -> tuple[list[list[float]], list[list[float]], list[float]]:
+        rng = np.random.Generator(bits(11))
+        first = NUM.draw(rng, m, 37).tolist()
+        second = NUM.poisson_one(rng, (3, 1001)).tolist()
+        return first, second, rng.random(4).tolist()
+
+    native, portable = _both(monkeypatch, run)
+    assert native == portable
+    if bits is np.random.PCG64:  # its uniforms are (raw >> 11) / 2^53 (not MT19937's)
+        u = np.random.Generator(bits(11)).random((37, 4))
+        assert [row[j] for row in native[0] for j in (0, 2, 3, 5)] == [
+            _oracle_poisson(x) for x in u.ravel().tolist()
+        ]

@@ -30,7 +30,7 @@ def _load() -> Any:
         return None
     try:
         lib = ctypes.CDLL(str(found[0]))
-        if lib.mlsql_resample_version() != 2:
+        if lib.mlsql_resample_version() != 3:
             return None
     except (OSError, AttributeError):
         return None
@@ -43,6 +43,12 @@ def _load() -> Any:
     lib.mlsql_poisson_one.restype = None
     lib.mlsql_poisson_one.argtypes = [
         *(_BITS, _N, _N),
+        *(_DOUBLES, _DOUBLES, _N),
+        *(_DOUBLES, _N, ctypes.c_void_p),
+    ]
+    lib.mlsql_poisson_one_pcg64.restype = ctypes.c_int64
+    lib.mlsql_poisson_one_pcg64.argtypes = [
+        *(_BITS, _BITS, _N, _N),
         *(_DOUBLES, _DOUBLES, _N),
         *(_DOUBLES, _N, ctypes.c_void_p),
     ]
