@@ -15,6 +15,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(_WIN32)
@@ -23,30 +24,41 @@
 #define MLSQL_EXPORT __attribute__((visibility("default")))
 #endif
 
-MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 3; }
+MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 4; }
 
 /* resamples summed in one pass over the cells (the cells are read once per block) */
 #define MLSQL_BLOCK 8
 
-MLSQL_EXPORT void mlsql_label_sums(const double *w, int64_t n_resamples, int64_t n_tuples,
-                                   const int64_t *cell_tuple, const int64_t *cell_label,
-                                   int64_t n_cells, double *out, int64_t n_labels) {
-    for (int64_t i = 0; i < n_resamples * n_labels; i++) out[i] = 0.0;
+/* Returns 0, or -1 where its scratch (labels x block doubles) cannot be had. */
+MLSQL_EXPORT int64_t mlsql_label_sums(const double *w, int64_t n_resamples, int64_t n_tuples,
+                                      const int64_t *cell_tuple, const int64_t *cell_label,
+                                      int64_t n_cells, double *out, int64_t n_labels) {
+    /* a block's sums label-major (a label's block of resamples in one cache line), then
+       written out resample-major: each (resample, label) still adds its cells in order from 0 */
+    double *acc = malloc((size_t)(n_labels > 0 ? n_labels : 1) * MLSQL_BLOCK * sizeof(double));
+    if (!acc) return -1;
     int64_t r = 0;
     for (; r + MLSQL_BLOCK <= n_resamples; r += MLSQL_BLOCK) {
         const double *row = w + r * n_tuples;
-        double *o = out + r * n_labels;
+        memset(acc, 0, (size_t)n_labels * MLSQL_BLOCK * sizeof(double));
         for (int64_t c = 0; c < n_cells; c++) {
             const double *x = row + cell_tuple[c];
-            double *y = o + cell_label[c];
-            for (int b = 0; b < MLSQL_BLOCK; b++) y[b * n_labels] += x[b * n_tuples];
+            double *y = acc + cell_label[c] * MLSQL_BLOCK;
+            for (int b = 0; b < MLSQL_BLOCK; b++) y[b] += x[b * n_tuples];
+        }
+        for (int b = 0; b < MLSQL_BLOCK; b++) {
+            double *o = out + (r + b) * n_labels;
+            for (int64_t l = 0; l < n_labels; l++) o[l] = acc[l * MLSQL_BLOCK + b];
         }
     }
+    free(acc);
+    for (int64_t i = r * n_labels; i < n_resamples * n_labels; i++) out[i] = 0.0;
     for (; r < n_resamples; r++) {
         const double *row = w + r * n_tuples;
         double *o = out + r * n_labels;
         for (int64_t c = 0; c < n_cells; c++) o[cell_label[c]] += row[cell_tuple[c]];
     }
+    return 0;
 }
 
 /* Poisson(1) of 64 raw bits: the table's value of the top 12 bits, else searched */

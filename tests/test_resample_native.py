@@ -61,11 +61,25 @@ def test_per_label_sums_native_equal_portable_and_oracle(
     pairs = [(int(k // n_labels), int(k % n_labels)) for k in keys]
     assert native.tolist() == _oracle_sums(w, pairs, n_labels)
     assert portable.tolist() == native.tolist()
-    known = (rng.random(n_tuples) > 0.2).astype(float)
-    native, portable = _both(monkeypatch, lambda: LL.known_rows(w, known))
-    oracle = _oracle_sums(w, [(int(t), 0) for t in np.flatnonzero(known)], 1)
-    assert native.tolist() == [row[0] for row in oracle]
-    assert portable.tolist() == native.tolist()
+    # a side's counts: tp, fp, fn and the known tuples summed side by side in one call
+    actual, predicted = (
+        LL.Lists(
+            np.argsort(rng.random((n_tuples, n_labels)))[:, :3].ravel(), np.full(n_tuples, 3), valid
+        )
+        for valid in (rng.random(n_tuples) > 0.1, rng.random(n_tuples) > 0.1)
+    )
+    side = LL.side_cells(actual, predicted, list(range(n_labels)))
+    native, portable = _both(monkeypatch, lambda: side.counts(w, None))
+    assert native[0].tolist() == portable[0].tolist()
+    assert [c.tolist() for c in native[1]] == [c.tolist() for c in portable[1]]
+    known = np.flatnonzero(actual.valid & predicted.valid)
+    oracle = _oracle_sums(w, [(int(t), 0) for t in known], 1)
+    assert native[0].tolist() == [row[0] for row in oracle]
+    a_sets = [set(actual.codes[3 * t : 3 * t + 3].tolist()) for t in range(n_tuples)]
+    p_sets = [set(predicted.codes[3 * t : 3 * t + 3].tolist()) for t in range(n_tuples)]
+    for counts, cell in zip(native[1], (set.__and__, set.__rsub__, set.__sub__), strict=True):
+        pairs = [(int(t), label) for t in known for label in cell(a_sets[t], p_sets[t])]
+        assert counts.tolist() == _oracle_sums(w, pairs, n_labels)
 
 
 def _oracle_poisson(u: float) -> int:

@@ -222,9 +222,13 @@ class Cells:
         starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]]) if len(c) else np.zeros(0, np.int64)
         return cls(t, starts, c[starts] if len(c) else np.zeros(0, np.int64))
 
+    def label_of_cells(self) -> np.ndarray:
+        """Each cell's label."""
+        return np.repeat(self.labels, np.diff(np.r_[self.starts, len(self.tuples)]))
+
     def restricted(self, lookup: np.ndarray) -> Cells:
         """The cells of the labels that ``lookup`` (group code -> position, -1: left out) keeps."""
-        c = np.repeat(self.labels, np.diff(np.r_[self.starts, len(self.tuples)]))
+        c = self.label_of_cells()
         mapped = lookup[c] if len(c) else c
         keep = mapped >= 0
         return Cells.of(self.tuples[keep], mapped[keep])
@@ -243,6 +247,7 @@ class Side:
     row_actual: np.ndarray
     row_predicted: np.ndarray
     given: dict[Any, tuple[Cells, Cells, Cells, int]] = field(default_factory=dict)
+    joined: dict[Any, Cells] = field(default_factory=dict)
 
     def cells(self, labels: Iterable[Any] | None) -> tuple[Cells, Cells, Cells, int]:
         """(tp, fp, fn cells, number of labels) over the group's labels, or the given ones."""
@@ -256,6 +261,25 @@ class Side:
             tp, fp, fn = (c.restricted(lookup) for c in (self.tp, self.fp, self.fn))
             self.given[key] = (tp, fp, fn, len(universe))
         return self.given[key]
+
+    def counts(self, w: np.ndarray, labels: Iterable[Any] | None) -> tuple[np.ndarray, list[Any]]:
+        """(each resample's known rows, its per-label tp, fp and fn sums) under weights ``w``.
+
+        One :func:`per_label` over the cells of all four, side by side (tp on labels 0..L-1,
+        fp on L..2L-1, fn on 2L..3L-1, the known tuples on 3L): the weights are read once,
+        and each sum adds the same cells in the same order as four calls would.
+        """
+        tp, fp, fn, n_labels = self.cells(labels)
+        key = None if labels is None else tuple(dict.fromkeys(labels))
+        if key not in self.joined:
+            parts = [
+                (c.tuples, c.label_of_cells() + i * n_labels) for i, c in enumerate((tp, fp, fn))
+            ]
+            known = np.flatnonzero(self.known)
+            parts.append((known, np.full(len(known), 3 * n_labels, np.int64)))
+            self.joined[key] = Cells.of(*(np.concatenate(p) for p in zip(*parts, strict=True)))
+        sums = per_label(w, self.joined[key], 3 * n_labels + 1)
+        return sums[:, 3 * n_labels], [sums[:, i * n_labels : (i + 1) * n_labels] for i in range(3)]
 
 
 def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
@@ -306,9 +330,10 @@ def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.nda
     ):
         raise ValueError("per-label sums: a cell's tuple or label is out of range")
     out = np.empty((len(w), n_labels))
-    lib.mlsql_label_sums(
+    if lib.mlsql_label_sums(
         weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels
-    )
+    ):
+        raise MemoryError("per-label sums: no memory for a block of sums")
     return out
 
 
@@ -346,20 +371,6 @@ def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     return out.T
 
 
-def known_rows(w: np.ndarray, known: np.ndarray) -> np.ndarray:
-    """Each resample's weight of the known tuples: :func:`per_label` of one label whose cells
-    are the known tuples (their weights added one by one).
-
-    Examples
-    --------
-    >>> known_rows(np.array([[1.0, 2.0, 4.0]]), np.array([1.0, 0.0, 1.0]))
-    array([5.])
-    """
-    tuples = np.flatnonzero(known)
-    cells = Cells(tuples, np.zeros(min(1, len(tuples)), np.int64), np.zeros(1, np.int64))
-    return per_label(w, cells, 1)[:, 0]
-
-
 # ------------------------------------------------------------------ the measures
 def evaluate(
     name: str, params: dict[str, Any], columns: Columns, weights: np.ndarray
@@ -371,15 +382,13 @@ def evaluate(
     """
     labels = params.get("labels")
     side: Side = columns["side"]
-    tp, fp, fn, n_labels = side.cells(labels)
     kept = columns.setdefault("counts", {})
     key = None if labels is None else tuple(dict.fromkeys(labels))
     if kept.get("weights") is not weights:
         kept.clear()
         kept["weights"] = weights
     if key not in kept:
-        n_rows = known_rows(weights, side.known)
-        kept[key] = (n_rows, [per_label(weights, c, n_labels) for c in (tp, fp, fn)])
+        kept[key] = side.counts(weights, labels)
     n_rows, counts = kept[key]
     out = []
     for start in range(0, len(n_rows), BATCH):

@@ -30,11 +30,11 @@ def _load() -> Any:
         return None
     try:
         lib = ctypes.CDLL(str(found[0]))
-        if lib.mlsql_resample_version() != 3:
+        if lib.mlsql_resample_version() != 4:
             return None
     except (OSError, AttributeError):
         return None
-    lib.mlsql_label_sums.restype = None
+    lib.mlsql_label_sums.restype = ctypes.c_int64
     lib.mlsql_label_sums.argtypes = [
         *(_DOUBLES, _N, _N),
         *(_INTS, _INTS, _N),
