@@ -28,6 +28,8 @@ MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 4; }
 
 /* resamples summed in one pass over the cells (the cells are read once per block) */
 #define MLSQL_BLOCK 8
+/* tuples whose block of weights is copied tuple-major at once (a tile of 128 KB) */
+#define MLSQL_TILE 2048
 
 /* Returns 0, or -1 where its scratch (labels x block doubles) cannot be had. */
 MLSQL_EXPORT int64_t mlsql_label_sums(const double *w, int64_t n_resamples, int64_t n_tuples,
@@ -36,15 +38,30 @@ MLSQL_EXPORT int64_t mlsql_label_sums(const double *w, int64_t n_resamples, int6
     /* a block's sums label-major (a label's block of resamples in one cache line), then
        written out resample-major: each (resample, label) still adds its cells in order from 0 */
     double *acc = malloc((size_t)(n_labels > 0 ? n_labels : 1) * MLSQL_BLOCK * sizeof(double));
-    if (!acc) return -1;
+    double *tile = malloc((size_t)MLSQL_TILE * MLSQL_BLOCK * sizeof(double));
+    if (!acc || !tile) {
+        free(acc);
+        free(tile);
+        return -1;
+    }
     int64_t r = 0;
     for (; r + MLSQL_BLOCK <= n_resamples; r += MLSQL_BLOCK) {
         const double *row = w + r * n_tuples;
         memset(acc, 0, (size_t)n_labels * MLSQL_BLOCK * sizeof(double));
-        for (int64_t c = 0; c < n_cells; c++) {
-            const double *x = row + cell_tuple[c];
-            double *y = acc + cell_label[c] * MLSQL_BLOCK;
-            for (int b = 0; b < MLSQL_BLOCK; b++) y[b] += x[b * n_tuples];
+        int64_t c = 0;
+        for (int64_t t0 = 0; t0 < n_tuples && c < n_cells; t0 += MLSQL_TILE) {
+            int64_t t1 = t0 + MLSQL_TILE < n_tuples ? t0 + MLSQL_TILE : n_tuples;
+            if (cell_tuple[c] >= t1) continue;
+            /* the block's weights of tuples t0..t1, tuple-major: a cell reads one cache line */
+            for (int b = 0; b < MLSQL_BLOCK; b++) {
+                const double *x = row + b * n_tuples;
+                for (int64_t t = t0; t < t1; t++) tile[(t - t0) * MLSQL_BLOCK + b] = x[t];
+            }
+            for (; c < n_cells && cell_tuple[c] < t1; c++) {
+                const double *x = tile + (cell_tuple[c] - t0) * MLSQL_BLOCK;
+                double *y = acc + cell_label[c] * MLSQL_BLOCK;
+                for (int b = 0; b < MLSQL_BLOCK; b++) y[b] += x[b];
+            }
         }
         for (int b = 0; b < MLSQL_BLOCK; b++) {
             double *o = out + (r + b) * n_labels;
@@ -52,6 +69,7 @@ MLSQL_EXPORT int64_t mlsql_label_sums(const double *w, int64_t n_resamples, int6
         }
     }
     free(acc);
+    free(tile);
     for (int64_t i = r * n_labels; i < n_resamples * n_labels; i++) out[i] = 0.0;
     for (; r < n_resamples; r++) {
         const double *row = w + r * n_tuples;
