@@ -10,8 +10,14 @@ order of the additions shows), and Poisson(1) as the inverse CDF of
 from __future__ import annotations
 
 import bisect
+import importlib.util
 import math
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -124,3 +130,85 @@ def test_native_draws_leave_the_stream_where_the_portable_ones_do(
         assert [row[j] for row in native[0] for j in (0, 2, 3, 5)] == [
             _oracle_poisson(x) for x in u.ravel().tolist()
         ]
+
+
+# ---------------------------------------------------------------- under AddressSanitizer
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the kernels of a sanitized build (its folder: argv[1]) against the portable code, on shapes
+#: at the edges of their blocks and tiles (one tuple, a tile and one, fewer resamples than a
+#: block, labels without cells); any read or write outside a buffer stops AddressSanitizer
+ASAN_SCRIPT = """
+import os, sys
+from pathlib import Path
+import numpy as np
+from mlsql._resample import labels as LL, native as N, numbers as NUM
+N.FOLDER = Path(sys.argv[1])
+N._load.cache_clear()
+assert N.kernels() is not None
+
+def both(call):
+    native = call()
+    os.environ["MLSQL_NATIVE"] = "0"
+    try:
+        return native, call()
+    finally:
+        del os.environ["MLSQL_NATIVE"]
+
+rng = np.random.default_rng(5)
+shapes = [(1, 1, 1, 1), (5000, 3, 9000, 17), (4097, 40, 20000, 8), (3, 500, 2, 9),
+          (2049, 7, 1, 16), (2048, 1, 3000, 7), (10, 4, 0, 3)]
+for n_tuples, n_labels, n_cells, n_resamples in shapes:
+    t, l = rng.integers(0, n_tuples, n_cells), rng.integers(0, n_labels, n_cells)
+    keys = np.unique(t * n_labels + l)
+    cells = LL.Cells.of(keys // n_labels, keys % n_labels)
+    w = rng.poisson(1.0, (n_resamples, n_tuples)) * rng.random(n_tuples)
+    native, portable = both(lambda: LL.per_label(w, cells, n_labels))
+    assert native.tolist() == portable.tolist(), (n_tuples, n_labels, n_cells, n_resamples)
+for m in ([1.0] * 3, [1.0, 4.0, 1.0, 0.5], [2.0, 3.0], []):
+    for n in (1, 7, 33):
+        native, portable = both(lambda: NUM.draw(np.random.default_rng(n), np.array(m), n))
+        assert native.tolist() == portable.tolist(), (m, n)
+print("ok")
+"""
+
+
+def _libasan() -> str | None:
+    gcc = shutil.which("gcc")
+    if gcc is None or not sys.platform.startswith("linux"):
+        return None
+    path = subprocess.run(
+        [gcc, "-print-file-name=libasan.so"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return path if os.path.isabs(path) and os.path.exists(path) else None
+
+
+@pytest.mark.long
+@pytest.mark.skipif(_libasan() is None, reason="AddressSanitizer needs gcc's libasan on Linux")
+def test_kernels_under_address_sanitizer(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "build_resample", ROOT / "native" / "build_resample.py"
+    )
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    build.build(
+        tmp_path,
+        os.environ.get("CC") or "gcc",
+        ["-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O1"],
+    )
+    env = dict(os.environ)
+    env.update(
+        {
+            "LD_PRELOAD": _libasan() or "",
+            "ASAN_OPTIONS": "detect_leaks=0",
+            "PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+        }
+    )
+    env.pop("MLSQL_NATIVE", None)
+    result = subprocess.run(
+        [sys.executable, "-c", ASAN_SCRIPT, str(tmp_path)],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert "AddressSanitizer" not in result.stderr, result.stderr[-4000:]
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-4000:]
