@@ -4,10 +4,11 @@
  * code it replaces (same additions in the same order, same table and search).
  *
  * mlsql_label_sums: per-label weighted sums of a sparse 0/1 (tuples x labels) matrix under a
- * batch of resample weights, read row by row (each resample's weights in tuple order, a block
- * of resamples per pass over the cells). The
- * cells come in tuple order, a label's cells in ascending tuples; each label sums its cells
- * in that order from 0, as numpy.add.at does in the portable code.
+ * batch of resample weights: a block of resamples per pass over the cells, the block's weights
+ * copied tuple-major a tile of tuples at a time and its sums kept label-major (a cell reads
+ * and adds one contiguous line). The cells come in tuple order, a label's cells in ascending
+ * tuples; each label sums its cells in that order from 0, as numpy.add.at does in the
+ * portable code.
  *
  * mlsql_poisson_one: Poisson(1) by the inverse CDF of uniforms from a generator's raw 64 bits:
  * a table of the 4096 top-12-bit cells (a value, or -1 where a cell straddles a step of the

@@ -341,8 +341,8 @@ def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     """Weights (resamples x tuples) times the 0/1 matrix of ``cells``: (resamples x labels).
 
     Each label's sum adds its cells' weights one by one, in ascending tuples, to 0:
-    natively (:mod:`mlsql._resample.native`) reading each resample's weights in
-    tuple order, else by ``numpy.add.at`` over a chunk of cells at a time (their
+    natively (:mod:`mlsql._resample.native`) a block of resamples per pass over the
+    cells in tuple order, else by ``numpy.add.at`` over a chunk of cells at a time (their
     weights gathered tuple by tuple into one buffer: memory stays bounded, and is
     reused). Both give the same numbers.
 
