@@ -4,10 +4,11 @@
  * code it replaces (same additions in the same order, same table and search).
  *
  * mlsql_label_sums: per-label weighted sums of a sparse 0/1 (tuples x labels) matrix under a
- * batch of resample weights, read row by row (each resample's weights in tuple order, a block
- * of resamples per pass over the cells). The
- * cells come in tuple order, a label's cells in ascending tuples; each label sums its cells
- * in that order from 0, as numpy.add.at does in the portable code.
+ * batch of resample weights: a block of resamples per pass over the cells, the block's weights
+ * copied tuple-major a tile of tuples at a time and its sums kept label-major (a cell reads
+ * and adds one contiguous line). The cells come in tuple order, a label's cells in ascending
+ * tuples; each label sums its cells in that order from 0, as numpy.add.at does in the
+ * portable code.
  *
  * mlsql_poisson_one: Poisson(1) by the inverse CDF of uniforms from a generator's raw 64 bits:
  * a table of the 4096 top-12-bit cells (a value, or -1 where a cell straddles a step of the
@@ -15,6 +16,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(_WIN32)
@@ -23,53 +25,126 @@
 #define MLSQL_EXPORT __attribute__((visibility("default")))
 #endif
 
-MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 2; }
+MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 4; }
 
 /* resamples summed in one pass over the cells (the cells are read once per block) */
 #define MLSQL_BLOCK 8
+/* tuples whose block of weights is copied tuple-major at once (a tile of 128 KB) */
+#define MLSQL_TILE 2048
 
-MLSQL_EXPORT void mlsql_label_sums(const double *w, int64_t n_resamples, int64_t n_tuples,
-                                   const int64_t *cell_tuple, const int64_t *cell_label,
-                                   int64_t n_cells, double *out, int64_t n_labels) {
-    for (int64_t i = 0; i < n_resamples * n_labels; i++) out[i] = 0.0;
+/* Returns 0, or -1 where its scratch (labels x block doubles) cannot be had. */
+MLSQL_EXPORT int64_t mlsql_label_sums(const double *w, int64_t n_resamples, int64_t n_tuples,
+                                      const int64_t *cell_tuple, const int64_t *cell_label,
+                                      int64_t n_cells, double *out, int64_t n_labels) {
+    /* a block's sums label-major (a label's block of resamples in one cache line), then
+       written out resample-major: each (resample, label) still adds its cells in order from 0 */
+    double *acc = malloc((size_t)(n_labels > 0 ? n_labels : 1) * MLSQL_BLOCK * sizeof(double));
+    double *tile = malloc((size_t)MLSQL_TILE * MLSQL_BLOCK * sizeof(double));
+    if (!acc || !tile) {
+        free(acc);
+        free(tile);
+        return -1;
+    }
     int64_t r = 0;
     for (; r + MLSQL_BLOCK <= n_resamples; r += MLSQL_BLOCK) {
         const double *row = w + r * n_tuples;
-        double *o = out + r * n_labels;
-        for (int64_t c = 0; c < n_cells; c++) {
-            const double *x = row + cell_tuple[c];
-            double *y = o + cell_label[c];
-            for (int b = 0; b < MLSQL_BLOCK; b++) y[b * n_labels] += x[b * n_tuples];
+        memset(acc, 0, (size_t)n_labels * MLSQL_BLOCK * sizeof(double));
+        int64_t c = 0;
+        for (int64_t t0 = 0; t0 < n_tuples && c < n_cells; t0 += MLSQL_TILE) {
+            int64_t t1 = t0 + MLSQL_TILE < n_tuples ? t0 + MLSQL_TILE : n_tuples;
+            if (cell_tuple[c] >= t1) continue;
+            /* the block's weights of tuples t0..t1, tuple-major: a cell reads one cache line */
+            for (int b = 0; b < MLSQL_BLOCK; b++) {
+                const double *x = row + b * n_tuples;
+                for (int64_t t = t0; t < t1; t++) tile[(t - t0) * MLSQL_BLOCK + b] = x[t];
+            }
+            for (; c < n_cells && cell_tuple[c] < t1; c++) {
+                const double *x = tile + (cell_tuple[c] - t0) * MLSQL_BLOCK;
+                double *y = acc + cell_label[c] * MLSQL_BLOCK;
+                for (int b = 0; b < MLSQL_BLOCK; b++) y[b] += x[b];
+            }
+        }
+        for (int b = 0; b < MLSQL_BLOCK; b++) {
+            double *o = out + (r + b) * n_labels;
+            for (int64_t l = 0; l < n_labels; l++) o[l] = acc[l * MLSQL_BLOCK + b];
         }
     }
+    free(acc);
+    free(tile);
+    for (int64_t i = r * n_labels; i < n_resamples * n_labels; i++) out[i] = 0.0;
     for (; r < n_resamples; r++) {
         const double *row = w + r * n_tuples;
         double *o = out + r * n_labels;
         for (int64_t c = 0; c < n_cells; c++) o[cell_label[c]] += row[cell_tuple[c]];
     }
+    return 0;
+}
+
+/* Poisson(1) of 64 raw bits: the table's value of the top 12 bits, else searched */
+static inline double mlsql_poisson_of(uint64_t x, const double *table, const double *cdf,
+                                      int64_t n_cdf) {
+    double k = table[x >> 52];
+    if (k >= 0) return k;
+    double u = (double)(x >> 11) / 9007199254740992.0; /* 2^53 */
+    int64_t lo = 0, hi = n_cdf; /* the number of cdf values <= u */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] <= u) lo = mid + 1;
+        else hi = mid;
+    }
+    return (double)lo;
 }
 
 MLSQL_EXPORT void mlsql_poisson_one(const uint64_t *raw, int64_t n_rows, int64_t n_cols,
                                     const double *table, const double *cdf, int64_t n_cdf,
                                     double *out, int64_t out_stride, const int64_t *out_cols) {
-    const double two_53 = 9007199254740992.0;
     for (int64_t r = 0; r < n_rows; r++) {
         const uint64_t *bits = raw + r * n_cols;
         double *o = out + r * out_stride;
-        for (int64_t j = 0; j < n_cols; j++) {
-            uint64_t x = bits[j];
-            double k = table[x >> 52];
-            if (k < 0) {
-                double u = (double)(x >> 11) / two_53;
-                int64_t lo = 0, hi = n_cdf; /* the number of cdf values <= u */
-                while (lo < hi) {
-                    int64_t mid = lo + (hi - lo) / 2;
-                    if (cdf[mid] <= u) lo = mid + 1;
-                    else hi = mid;
-                }
-                k = (double)lo;
-            }
-            o[out_cols ? out_cols[j] : j] = k;
-        }
+        for (int64_t j = 0; j < n_cols; j++)
+            o[out_cols ? out_cols[j] : j] = mlsql_poisson_of(bits[j], table, cdf, n_cdf);
     }
+}
+
+/* numpy's PCG64: state = state * MULT + inc, then out = rotr64(hi ^ lo, hi >> 58) */
+#define MLSQL_PCG_MULT_HI 2549297995355413924ULL
+#define MLSQL_PCG_MULT_LO 4865540595714422341ULL
+
+#if defined(__SIZEOF_INT128__)
+typedef unsigned __int128 mlsql_u128;
+static inline uint64_t mlsql_pcg_next(mlsql_u128 *state, mlsql_u128 inc) {
+    const mlsql_u128 mult = ((mlsql_u128)MLSQL_PCG_MULT_HI << 64) | MLSQL_PCG_MULT_LO;
+    *state = *state * mult + inc;
+    uint64_t hi = (uint64_t)(*state >> 64), lo = (uint64_t)*state;
+    unsigned rot = (unsigned)(hi >> 58);
+    uint64_t x = hi ^ lo;
+    return (x >> rot) | (x << ((64u - rot) & 63u));
+}
+#define MLSQL_HAS_PCG 1
+#else
+#define MLSQL_HAS_PCG 0
+#endif
+
+/* Returns 0, or -1 where the compiler has no 128-bit integers (the caller draws raw bits). */
+MLSQL_EXPORT int64_t mlsql_poisson_one_pcg64(uint64_t *state, const uint64_t *inc, int64_t n_rows,
+                                             int64_t n_cols, const double *table,
+                                             const double *cdf, int64_t n_cdf, double *out,
+                                             int64_t out_stride, const int64_t *out_cols) {
+#if MLSQL_HAS_PCG
+    /* state and inc as (high word, low word) */
+    mlsql_u128 s = ((mlsql_u128)state[0] << 64) | state[1];
+    const mlsql_u128 c = ((mlsql_u128)inc[0] << 64) | inc[1];
+    for (int64_t r = 0; r < n_rows; r++) {
+        double *o = out + r * out_stride;
+        for (int64_t j = 0; j < n_cols; j++)
+            o[out_cols ? out_cols[j] : j] = mlsql_poisson_of(mlsql_pcg_next(&s, c), table, cdf, n_cdf);
+    }
+    state[0] = (uint64_t)(s >> 64);
+    state[1] = (uint64_t)s;
+    return 0;
+#else
+    (void)state; (void)inc; (void)n_rows; (void)n_cols; (void)table; (void)cdf; (void)n_cdf;
+    (void)out; (void)out_stride; (void)out_cols;
+    return -1;
+#endif
 }

@@ -341,6 +341,7 @@ LONG: frozenset[str] = frozenset(
         "tests/test_native_polars.py::test_measures_equal_the_oracle_and_the_portable_expressions",
         "tests/test_native_polars.py::test_plugin_under_address_sanitizer",
         "tests/test_native_polars.py::test_text_label_tables_equal_the_portable_plan_and_the_oracle",
+        "tests/test_resample_native.py::test_kernels_under_address_sanitizer",
         "tests/test_param_constraints.py::test_every_engine_rejects_each_bad_value_with_one_message[duckdb]",
         "tests/test_param_constraints.py::test_spark_sql_functions_reject_bad_values_with_the_same_message[spark]",
         "tests/test_ranking_properties.py::test_at_k_measures_match_the_oracle[spark]",

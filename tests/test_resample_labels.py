@@ -177,3 +177,31 @@ def test_the_rows_order_and_arrow_or_rows_give_one_result() -> None:
     shuffled = rows[::-1]
     arrow = pa.table({f"c{i}": [r[i] for r in shuffled] for i in range(4)})
     assert run.bootstrap(arrow, 0, chosen, 50, 0.9, 1) == first
+
+
+def test_groups_are_pythons_grouping_of_the_key_values() -> None:
+    """Several key columns, NULL keys, a dictionary column: the groups and their rows are
+    those of a Python dict over the rows' key tuples, sorted NULL first."""
+    rng = random.Random(3)
+    keys = [
+        (rng.choice([None, "x", "y", "é"]), rng.choice([None, 1, 2]), rng.choice(["p", "q"]))
+        for _ in range(300)
+    ]
+    table = pa.table(
+        {
+            "k0": [k[0] for k in keys],
+            "k1": pa.array([k[1] for k in keys], pa.int64()),
+            "k2": pa.array([k[2] for k in keys]).dictionary_encode(),
+            "x": list(range(len(keys))),
+        }
+    )
+    expected: dict[tuple[Any, ...], list[int]] = {}
+    for i, key in enumerate(keys):
+        expected.setdefault(key, []).append(i)
+
+    def order(v: Any) -> tuple[bool, Any]:
+        return (v is not None, v)
+
+    ordered = sorted(expected.items(), key=lambda kv: tuple(order(v) for v in kv[0]))
+    got = [(k, v.tolist()) for k, v in LL.groups(table, 3, order)]
+    assert got == ordered

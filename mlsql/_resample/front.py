@@ -217,6 +217,25 @@ def check_pairs(
         raise MlsqlError(UNPAIRED_MESSAGE.format(id=id_column, n=n, details="; ".join(details)))
 
 
+def _model_counts(model: Any, m: Any) -> list[tuple[Any, int]]:
+    """(model, its ids) of Arrow columns of each tuple's model and number of ids m, the models
+    in order of first appearance."""
+    import pyarrow as pa
+
+    try:
+        summed = (
+            pa.table({"model": model, "m": m})
+            .group_by("model", use_threads=False)
+            .aggregate([("m", "sum")])
+        )
+        return list(zip(summed["model"].to_pylist(), summed["m_sum"].to_pylist(), strict=True))
+    except pa.ArrowNotImplementedError:  # a model type Arrow does not group by: row by row
+        counts: dict[Any, int] = {}
+        for value, n in zip(model.to_pylist(), m.to_pylist(), strict=True):
+            counts[value] = counts.get(value, 0) + n
+        return list(counts.items())
+
+
 def compared(
     req: Request,
     model: str,
@@ -237,12 +256,9 @@ def compared(
     n_by = len(req.by)
     paired: dict[Any, int] = {}
     pairs: Iterable[tuple[Any, Any]]
-    if hasattr(paired_rows, "column"):  # an Arrow table (label lists): its model and m columns
-        pairs = zip(
-            paired_rows.column(n_by).to_pylist(),
-            paired_rows.column(paired_rows.num_columns - 1).to_pylist(),
-            strict=True,
-        )
+    if hasattr(paired_rows, "column"):  # an Arrow table (label lists): m summed per model
+        last = paired_rows.num_columns - 1
+        pairs = _model_counts(paired_rows.column(n_by), paired_rows.column(last))
     else:
         pairs = ((row[n_by], row[-1]) for row in paired_rows)
     for value, m in pairs:

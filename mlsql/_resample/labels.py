@@ -93,17 +93,37 @@ def table_of(rows: Any, width: int) -> pa.Table:
 
 
 def groups(table: pa.Table, n_key: int, order: Any) -> list[tuple[tuple[Any, ...], np.ndarray]]:
-    """(group values, its rows' positions) per group, groups sorted by ``order`` of their values."""
+    """(group values, its rows' positions) per group, groups sorted by ``order`` of their values.
+
+    The key columns are coded in Arrow (NULL has a code of its own), so only each group's
+    values become Python objects.
+
+    Examples
+    --------
+    >>> t = pa.table({"k": ["b", None, "b", "a"], "x": [1, 2, 3, 4]})
+    >>> [(k, v.tolist()) for k, v in groups(t, 1, lambda v: (v is not None, v))]
+    [((None,), [1]), (('a',), [3]), (('b',), [0, 2])]
+    """
     if table.num_rows == 0:
         return []
     if n_key == 0:
         return [((), np.arange(table.num_rows))]
-    keys = list(zip(*(table.column(i).to_pylist() for i in range(n_key)), strict=True))
-    found: dict[tuple[Any, ...], list[int]] = {}
-    for i, key in enumerate(keys):
-        found.setdefault(key, []).append(i)
-    ordered = sorted(found.items(), key=lambda kv: tuple(order(v) for v in kv[0]))
-    return [(k, np.array(v, dtype=np.int64)) for k, v in ordered]
+    codes, values = [], []
+    for i in range(n_key):
+        column = table.column(i).combine_chunks()
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        codes.append(np.asarray(encoded.indices, dtype=np.int64))
+        values.append(encoded.dictionary.to_pylist())
+    found, group = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+    rows = np.argsort(group.reshape(-1), kind="stable")
+    starts = np.searchsorted(group.reshape(-1)[rows], np.arange(len(found) + 1))
+    keyed = [
+        (tuple(values[i][c] for i, c in enumerate(codes_)), rows[starts[g] : starts[g + 1]])
+        for g, codes_ in enumerate(found.tolist())
+    ]
+    return sorted(keyed, key=lambda kv: tuple(order(v) for v in kv[0]))
 
 
 def _list_array(column: Any) -> pa.Array:
@@ -202,9 +222,13 @@ class Cells:
         starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]]) if len(c) else np.zeros(0, np.int64)
         return cls(t, starts, c[starts] if len(c) else np.zeros(0, np.int64))
 
+    def label_of_cells(self) -> np.ndarray:
+        """Each cell's label."""
+        return np.repeat(self.labels, np.diff(np.r_[self.starts, len(self.tuples)]))
+
     def restricted(self, lookup: np.ndarray) -> Cells:
         """The cells of the labels that ``lookup`` (group code -> position, -1: left out) keeps."""
-        c = np.repeat(self.labels, np.diff(np.r_[self.starts, len(self.tuples)]))
+        c = self.label_of_cells()
         mapped = lookup[c] if len(c) else c
         keep = mapped >= 0
         return Cells.of(self.tuples[keep], mapped[keep])
@@ -223,6 +247,7 @@ class Side:
     row_actual: np.ndarray
     row_predicted: np.ndarray
     given: dict[Any, tuple[Cells, Cells, Cells, int]] = field(default_factory=dict)
+    joined: dict[Any, Cells] = field(default_factory=dict)
 
     def cells(self, labels: Iterable[Any] | None) -> tuple[Cells, Cells, Cells, int]:
         """(tp, fp, fn cells, number of labels) over the group's labels, or the given ones."""
@@ -236,6 +261,25 @@ class Side:
             tp, fp, fn = (c.restricted(lookup) for c in (self.tp, self.fp, self.fn))
             self.given[key] = (tp, fp, fn, len(universe))
         return self.given[key]
+
+    def counts(self, w: np.ndarray, labels: Iterable[Any] | None) -> tuple[np.ndarray, list[Any]]:
+        """(each resample's known rows, its per-label tp, fp and fn sums) under weights ``w``.
+
+        One :func:`per_label` over the cells of all four, side by side (tp on labels 0..L-1,
+        fp on L..2L-1, fn on 2L..3L-1, the known tuples on 3L): the weights are read once,
+        and each sum adds the same cells in the same order as four calls would.
+        """
+        tp, fp, fn, n_labels = self.cells(labels)
+        key = None if labels is None else tuple(dict.fromkeys(labels))
+        if key not in self.joined:
+            parts = [
+                (c.tuples, c.label_of_cells() + i * n_labels) for i, c in enumerate((tp, fp, fn))
+            ]
+            known = np.flatnonzero(self.known)
+            parts.append((known, np.full(len(known), 3 * n_labels, np.int64)))
+            self.joined[key] = Cells.of(*(np.concatenate(p) for p in zip(*parts, strict=True)))
+        sums = per_label(w, self.joined[key], 3 * n_labels + 1)
+        return sums[:, 3 * n_labels], [sums[:, i * n_labels : (i + 1) * n_labels] for i in range(3)]
 
 
 def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
@@ -286,9 +330,10 @@ def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.nda
     ):
         raise ValueError("per-label sums: a cell's tuple or label is out of range")
     out = np.empty((len(w), n_labels))
-    lib.mlsql_label_sums(
+    if lib.mlsql_label_sums(
         weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels
-    )
+    ):
+        raise MemoryError("per-label sums: no memory for a block of sums")
     return out
 
 
@@ -296,8 +341,8 @@ def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     """Weights (resamples x tuples) times the 0/1 matrix of ``cells``: (resamples x labels).
 
     Each label's sum adds its cells' weights one by one, in ascending tuples, to 0:
-    natively (:mod:`mlsql._resample.native`) reading each resample's weights in
-    tuple order, else by ``numpy.add.at`` over a chunk of cells at a time (their
+    natively (:mod:`mlsql._resample.native`) a block of resamples per pass over the
+    cells in tuple order, else by ``numpy.add.at`` over a chunk of cells at a time (their
     weights gathered tuple by tuple into one buffer: memory stays bounded, and is
     reused). Both give the same numbers.
 
@@ -326,20 +371,6 @@ def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     return out.T
 
 
-def known_rows(w: np.ndarray, known: np.ndarray) -> np.ndarray:
-    """Each resample's weight of the known tuples: :func:`per_label` of one label whose cells
-    are the known tuples (their weights added one by one).
-
-    Examples
-    --------
-    >>> known_rows(np.array([[1.0, 2.0, 4.0]]), np.array([1.0, 0.0, 1.0]))
-    array([5.])
-    """
-    tuples = np.flatnonzero(known)
-    cells = Cells(tuples, np.zeros(min(1, len(tuples)), np.int64), np.zeros(1, np.int64))
-    return per_label(w, cells, 1)[:, 0]
-
-
 # ------------------------------------------------------------------ the measures
 def evaluate(
     name: str, params: dict[str, Any], columns: Columns, weights: np.ndarray
@@ -351,15 +382,13 @@ def evaluate(
     """
     labels = params.get("labels")
     side: Side = columns["side"]
-    tp, fp, fn, n_labels = side.cells(labels)
     kept = columns.setdefault("counts", {})
     key = None if labels is None else tuple(dict.fromkeys(labels))
     if kept.get("weights") is not weights:
         kept.clear()
         kept["weights"] = weights
     if key not in kept:
-        n_rows = known_rows(weights, side.known)
-        kept[key] = (n_rows, [per_label(weights, c, n_labels) for c in (tp, fp, fn)])
+        kept[key] = side.counts(weights, labels)
     n_rows, counts = kept[key]
     out = []
     for start in range(0, len(n_rows), BATCH):
@@ -385,11 +414,20 @@ def _averages(
     axis = WeightedOps(present)
     zd = params["zero_division"]
     k = LB.LabelCounts(tp=counts[0], fp=counts[1], fn=counts[2], n_rows=n_rows)
-    values = LB.label_values(axis, k, params.get("beta", 1.0), zd)
-    values["n_rows"] = n_rows
-    aggregates = LB.label_aggregates(axis, values.__getitem__, zd)
-    if name.endswith("_of_means"):
-        beta = 1.0 if name == "macro_f1_of_means" else params.get("beta", 1.0)
+    beta = params.get("beta", 1.0)
+    of_means = name.endswith("_of_means")
+    wanted = ("macro_precision", "macro_recall") if of_means else (name,)
+    columns: dict[str, Any] = {"n_rows": n_rows}
+
+    def column(label_column: str) -> Any:  # a per-label column, computed once when read
+        if label_column not in columns:
+            only = (label_column,)
+            columns[label_column] = LB.label_values(axis, k, beta, zd, only)[label_column]
+        return columns[label_column]
+
+    aggregates = LB.label_aggregates(axis, column, zd, wanted)
+    if of_means:
+        beta = 1.0 if name == "macro_f1_of_means" else beta
         p, r = aggregates["macro_precision"], aggregates["macro_recall"]
         value = LB.fbeta_of_means(WeightedOps(1.0), p, r, beta)
     else:

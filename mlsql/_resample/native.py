@@ -30,11 +30,11 @@ def _load() -> Any:
         return None
     try:
         lib = ctypes.CDLL(str(found[0]))
-        if lib.mlsql_resample_version() != 2:
+        if lib.mlsql_resample_version() != 4:
             return None
     except (OSError, AttributeError):
         return None
-    lib.mlsql_label_sums.restype = None
+    lib.mlsql_label_sums.restype = ctypes.c_int64
     lib.mlsql_label_sums.argtypes = [
         *(_DOUBLES, _N, _N),
         *(_INTS, _INTS, _N),
@@ -43,6 +43,12 @@ def _load() -> Any:
     lib.mlsql_poisson_one.restype = None
     lib.mlsql_poisson_one.argtypes = [
         *(_BITS, _N, _N),
+        *(_DOUBLES, _DOUBLES, _N),
+        *(_DOUBLES, _N, ctypes.c_void_p),
+    ]
+    lib.mlsql_poisson_one_pcg64.restype = ctypes.c_int64
+    lib.mlsql_poisson_one_pcg64.argtypes = [
+        *(_BITS, _BITS, _N, _N),
         *(_DOUBLES, _DOUBLES, _N),
         *(_DOUBLES, _N, ctypes.c_void_p),
     ]

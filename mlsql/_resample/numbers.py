@@ -99,16 +99,39 @@ def poisson_one(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     """
     # rng.random's uniform is (raw >> 11) / 2^53 of the generator's next 64 raw bits, so its
     # cell (u x 4096) is raw >> 52: the same numbers, from the raw bits (no float pass)
-    raw = rng.bit_generator.random_raw(shape)
     lib = NATIVE.kernels()
     if lib is not None:  # the same table and search in one pass
         out = np.empty(shape)
-        if out.size:
-            lib.mlsql_poisson_one(
-                raw, shape[0], shape[1], _TABLE, _CDF, len(_CDF), out, shape[1], None
-            )
+        _native_poisson_one(lib, rng, shape[0], shape[1], out, shape[1], None)
         return out
-    return _from_bits(raw)
+    return _from_bits(rng.bit_generator.random_raw(shape))
+
+
+_WORD = (1 << 64) - 1
+
+
+def _native_poisson_one(
+    lib: Any, rng: np.random.Generator, n_rows: int, n_cols: int, out: Any, stride: int, cols: Any
+) -> None:
+    """The native :func:`poisson_one` of ``n_rows x n_cols`` draws into ``out`` (row stride
+    ``stride``, the columns ``cols`` or all): a PCG64's raw bits made and its state advanced in
+    C (no buffer of raw bits), another generator's read by ``random_raw``."""
+    if not n_rows * n_cols:
+        return
+    generator = rng.bit_generator
+    if isinstance(generator, np.random.PCG64):
+        state = generator.state
+        s, inc = state["state"]["state"], state["state"]["inc"]
+        words = np.array([s >> 64, s & _WORD], dtype=np.uint64)
+        steps = np.array([inc >> 64, inc & _WORD], dtype=np.uint64)
+        if not lib.mlsql_poisson_one_pcg64(
+            words, steps, n_rows, n_cols, _TABLE, _CDF, len(_CDF), out, stride, cols
+        ):
+            state["state"]["state"] = (int(words[0]) << 64) | int(words[1])
+            generator.state = state
+            return
+    raw = generator.random_raw((n_rows, n_cols))
+    lib.mlsql_poisson_one(raw, n_rows, n_cols, _TABLE, _CDF, len(_CDF), out, stride, cols)
 
 
 def _from_bits(raw: np.ndarray) -> np.ndarray:
@@ -131,11 +154,7 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
     lib = NATIVE.kernels()
     if lib is not None:  # the draws go straight to their columns
         cols = np.flatnonzero(one).astype(np.int64)
-        raw = rng.bit_generator.random_raw((n_resamples, len(cols)))
-        if raw.size:
-            lib.mlsql_poisson_one(
-                raw, n_resamples, len(cols), _TABLE, _CDF, len(_CDF), out, len(m), cols.ctypes.data
-            )
+        _native_poisson_one(lib, rng, n_resamples, len(cols), out, len(m), cols.ctypes.data)
     else:
         out[:, one] = poisson_one(rng, (n_resamples, int(one.sum())))
     out[:, ~one] = rng.poisson(m[~one], size=(n_resamples, int((~one).sum())))

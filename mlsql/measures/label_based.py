@@ -45,8 +45,9 @@ is the bounded form).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import cache, partial
 from typing import Any
 
 from mlsql import _formulas as F
@@ -169,14 +170,19 @@ def _known(ops: Any, n_rows: E, value: E) -> E:
 RATIOS = ("precision", "recall", "f1", "fbeta", "jaccard")
 
 
+def _ratio(ops: Any, c: F.Counts, name: str, beta: Any, zero_division: Any) -> E:
+    """The ratio ``name`` (one of :data:`RATIOS`) of counts ``c``."""
+    if name == "precision":
+        return F.precision(ops, c, zero_division)
+    if name == "recall":
+        return F.recall(ops, c, zero_division)
+    if name == "jaccard":
+        return F.jaccard(ops, c, zero_division)
+    return F.fbeta(ops, c, 1 if name == "f1" else beta, zero_division)
+
+
 def _ratios(ops: Any, c: F.Counts, beta: Any, zero_division: Any) -> dict[str, E]:
-    return {
-        "precision": F.precision(ops, c, zero_division),
-        "recall": F.recall(ops, c, zero_division),
-        "f1": F.fbeta(ops, c, 1, zero_division),
-        "fbeta": F.fbeta(ops, c, beta, zero_division),
-        "jaccard": F.jaccard(ops, c, zero_division),
-    }
+    return {name: _ratio(ops, c, name, beta, zero_division) for name in RATIOS}
 
 
 # The report is built in stages, each over the columns of the one before
@@ -185,52 +191,71 @@ def _ratios(ops: Any, c: F.Counts, beta: Any, zero_division: Any) -> dict[str, E
 # group; row values, then their aggregates; then the group's own columns.
 
 
-def label_values(ops: Any, k: LabelCounts, beta: Any, zero_division: Any) -> dict[str, E]:
+def label_values(
+    ops: Any, k: LabelCounts, beta: Any, zero_division: Any, only: Collection[str] | None = None
+) -> dict[str, E]:
     """Per label (stage 1): the columns of ``label_metrics`` after ``label``.
 
-    Engines drop ``fbeta`` when no beta is given.
+    Engines drop ``fbeta`` when no beta is given. ``only``: just these columns (the others
+    are not computed).
     """
     c = k.counts
-    ratios = {
-        **_ratios(ops, c, beta, zero_division),
-        "accuracy": label_accuracy(ops, c, k.n_rows),
+    columns: dict[str, Callable[[], E]] = {
+        "tp": lambda: k.tp,
+        "fp": lambda: k.fp,
+        "fn": lambda: k.fn,
+        "tn": lambda: true_negatives(ops, c, k.n_rows),
+        "support": lambda: k.tp + k.fn,
+        **{name: partial(_ratio, ops, c, name, beta, zero_division) for name in RATIOS},
+        "accuracy": lambda: label_accuracy(ops, c, k.n_rows),
     }
+    known = {*RATIOS, "accuracy"}
     return {
-        "tp": k.tp,
-        "fp": k.fp,
-        "fn": k.fn,
-        "tn": true_negatives(ops, c, k.n_rows),
-        "support": k.tp + k.fn,
-        **{name: _known(ops, k.n_rows, e) for name, e in ratios.items()},
+        name: _known(ops, k.n_rows, make()) if name in known else make()
+        for name, make in columns.items()
+        if only is None or name in only
     }
 
 
-def label_aggregates(ops: Any, col: Callable[[str], E], zero_division: Any) -> dict[str, E]:
+def label_aggregates(
+    ops: Any, col: Callable[[str], E], zero_division: Any, only: Collection[str] | None = None
+) -> dict[str, E]:
     """Over the label rows of a group (stage 2), from :func:`label_values` and ``n_rows``.
 
     Macro (mean over labels) and weighted (by support) averages, Hamming
-    loss, label accuracies and the label-problem rates.
+    loss, label accuracies and the label-problem rates. ``only``: just these
+    (``n_labels`` always; the others are not computed, nor the columns they read).
     """
-    tp, fp, fn, tn = col("tp"), col("fp"), col("fn"), col("tn")
     n_rows = ops.mean(col("n_rows"))  # the same on every label row of the group
-    n_labels = ops.count(tp)
-    pooled = F.pooled(ops, F.Counts(tp, fp, fn))
-    out = {
-        **{f"macro_{r}": F.average(ops, col(r), zero_division) for r in RATIOS},
-        **{
-            f"weighted_{r}": weighted_average(
-                ops, col(r), col("support"), zero_division, pooled.nothing_to_score
-            )
-            for r in RATIOS
-        },
-        "hamming_loss": F.hamming_loss(ops, pooled.fp, pooled.fn, n_rows, n_labels),
-        "label_accuracy_micro": label_accuracy_micro(ops, pooled.fp, pooled.fn, n_rows, n_labels),
-        "label_accuracy_macro": ops.mean(col("accuracy")),
-        "clp": share_of_labels(ops, (tn + fn) == 0),
-        "mlp": share_of_labels(ops, (tp + fp) == 0),
-        "wlp": share_of_labels(ops, tp == 0),
+    n_labels = ops.count(col("tp"))
+
+    @cache
+    def pooled() -> F.Counts:
+        return F.pooled(ops, F.Counts(col("tp"), col("fp"), col("fn")))
+
+    def macro(r: str) -> E:
+        return F.average(ops, col(r), zero_division)
+
+    def weighted(r: str) -> E:
+        nothing = pooled().nothing_to_score
+        return weighted_average(ops, col(r), col("support"), zero_division, nothing)
+
+    out: dict[str, Callable[[], E]] = {
+        **{f"macro_{r}": partial(macro, r) for r in RATIOS},
+        **{f"weighted_{r}": partial(weighted, r) for r in RATIOS},
+        "hamming_loss": lambda: F.hamming_loss(ops, pooled().fp, pooled().fn, n_rows, n_labels),
+        "label_accuracy_micro": lambda: label_accuracy_micro(
+            ops, pooled().fp, pooled().fn, n_rows, n_labels
+        ),
+        "label_accuracy_macro": lambda: ops.mean(col("accuracy")),
+        "clp": lambda: share_of_labels(ops, (col("tn") + col("fn")) == 0),
+        "mlp": lambda: share_of_labels(ops, (col("tp") + col("fp")) == 0),
+        "wlp": lambda: share_of_labels(ops, col("tp") == 0),
     }
-    return {"n_labels": n_labels, **{k: _known(ops, n_rows, e) for k, e in out.items()}}
+    return {
+        "n_labels": n_labels,
+        **{k: _known(ops, n_rows, make()) for k, make in out.items() if only is None or k in only},
+    }
 
 
 def row_values(ops: Any, s: F.RowStats, beta: Any, zero_division: Any) -> dict[str, E]:
