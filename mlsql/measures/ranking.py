@@ -415,7 +415,8 @@ def _aggregate(name: str, row: Callable[..., E]) -> Callable[..., E]:
 
     def build(ops: Any, s: Any, **params: Any) -> E:
         """Mean over rows of the per-row value (``k`` is part of the statistics)."""
-        return ops.mean(row_value(ops, name, s, **params))
+        given = {n: v for n, v in params.items() if n != "k"}
+        return ops.mean(row_value(ops, name, s, **given))
 
     return build
 
