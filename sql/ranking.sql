@@ -197,6 +197,54 @@ CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL, sample_weight := NULL) AS 
     _mlsql_row_mean(_mlsql_graded_ndcg_row(_mlsql_grades(ranked_relevance, ranked_relevance, 'graded_ndcg', 'ranked_relevance'), _mlsql_grades(ideal_relevance, ideal_relevance, 'graded_ndcg', 'ideal_relevance'), _mlsql_check_k(k, 'graded_ndcg')), sample_weight, 'graded_ndcg');
 
+-- _mlsql_hits_row(correct_items, rank_items, k): Per row: ranx's hits@k: the number of true items in the top k, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_hits_row(correct_items, rank_items, k) AS 
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_hit_count(system.main.len(hits)) END)[1])[1])[1];
+
+-- hits(correct_items, rank_items, k, sample_weight): ranx's hits@k: the number of true items in the top k, averaged over rows. A count, not a share (ranx's hits; hitrate is the share of rows with one). A k beyond the list looks at the whole list; no true item: 0.
+CREATE OR REPLACE MACRO hits(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_hits_row(_mlsql_label_list_as(correct_items, correct_items, rank_items, NULL::VARCHAR[], 'hits', 'correct_items', 'rank_items'), _mlsql_label_list_as(rank_items, correct_items, rank_items, NULL::VARCHAR[], 'hits', 'correct_items', 'rank_items'), _mlsql_check_k(k, 'hits')), sample_weight, 'hits');
+
+-- _mlsql_map_score_row(correct_items, rank_items, k): Per row: ranx's and trec_eval's MAP@k: the precisions at the hits of the top k summed and divided by all true items, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_map_score_row(correct_items, rank_items, k) AS 
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_precision_over_all_true(coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth)), 'sum'), 0), n_true) END)[1])[1])[1];
+
+-- map_score(correct_items, rank_items, k, sample_weight): ranx's and trec_eval's MAP@k: the precisions at the hits of the top k summed and divided by all true items, averaged over rows. Divides by all true items, as ranx and trec_eval (average_precision divides by the hits in the top k, as Hivemall). No true item: 0 (ranx; trec_eval leaves such a query out).
+CREATE OR REPLACE MACRO map_score(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_map_score_row(_mlsql_label_list_as(correct_items, correct_items, rank_items, NULL::VARCHAR[], 'map_score', 'correct_items', 'rank_items'), _mlsql_label_list_as(rank_items, correct_items, rank_items, NULL::VARCHAR[], 'map_score', 'correct_items', 'rank_items'), _mlsql_check_k(k, 'map_score')), sample_weight, 'map_score');
+
+-- _mlsql_r_precision_row(correct_items, rank_items): Per row: ranx's R-precision: the hits among the first |true| items / |true|, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_r_precision_row(correct_items, rank_items) AS 
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, NULL)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_r_precision_of_row(system.main.len(system.main.list_filter(hits, lambda pos: pos <= n_true)), n_true) END)[1])[1])[1];
+
+-- r_precision(correct_items, rank_items, sample_weight): ranx's R-precision: the hits among the first |true| items / |true|, averaged over rows. Divides by |true| even where the list is shorter (as ranx). No true item: 0.
+CREATE OR REPLACE MACRO r_precision(correct_items, rank_items, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_r_precision_row(_mlsql_label_list_as(correct_items, correct_items, rank_items, NULL::VARCHAR[], 'r_precision', 'correct_items', 'rank_items'), _mlsql_label_list_as(rank_items, correct_items, rank_items, NULL::VARCHAR[], 'r_precision', 'correct_items', 'rank_items')), sample_weight, 'r_precision');
+
+-- _mlsql_f1_at_row(correct_items, rank_items, k): Per row: F1@k: the harmonic mean of precision@k and recall@k, 2 hits / (n + |true|), averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_f1_at_row(correct_items, rank_items, k) AS 
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_f1_at_k(system.main.len(hits), system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked))), n_true) END)[1])[1])[1];
+
+-- f1_at(correct_items, rank_items, k, sample_weight): F1@k: the harmonic mean of precision@k and recall@k, 2 hits / (n + |true|), averaged over rows. n = min(k, list length), as precision_at: where k goes beyond the list ranx divides precision by k and scores lower. No hit (and so no true item): 0, as ranx (precision_at and recall_at score 1 when both lists are empty).
+CREATE OR REPLACE MACRO f1_at(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_f1_at_row(_mlsql_label_list_as(correct_items, correct_items, rank_items, NULL::VARCHAR[], 'f1_at', 'correct_items', 'rank_items'), _mlsql_label_list_as(rank_items, correct_items, rank_items, NULL::VARCHAR[], 'f1_at', 'correct_items', 'rank_items'), _mlsql_check_k(k, 'f1_at')), sample_weight, 'f1_at');
+
+-- _mlsql_dcg_row(correct_items, rank_items, k): Per row: ranx's DCG@k with binary relevance (raw, not normalized): the sum of 1 / log2(position + 1) over the hits of the top k, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_dcg_row(correct_items, rank_items, k) AS 
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: (1 / system.main.log2((pos + 1)))), 'sum'), 0) END)[1])[1])[1];
+
+-- dcg(correct_items, rank_items, k, sample_weight): ranx's DCG@k with binary relevance (raw, not normalized): the sum of 1 / log2(position + 1) over the hits of the top k, averaged over rows. Gain 1 per true item (ranx's jarvelin and burges DCG agree on binary relevance); no true item: 0. ndcg divides it by the ideal DCG.
+CREATE OR REPLACE MACRO dcg(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_dcg_row(_mlsql_label_list_as(correct_items, correct_items, rank_items, NULL::VARCHAR[], 'dcg', 'correct_items', 'rank_items'), _mlsql_label_list_as(rank_items, correct_items, rank_items, NULL::VARCHAR[], 'dcg', 'correct_items', 'rank_items'), _mlsql_check_k(k, 'dcg')), sample_weight, 'dcg');
+
+-- _mlsql_rbp_row(correct_items, rank_items, p): Per row: ranx's rank-biased precision (Moffat and Zobel): (1 - p) times the sum of p^(position - 1) over the hits, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_rbp_row(correct_items, rank_items, p) AS 
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, NULL)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_rank_biased(coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: system.main.pow(p, (pos - 1))), 'sum'), 0), p) END)[1])[1])[1];
+
+-- rbp(correct_items, rank_items, p, sample_weight): ranx's rank-biased precision (Moffat and Zobel): (1 - p) times the sum of p^(position - 1) over the hits, averaged over rows. Over the whole list (ranx's rbp takes no k), binary relevance (ranx weighs a hit by its relevance grade). No true item: 0.
+CREATE OR REPLACE MACRO rbp(correct_items, rank_items, p := 0.8, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_rbp_row(_mlsql_label_list_as(correct_items, correct_items, rank_items, NULL::VARCHAR[], 'rbp', 'correct_items', 'rank_items'), _mlsql_label_list_as(rank_items, correct_items, rank_items, NULL::VARCHAR[], 'rbp', 'correct_items', 'rank_items'), _mlsql_check_p(p, 'rbp')), sample_weight, 'rbp');
+
 -- _mlsql_coverage_error_row(actual, scores): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_coverage_error_row(actual, scores) AS 
     system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_coverage(system.main.len(sr.truth), system.main.list_aggr(system.main.list_transform(sr.truth, lambda t: system.main.len(system.main.list_filter(sr.labels, lambda u: u >= t))), 'max')) END)[1];
