@@ -4337,7 +4337,7 @@ def map_score(
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
     >>> df.agg(ms.map_score('correct_items', 'rank_items', k=2)).first()[0]
-    0.4166666666666667
+    0.41666666666666663
     """
 
 def mape(
