@@ -218,3 +218,60 @@ def test_sample_weight_weighs_the_rows(engine):
     table = retrieved(rows).append_column("w", pa.array([3.0, 1.0]))
     got = engine.aggregate("map_score", table, columns=RETRIEVED, sample_weight="w")
     assert close(got, (3 * 1 + 1 * Fraction(1, 2)) / 4)
+
+
+# ------------------------------------------------------------------ ranx itself
+#: mlsql's measure and parameters -> ranx's metric name
+RANX_METRICS = {
+    ("hits", 3): "hits@3",
+    ("map_score", None): "map",
+    ("map_score", 3): "map@3",
+    ("r_precision", None): "r-precision",
+    ("f1_at", 3): "f1@3",
+    ("f1_at", None): "f1",
+    ("dcg", 3): "dcg@3",
+    ("dcg", None): "dcg",
+}
+RANX_RBP = {0.5: "rbp.5", 0.8: "rbp.80", 0.95: "rbp.95"}
+
+
+def random_queries(seed: int, n: int = 40) -> list[tuple[list[int], list[int]]]:
+    """(relevant, run) per query as ranx takes them: at least one relevant document and a run
+    of at least 3 distinct documents (ranx's precision divides by k, mlsql's by the list)."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        docs = rng.sample(range(1, 13), rng.randint(3, 9))
+        relevant = rng.sample(range(1, 13), rng.randint(1, 5))
+        out.append((relevant, docs))
+    return out
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("seed", range(3))
+def test_ranx_itself_on_random_queries(engine, seed):
+    """Per-query scores from ranx (``return_mean=False``), averaged, against each engine.
+
+    Long: ranx compiles its metrics with numba on first use (47 s in a fresh environment).
+    """
+    ranx = pytest.importorskip("ranx")
+    rows = random_queries(seed)
+    qrels = ranx.Qrels({f"q{i}": {f"d{d}": 1 for d in rel} for i, (rel, _) in enumerate(rows)})
+    run = ranx.Run(
+        {
+            f"q{i}": {f"d{d}": float(len(r) - j) for j, d in enumerate(r)}
+            for i, (_, r) in enumerate(rows)
+        }
+    )
+    table = retrieved(rows)
+    cases = [
+        (name, {} if k is None else {"k": k}, metric) for (name, k), metric in RANX_METRICS.items()
+    ]
+    cases += [("rbp", {"p": p}, metric) for p, metric in RANX_RBP.items()]
+    for name, params, metric in cases:
+        scores = ranx.evaluate(qrels, run, metric, return_mean=False)
+        want = sum(float(s) for s in scores) / len(rows)
+        got = engine.aggregate(name, table, columns=RETRIEVED, **params)
+        assert math.isclose(got, want, rel_tol=1e-12), (name, params, metric, got, want)
