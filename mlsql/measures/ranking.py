@@ -562,7 +562,7 @@ RETRIEVAL_NOTE = (
     "list's order is the ranking (ranx orders a run by score). A row with a NULL list is "
     "skipped; over no rows the result is NULL."
 )
-_RETRIEVAL = {
+_RETRIEVAL: dict[str, tuple[str, Callable[..., E], tuple[Any, ...]]] = {
     "hits": (
         "ranx's hits@k: the number of true items in the top k, averaged over rows.",
         _hits,
@@ -598,9 +598,9 @@ _RETRIEVAL = {
         (P.PERSISTENCE,),
     ),
 }
-for _name, (_summary, _row, _params) in _RETRIEVAL.items():
+for _name, (_summary, _retrieval_row, _params) in _RETRIEVAL.items():
     measure(_name, "aggregate", FAMILY, _summary, inputs=RETRIEVED, params=_params)(
-        _aggregate(_name, _row)
+        _aggregate(_name, _retrieval_row)
     )
 
 _SCORED = {
