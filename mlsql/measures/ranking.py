@@ -559,8 +559,10 @@ RETRIEVED = ("correct_items", "rank_items")
 RETRIEVAL_NOTE = (
     "The truth comes first, as ranx's (qrels, run); Hivemall's measures (precision_at ...) "
     "take the ranking first. Binary relevance: an item of correct_items is relevant. The "
-    "list's order is the ranking (ranx orders a run by score). A row with a NULL list is "
-    "skipped; over no rows the result is NULL."
+    "list's order is the ranking, so there are no ties: ranx orders a run by score with an "
+    "unstable sort (tied documents in no set order) and trec_eval breaks ties by document "
+    "id, so break ties before building the list (top_k breaks them by label). A row with a "
+    "NULL list is skipped; over no rows the result is NULL."
 )
 _RETRIEVAL: dict[str, tuple[str, Callable[..., E], tuple[Any, ...]]] = {
     "hits": (
