@@ -2664,8 +2664,11 @@ def dcg(
     Gain 1 per true item (ranx's jarvelin and burges DCG agree on binary relevance); no true
     item: 0. ndcg divides it by the ideal DCG. The truth comes first, as ranx's (qrels,
     run); Hivemall's measures (precision_at ...) take the ranking first. Binary relevance:
-    an item of correct_items is relevant. The list's order is the ranking (ranx orders a run
-    by score). A row with a NULL list is skipped; over no rows the result is NULL.
+    an item of correct_items is relevant. The list's order is the ranking, so there are no
+    ties: ranx orders a run by score with an unstable sort (tied documents in no set order)
+    and trec_eval breaks ties by document id, so break ties before building the list (top_k
+    breaks them by label). A row with a NULL list is skipped; over no rows the result is
+    NULL.
 
     Examples
     --------
@@ -2933,9 +2936,11 @@ def f1_at(
     precision by k and scores lower. No hit (and so no true item): 0, as ranx (precision_at
     and recall_at score 1 when both lists are empty). The truth comes first, as ranx's
     (qrels, run); Hivemall's measures (precision_at ...) take the ranking first. Binary
-    relevance: an item of correct_items is relevant. The list's order is the ranking (ranx
-    orders a run by score). A row with a NULL list is skipped; over no rows the result is
-    NULL.
+    relevance: an item of correct_items is relevant. The list's order is the ranking, so
+    there are no ties: ranx orders a run by score with an unstable sort (tied documents in
+    no set order) and trec_eval breaks ties by document id, so break ties before building
+    the list (top_k breaks them by label). A row with a NULL list is skipped; over no rows
+    the result is NULL.
 
     Examples
     --------
@@ -3359,9 +3364,11 @@ def hits(
     A count, not a share (ranx's hits; hitrate is the share of rows with one). A k beyond
     the list looks at the whole list; no true item: 0. The truth comes first, as ranx's
     (qrels, run); Hivemall's measures (precision_at ...) take the ranking first. Binary
-    relevance: an item of correct_items is relevant. The list's order is the ranking (ranx
-    orders a run by score). A row with a NULL list is skipped; over no rows the result is
-    NULL.
+    relevance: an item of correct_items is relevant. The list's order is the ranking, so
+    there are no ties: ranx orders a run by score with an unstable sort (tied documents in
+    no set order) and trec_eval breaks ties by document id, so break ties before building
+    the list (top_k breaks them by label). A row with a NULL list is skipped; over no rows
+    the result is NULL.
 
     Examples
     --------
@@ -4327,8 +4334,10 @@ def map_score(
     in the top k, as Hivemall). No true item: 0 (ranx; trec_eval leaves such a query out).
     The truth comes first, as ranx's (qrels, run); Hivemall's measures (precision_at ...)
     take the ranking first. Binary relevance: an item of correct_items is relevant. The
-    list's order is the ranking (ranx orders a run by score). A row with a NULL list is
-    skipped; over no rows the result is NULL.
+    list's order is the ranking, so there are no ties: ranx orders a run by score with an
+    unstable sort (tied documents in no set order) and trec_eval breaks ties by document id,
+    so break ties before building the list (top_k breaks them by label). A row with a NULL
+    list is skipped; over no rows the result is NULL.
 
     Examples
     --------
@@ -5867,8 +5876,10 @@ def r_precision(
     Divides by |true| even where the list is shorter (as ranx). No true item: 0. The truth
     comes first, as ranx's (qrels, run); Hivemall's measures (precision_at ...) take the
     ranking first. Binary relevance: an item of correct_items is relevant. The list's order
-    is the ranking (ranx orders a run by score). A row with a NULL list is skipped; over no
-    rows the result is NULL.
+    is the ranking, so there are no ties: ranx orders a run by score with an unstable sort
+    (tied documents in no set order) and trec_eval breaks ties by document id, so break ties
+    before building the list (top_k breaks them by label). A row with a NULL list is
+    skipped; over no rows the result is NULL.
 
     Examples
     --------
@@ -5995,8 +6006,11 @@ def rbp(
     Over the whole list (ranx's rbp takes no k), binary relevance (ranx weighs a hit by its
     relevance grade). No true item: 0. The truth comes first, as ranx's (qrels, run);
     Hivemall's measures (precision_at ...) take the ranking first. Binary relevance: an item
-    of correct_items is relevant. The list's order is the ranking (ranx orders a run by
-    score). A row with a NULL list is skipped; over no rows the result is NULL.
+    of correct_items is relevant. The list's order is the ranking, so there are no ties:
+    ranx orders a run by score with an unstable sort (tied documents in no set order) and
+    trec_eval breaks ties by document id, so break ties before building the list (top_k
+    breaks them by label). A row with a NULL list is skipped; over no rows the result is
+    NULL.
 
     Examples
     --------
