@@ -8,6 +8,12 @@ Three groups, each a formula over per-row statistics that the engines supply:
   ``auc(actual, predicted)`` keeps that name) and ``graded_ndcg`` (Hivemall's
   ``ndcg`` over relevance grades). Statistics: :class:`RankedStats`,
   :class:`GradedStats`.
+- ranx's and trec_eval's retrieval measures over ``(correct_items, rank_items
+  [, k])``, the truth first as ranx's ``(qrels, run)``: ``hits``, ``map_score``
+  (MAP divided by all true items), ``r_precision``, ``f1_at``, ``dcg`` (raw,
+  binary relevance) and ``rbp`` (rank-biased precision, persistence ``p``).
+  Statistics: :class:`RankedStats`. bpref is not offered: it needs the judged
+  non-relevant items, which a (true set, ranked list) row does not hold.
 - scikit-learn's label-ranking measures over the true label set and per-row
   label scores, ``(actual, scores)`` as scikit-learn's ``(y_true, y_score)``:
   ``coverage_error``, ``label_ranking_loss``,
@@ -34,6 +40,18 @@ Ranked lists (Hivemall's measures, as in its ``BinaryResponsesMeasures``):
 - ``ranking_auc`` counts pairs within the top ``n``; Hivemall counts ``k``
   slots even where the list is shorter (it rejects such ``k`` in its UDAF).
 - Hivemall's UDAFs return 0 over zero rows; mlsql returns NULL.
+
+ranx's retrieval measures (the same cleaned lists; where ranx differs):
+
+- a row without true items scores 0 in each (ranx's ``clean_qrels`` check;
+  trec_eval leaves such a query out);
+- ``map_score`` divides by ``|T|`` (``average_precision`` by the hits, as
+  Hivemall); ``r_precision`` divides by ``|T|`` even where the list is shorter;
+- ``f1_at`` is ``2 hits / (n + |T|)`` with ``n = min(k, |R|)``, 0 without a
+  hit; ranx divides precision by ``k`` even beyond the list (a lower value);
+- ``rbp`` looks at the whole list (ranx's takes no ``k``) and weighs each hit
+  1 (ranx weighs it by its relevance grade);
+- ties: the list's order is the ranking (ranx sorts a run by score, unstably).
 
 Label scores (scikit-learn's definitions; a row's labels are its scored labels
 and its true labels, so scores for every label give scikit-learn's numbers):

@@ -33,8 +33,8 @@ from mlsql.measures import ranking as R
 
 FILE = "ranking.sql"
 DESCRIPTION = (
-    "Ranking: Hivemall's @k measures over ranked lists, scikit-learn's label-ranking "
-    "measures over score maps, and scores to label lists."
+    "Ranking: Hivemall's @k measures and ranx's retrieval measures over ranked lists, "
+    "scikit-learn's label-ranking measures over score maps, and scores to label lists."
 )
 ORDER = 40
 FAMILIES: tuple[str, ...] = ()  # rendered here: optional k and per-row macros
