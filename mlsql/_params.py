@@ -297,13 +297,17 @@ class Number:
     finite: bool = True
     type_doc: str = "float"
     spark_type: str = "DOUBLE"
+    #: below ``high`` when given (always strictly: a persistence in (0, 1))
+    high: float | None = None
 
     def rule(self) -> str:
         """What the value must be, as the message says it."""
         what = "a finite number" if self.finite else "a number"
-        if self.low is None:
-            return what
-        return f"{what} {'>' if self.strict else '>='} {self.low:g}"
+        if self.low is not None:
+            what = f"{what} {'>' if self.strict else '>='} {self.low:g}"
+        if self.high is not None:
+            what = f"{what} and < {self.high:g}"
+        return what
 
     def accepts(self, value: Any) -> tuple[bool, Any]:
         """Whether ``value`` is valid (None aside), and its checked form."""
@@ -316,6 +320,8 @@ class Number:
         """Whether the number ``x`` is within the constraint."""
         if self.finite and not math.isfinite(x):
             return False
+        if self.high is not None and not x < self.high:
+            return False
         return self.low is None or (x > self.low if self.strict else x >= self.low)
 
     def ok_sql(self, x: str) -> str:
@@ -325,6 +331,8 @@ class Number:
             parts.append(f"NOT isnan({x}) AND abs({x}) < CAST('Infinity' AS DOUBLE)")
         if self.low is not None:
             parts.append(f"{x} {'>' if self.strict else '>='} {self.low!r}")
+        if self.high is not None:
+            parts.append(f"{x} < {self.high!r}")
         return " AND ".join(parts)
 
     def duckdb(self, x: str) -> tuple[str, str]:
@@ -711,6 +719,13 @@ SCORE_AVERAGE = Param(
     "those true or scored in some row of the group.",
     key="score_average",
 )
+PERSISTENCE = Param(
+    "p",
+    0.8,
+    Number(low=0, high=1),
+    "Persistence: the chance that the user goes on to the next item; a number > 0 and\n"
+    "< 1 (0.8 by default; ranx has no default).",
+)
 THRESHOLD = Param("threshold", None, Number(finite=False), "Keep the labels scored >= threshold.")
 THRESHOLD_BINS = Param(
     "n_bins",
@@ -735,6 +750,7 @@ PARAMS = {
         WEIGHTS,
         K,
         TOP_K,
+        PERSISTENCE,
         THRESHOLD,
         TABLE_BETA,
         N_BINS,

@@ -205,6 +205,26 @@ CREATE OR REPLACE MACRO _mlsql_precision_at_hit(pos, nth) AS
 CREATE OR REPLACE MACRO _mlsql_average_precision_at_k(precision_sum, hits, n_ranked, n_true) AS 
     CASE WHEN (n_true = 0) THEN CASE WHEN (n_ranked = 0) THEN 1.0 ELSE 0.0 END ELSE CASE WHEN (hits = 0) THEN 0.0 ELSE (precision_sum / hits) END END;
 
+-- _mlsql_precision_over_all_true(precision_sum, n_true): Sum of the precisions at the hits / |T| (ranx, trec_eval); 0 when nothing is true.
+CREATE OR REPLACE MACRO _mlsql_precision_over_all_true(precision_sum, n_true) AS 
+    CASE WHEN (n_true = 0) THEN 0.0 ELSE (precision_sum / n_true) END;
+
+-- _mlsql_r_precision_of_row(hits_in_first_true, n_true): Hits among the first |T| items / |T|; 0 when nothing is true (ranx).
+CREATE OR REPLACE MACRO _mlsql_r_precision_of_row(hits_in_first_true, n_true) AS 
+    CASE WHEN (n_true = 0) THEN 0.0 ELSE (hits_in_first_true / n_true) END;
+
+-- _mlsql_f1_at_k(hits, n_ranked, n_true): 2 hits / (n + |T|), the harmonic mean of hits / n and hits / |T|; 0 without a hit.
+CREATE OR REPLACE MACRO _mlsql_f1_at_k(hits, n_ranked, n_true) AS 
+    CASE WHEN (hits = 0) THEN 0.0 ELSE ((2.0 * hits) / (n_ranked + n_true)) END;
+
+-- _mlsql_hit_count(hits): The number of true items in the top n.
+CREATE OR REPLACE MACRO _mlsql_hit_count(hits) AS 
+    (hits * 1.0);
+
+-- _mlsql_rank_biased(weight_sum, p): (1 - p) · the sum of p^(pos - 1) over the hits (Moffat and Zobel's RBP).
+CREATE OR REPLACE MACRO _mlsql_rank_biased(weight_sum, p) AS 
+    ((1 - p) * weight_sum);
+
 -- _mlsql_misses_above_hit(pos, nth): Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.
 CREATE OR REPLACE MACRO _mlsql_misses_above_hit(pos, nth) AS 
     (pos - nth);

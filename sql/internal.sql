@@ -82,6 +82,12 @@ CREATE OR REPLACE MACRO _mlsql_check_top_k(x, func) AS
          WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 0 THEN TRY_CAST(x AS BIGINT)
          ELSE system.main.error('The ''k'' parameter of ' || func || ' must be a whole number >= 0 (or NULL for all). Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_p(x, func): Validate p: a finite number > 0 and < 1.
+CREATE OR REPLACE MACRO _mlsql_check_p(x, func) AS 
+    CASE WHEN x IS NULL THEN system.main.error('The ''p'' parameter of ' || func || ' must be a finite number > 0 and < 1. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 AND TRY_CAST(x AS DOUBLE) < 1 THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''p'' parameter of ' || func || ' must be a finite number > 0 and < 1. Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_check_threshold(x, func): Validate threshold: a number.
 CREATE OR REPLACE MACRO _mlsql_check_threshold(x, func) AS 
     CASE WHEN x IS NULL THEN system.main.error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || _mlsql_shown(x) || ' instead.')

@@ -123,6 +123,72 @@ AT_K: dict[str, Callable[..., Any]] = {
 }
 
 
+# ------------------------------------------------------------------ ranx's retrieval measures
+# Written from ranx 0.3's metrics (ranx/metrics/*.py) over one query: ``truth`` the relevant
+# documents (qrels), ``rank`` the run in ranked order, binary relevance. The run is cleaned
+# as above (ranx's runs are dicts: no repeats); ``k`` None is ranx's k=0 (the whole run).
+
+
+def _ranx_top(truth: list[Any], rank: list[Any], k: int | None) -> tuple[list[Any], set[Any]]:
+    r = clean(rank)
+    return r[: len(r) if k is None else k], {x for x in truth if x is not None}
+
+
+def hits(truth: list[Any], rank: list[Any], k: int | None) -> Any:
+    top, t = _ranx_top(truth, rank, k)
+    return Fraction(sum(x in t for x in top))
+
+
+def map_score(truth: list[Any], rank: list[Any], k: int | None) -> Any:
+    top, t = _ranx_top(truth, rank, k)
+    if not t:
+        return Fraction(0)
+    found, total = 0, Fraction(0)
+    for i, x in enumerate(top, start=1):
+        if x in t:
+            found += 1
+            total += Fraction(found, i)
+    return total / len(t)  # ranx: np.sum(precision_scores) / qrels.shape[0]
+
+
+def r_precision(truth: list[Any], rank: list[Any]) -> Any:
+    top, t = _ranx_top(truth, rank, None)
+    if not t:
+        return Fraction(0)
+    return Fraction(sum(x in t for x in top[: len(t)]), len(t))  # ranx: _precision(k=R)
+
+
+def f1_at(truth: list[Any], rank: list[Any], k: int | None) -> Any:
+    """ranx's f1 with precision over min(k, |run|) (ranx: over k; the same while k <= |run|)."""
+    top, t = _ranx_top(truth, rank, k)
+    if not t or not top:
+        return Fraction(0)
+    precision = Fraction(sum(x in t for x in top), len(top))
+    recall = Fraction(sum(x in t for x in top), len(t))
+    if precision + recall == 0:
+        return Fraction(0)
+    return 2 * precision * recall / (precision + recall)
+
+
+def dcg(truth: list[Any], rank: list[Any], k: int | None) -> float:
+    top, t = _ranx_top(truth, rank, k)
+    return sum(1 / math.log2(i + 1) for i, x in enumerate(top, start=1) if x in t)
+
+
+def rbp(truth: list[Any], rank: list[Any], p: float = 0.8) -> float:
+    top, t = _ranx_top(truth, rank, None)
+    return (1 - p) * sum(p ** (i - 1) for i, x in enumerate(top, start=1) if x in t)
+
+
+#: measures with ``k`` (truth first, as ranx's (qrels, run))
+RETRIEVAL_AT_K: dict[str, Callable[..., Any]] = {
+    "hits": hits,
+    "map_score": map_score,
+    "f1_at": f1_at,
+    "dcg": dcg,
+}
+
+
 def mean_over_rows(fn: Callable[..., Any], rows: list[tuple[Any, Any]], *args: Any) -> Any:
     """Mean of ``fn`` over rows where neither list is None; None without such rows."""
     values = [fn(a, b, *args) for a, b in rows if a is not None and b is not None]

@@ -687,6 +687,28 @@ _add(
         ({}, {"k": 1}, {"k": 3}),
     ),
 )
+_RETRIEVED = ("correct_items", "rank_items")
+_add(
+    list(oracle_ranking.RETRIEVAL_AT_K),
+    lambda name: Reference(
+        "ranked",
+        lambda t, p, name=name: oracle_ranking.mean_over_rows(
+            oracle_ranking.RETRIEVAL_AT_K[name], rows_of(t, *_RETRIEVED), p.get("k")
+        ),
+        ({}, {"k": 1}, {"k": 3}),
+    ),
+)
+REFERENCES["r_precision"] = Reference(
+    "ranked",
+    lambda t, p: oracle_ranking.mean_over_rows(oracle_ranking.r_precision, rows_of(t, *_RETRIEVED)),
+)
+REFERENCES["rbp"] = Reference(
+    "ranked",
+    lambda t, p: oracle_ranking.mean_over_rows(
+        oracle_ranking.rbp, rows_of(t, *_RETRIEVED), *([p["p"]] if "p" in p else [])
+    ),
+    ({}, {"p": 0.5}, {"p": 0.95}),
+)
 REFERENCES["graded_ndcg"] = Reference(
     "ranked",
     lambda t, p: oracle_ranking.mean_over_rows(

@@ -35,6 +35,7 @@ RULES = {
     "k": "a whole number > 0 (or NULL for all)",
     "top_k": "a whole number >= 0 (or NULL for all)",
     "threshold": "a number",
+    "p": "a finite number > 0 and < 1",
     "average": "one of 'micro', 'macro', 'weighted'",
     "score_average": "one of 'micro', 'macro', 'weighted', 'samples'",
     "weights": "one of 'linear', 'quadratic'",
@@ -70,6 +71,8 @@ def invalid_values(p: Param) -> list[Any]:
             out += [inner.low - 1, float(inner.low - 1)]
             if inner.strict:
                 out += [int(inner.low), float(inner.low)]
+        if inner.high is not None:
+            out += [int(inner.high), float(inner.high), inner.high + 1]
         if inner.finite:
             out += [math.nan, math.inf, -math.inf]
     elif isinstance(inner, P.Integer):
@@ -109,7 +112,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "correction": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None,
-             "n_bins": 1, "threshold_bins": None}  # fmt: skip
+             "n_bins": 1, "threshold_bins": None, "p": 0.5}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
         for value in invalid_values(p):

@@ -67,6 +67,7 @@ PARAMETERS = {
     "n_labels": "The size L of the label universe: a whole number > 0 (required).",
     "k": "Look at the first k items: a whole number > 0; NULL / `None` looks at all.",
     "threshold": "Keep the labels scored >= threshold: a number (required).",
+    "p": "Persistence, the chance of going on to the next item: a number > 0 and < 1.",
     "labels": (
         "A list of labels: the label universe (tables; default: every label seen in the "
         "group), or the labels in the order of the indicators."

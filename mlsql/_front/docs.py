@@ -115,6 +115,8 @@ def ranking_docstring(
     found = [R.NOTES.get(m.name, "")]
     if m.inputs == R.RANKED:
         found.append(R.AT_K_NOTE)
+    elif m.inputs == R.RETRIEVED:
+        found.append(R.RETRIEVAL_NOTE)
     elif m.inputs == R.SCORED:
         found.append(R.SCORED_NOTE)
     found = [n for n in (*found, *notes) if n]

@@ -8,6 +8,12 @@ Three groups, each a formula over per-row statistics that the engines supply:
   ``auc(actual, predicted)`` keeps that name) and ``graded_ndcg`` (Hivemall's
   ``ndcg`` over relevance grades). Statistics: :class:`RankedStats`,
   :class:`GradedStats`.
+- ranx's and trec_eval's retrieval measures over ``(correct_items, rank_items
+  [, k])``, the truth first as ranx's ``(qrels, run)``: ``hits``, ``map_score``
+  (MAP divided by all true items), ``r_precision``, ``f1_at``, ``dcg`` (raw,
+  binary relevance) and ``rbp`` (rank-biased precision, persistence ``p``).
+  Statistics: :class:`RankedStats`. bpref is not offered: it needs the judged
+  non-relevant items, which a (true set, ranked list) row does not hold.
 - scikit-learn's label-ranking measures over the true label set and per-row
   label scores, ``(actual, scores)`` as scikit-learn's ``(y_true, y_score)``:
   ``coverage_error``, ``label_ranking_loss``,
@@ -34,6 +40,18 @@ Ranked lists (Hivemall's measures, as in its ``BinaryResponsesMeasures``):
 - ``ranking_auc`` counts pairs within the top ``n``; Hivemall counts ``k``
   slots even where the list is shorter (it rejects such ``k`` in its UDAF).
 - Hivemall's UDAFs return 0 over zero rows; mlsql returns NULL.
+
+ranx's retrieval measures (the same cleaned lists; where ranx differs):
+
+- a row without true items scores 0 in each (ranx's ``clean_qrels`` check;
+  trec_eval leaves such a query out);
+- ``map_score`` divides by ``|T|`` (``average_precision`` by the hits, as
+  Hivemall); ``r_precision`` divides by ``|T|`` even where the list is shorter;
+- ``f1_at`` is ``2 hits / (n + |T|)`` with ``n = min(k, |R|)``, 0 without a
+  hit; ranx divides precision by ``k`` even beyond the list (a lower value);
+- ``rbp`` looks at the whole list (ranx's takes no ``k``) and weighs each hit
+  1 (ranx weighs it by its relevance grade);
+- ties: the list's order is the ranking (ranx sorts a run by score, unstably).
 
 Label scores (scikit-learn's definitions; a row's labels are its scored labels
 and its true labels, so scores for every label give scikit-learn's numbers):
@@ -80,7 +98,9 @@ class RankedStats:
     ``over_hits(term)`` is the sum over the hits in the top ``n_ranked`` of
     ``term(position, nth)``: the hit's 1-based position and its 1-based number
     among the hits. ``over_positions(count, term)`` is the sum of
-    ``term(position)`` over positions 1..count.
+    ``term(position)`` over positions 1..count. ``hits_within(count)`` counts the
+    hits among the first ``count`` positions of the top ``n_ranked`` (R-precision's
+    cut at ``|T|``, which a term of ``over_hits`` cannot read in every engine).
     """
 
     unknown: E
@@ -90,6 +110,7 @@ class RankedStats:
     first_hit: E
     over_hits: Callable[[Term], E]
     over_positions: Callable[[E, Term], E]
+    hits_within: Callable[[E], E]
 
 
 @dataclass(frozen=True)
@@ -200,6 +221,41 @@ def average_precision_at_k(ops: Any, precision_sum: E, hits: E, n_ranked: E, n_t
 
 
 @formula
+def precision_over_all_true(ops: Any, precision_sum: E, n_true: E) -> E:
+    """Sum of the precisions at the hits / |T| (ranx, trec_eval); 0 when nothing is true."""
+    return ops.when(n_true == 0, 0.0, precision_sum / n_true)
+
+
+@formula
+def r_precision_of_row(ops: Any, hits_in_first_true: E, n_true: E) -> E:
+    """Hits among the first |T| items / |T|; 0 when nothing is true (ranx)."""
+    return ops.when(n_true == 0, 0.0, hits_in_first_true / n_true)
+
+
+@formula
+def f1_at_k(ops: Any, hits: E, n_ranked: E, n_true: E) -> E:
+    """2 hits / (n + |T|), the harmonic mean of hits / n and hits / |T|; 0 without a hit."""
+    return ops.when(hits == 0, 0.0, 2.0 * hits / (n_ranked + n_true))
+
+
+@formula
+def hit_count(ops: Any, hits: E) -> E:
+    """The number of true items in the top n."""
+    return hits * 1.0
+
+
+def persistence_weight(ops: Any, pos: E, p: E) -> E:
+    """p^(pos - 1): the chance that a user with persistence p reaches position ``pos``."""
+    return ops.pow(p, pos - 1)
+
+
+@formula
+def rank_biased(ops: Any, weight_sum: E, p: E) -> E:
+    """(1 - p) · the sum of p^(pos - 1) over the hits (Moffat and Zobel's RBP)."""
+    return (1 - p) * weight_sum
+
+
+@formula
 def misses_above_hit(ops: Any, pos: E, nth: E) -> E:
     """Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs."""
     return pos - nth
@@ -294,6 +350,32 @@ def _ndcg(ops: Any, s: RankedStats) -> E:
     return normalized_dcg(ops, dcg, ideal)
 
 
+def _hits(ops: Any, s: RankedStats) -> E:
+    return hit_count(ops, s.hits)
+
+
+def _map_score(ops: Any, s: RankedStats) -> E:
+    precision_sum = s.over_hits(lambda position, nth: precision_at_hit(ops, position, nth))
+    return precision_over_all_true(ops, precision_sum, s.n_true)
+
+
+def _r_precision(ops: Any, s: RankedStats) -> E:
+    return r_precision_of_row(ops, s.hits_within(s.n_true), s.n_true)
+
+
+def _f1_at(ops: Any, s: RankedStats) -> E:
+    return f1_at_k(ops, s.hits, s.n_ranked, s.n_true)
+
+
+def _dcg(ops: Any, s: RankedStats) -> E:
+    return s.over_hits(lambda position, nth: discount(ops, position))
+
+
+def _rbp(ops: Any, s: RankedStats, p: E) -> E:
+    weights = s.over_hits(lambda position, nth: persistence_weight(ops, position, p))
+    return rank_biased(ops, weights, p)
+
+
 def _ranking_auc(ops: Any, s: RankedStats) -> E:
     wrong = s.over_hits(lambda position, nth: misses_above_hit(ops, position, nth))
     return ranking_auc_at_k(ops, wrong, s.hits, s.n_ranked)
@@ -334,20 +416,25 @@ def _ndcg_score(ops: Any, s: ScoreStats) -> E:
 
 
 #: every ranking aggregate's per-row value, by public name (the aggregate is its mean)
-PER_ROW: dict[str, Callable[[Any, Any], E]] = {}
+PER_ROW: dict[str, Callable[..., E]] = {}
 
 
-def row_value(ops: Any, name: str, s: Any) -> E:
-    """The per-row value of measure ``name``: NULL where the row is unknown."""
-    return ops.when(s.unknown, None, PER_ROW[name](ops, s))
+def row_value(ops: Any, name: str, s: Any, **params: Any) -> E:
+    """The per-row value of measure ``name``: NULL where the row is unknown.
+
+    ``params`` are the measure's parameters other than ``k`` (which is part of the
+    statistics), each an engine value (a SQL parameter, a literal).
+    """
+    return ops.when(s.unknown, None, PER_ROW[name](ops, s, **params))
 
 
-def _aggregate(name: str, row: Callable[[Any, Any], E]) -> Callable[..., E]:
+def _aggregate(name: str, row: Callable[..., E]) -> Callable[..., E]:
     PER_ROW[name] = row
 
     def build(ops: Any, s: Any, **params: Any) -> E:
         """Mean over rows of the per-row value (``k`` is part of the statistics)."""
-        return ops.mean(row_value(ops, name, s))
+        given = {n: v for n, v in params.items() if n != "k"}
+        return ops.mean(row_value(ops, name, s, **given))
 
     return build
 
@@ -392,6 +479,29 @@ NOTES = {
     "graded_ndcg": (
         "Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; "
         "0 when the ideal DCG is 0 (Hivemall divides by it)."
+    ),
+    "hits": (
+        "A count, not a share (ranx's hits; hitrate is the share of rows with one). A k "
+        "beyond the list looks at the whole list; no true item: 0."
+    ),
+    "map_score": (
+        "Divides by all true items, as ranx and trec_eval (average_precision divides by "
+        "the hits in the top k, as Hivemall). No true item: 0 (ranx; trec_eval leaves such "
+        "a query out)."
+    ),
+    "r_precision": ("Divides by |true| even where the list is shorter (as ranx). No true item: 0."),
+    "f1_at": (
+        "n = min(k, list length), as precision_at: where k goes beyond the list ranx "
+        "divides precision by k and scores lower. No hit (and so no true item): 0, as ranx "
+        "(precision_at and recall_at score 1 when both lists are empty)."
+    ),
+    "dcg": (
+        "Gain 1 per true item (ranx's jarvelin and burges DCG agree on binary relevance); "
+        "no true item: 0. ndcg divides it by the ideal DCG."
+    ),
+    "rbp": (
+        "Over the whole list (ranx's rbp takes no k), binary relevance (ranx weighs a hit "
+        "by its relevance grade). No true item: 0."
     ),
     "coverage_error": "Ties count against: every label scored >= the lowest true one. No true label: 0.",
     "label_ranking_loss": "A false label tied with a true one is a wrong pair. No true or no false label: 0.",
@@ -461,6 +571,57 @@ measure(
     inputs=("ranked_relevance", "ideal_relevance"),
     params=(K,),
 )(_aggregate("graded_ndcg", _graded_ndcg))
+
+#: ranx's and trec_eval's order: the truth (qrels) first, then the ranking (run)
+RETRIEVED = ("correct_items", "rank_items")
+RETRIEVAL_NOTE = (
+    "The truth comes first, as ranx's (qrels, run); Hivemall's measures (precision_at ...) "
+    "take the ranking first. Binary relevance: an item of correct_items is relevant. The "
+    "list's order is the ranking, so there are no ties: ranx orders a run by score with an "
+    "unstable sort (tied documents in no set order) and trec_eval breaks ties by document "
+    "id, so break ties before building the list (top_k breaks them by label). A row with a "
+    "NULL list is skipped; over no rows the result is NULL."
+)
+_RETRIEVAL: dict[str, tuple[str, Callable[..., E], tuple[Any, ...]]] = {
+    "hits": (
+        "ranx's hits@k: the number of true items in the top k, averaged over rows.",
+        _hits,
+        (K,),
+    ),
+    "map_score": (
+        "ranx's and trec_eval's MAP@k: the precisions at the hits of the top k summed and "
+        "divided by all true items, averaged over rows.",
+        _map_score,
+        (K,),
+    ),
+    "r_precision": (
+        "ranx's R-precision: the hits among the first |true| items / |true|, averaged over rows.",
+        _r_precision,
+        (),
+    ),
+    "f1_at": (
+        "F1@k: the harmonic mean of precision@k and recall@k, 2 hits / (n + |true|), "
+        "averaged over rows.",
+        _f1_at,
+        (K,),
+    ),
+    "dcg": (
+        "ranx's DCG@k with binary relevance (raw, not normalized): the sum of "
+        "1 / log2(position + 1) over the hits of the top k, averaged over rows.",
+        _dcg,
+        (K,),
+    ),
+    "rbp": (
+        "ranx's rank-biased precision (Moffat and Zobel): (1 - p) times the sum of "
+        "p^(position - 1) over the hits, averaged over rows.",
+        _rbp,
+        (P.PERSISTENCE,),
+    ),
+}
+for _name, (_summary, _retrieval_row, _params) in _RETRIEVAL.items():
+    measure(_name, "aggregate", FAMILY, _summary, inputs=RETRIEVED, params=_params)(
+        _aggregate(_name, _retrieval_row)
+    )
 
 _SCORED = {
     "coverage_error": (

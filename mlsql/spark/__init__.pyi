@@ -77,11 +77,13 @@ __all__ = [
     "cost_map",
     "cov",
     "coverage_error",
+    "dcg",
     "error_rate",
     "evaluate",
     "expected_calibration_error",
     "explained_variance",
     "explained_variance_score",
+    "f1_at",
     "f1_score",
     "false_negatives",
     "false_positives",
@@ -91,6 +93,7 @@ __all__ = [
     "hamming_loss",
     "hamming_loss_from_counts",
     "hitrate",
+    "hits",
     "hivemall_auc",
     "hivemall_logloss",
     "hivemall_r2",
@@ -116,6 +119,7 @@ __all__ = [
     "mae",
     "majority_class",
     "majority_error",
+    "map_score",
     "mape",
     "matthews_corrcoef",
     "mcc",
@@ -154,8 +158,10 @@ __all__ = [
     "prevalence",
     "r2",
     "r2_score",
+    "r_precision",
     "rae",
     "ranking_auc",
+    "rbp",
     "recall_at",
     "recall_score",
     "register",
@@ -2626,6 +2632,54 @@ def coverage_error(
     2.0
     """
 
+def dcg(
+    correct_items: _IntoColumn,
+    rank_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """ranx's DCG@k with binary relevance (raw, not normalized): the sum of 1 / log2(position + 1) over the hits of the top k, averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or pyspark.sql.Column
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or pyspark.sql.Column
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    k : int, optional
+        Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean
+        over rows); NULL over no known rows.
+
+    Notes
+    -----
+    Gain 1 per true item (ranx's jarvelin and burges DCG agree on binary relevance); no true
+    item: 0. ndcg divides it by the ideal DCG. The truth comes first, as ranx's (qrels,
+    run); Hivemall's measures (precision_at ...) take the ranking first. Binary relevance:
+    an item of correct_items is relevant. The list's order is the ranking, so there are no
+    ties: ranx orders a run by score with an unstable sort (tied documents in no set order)
+    and trec_eval breaks ties by document id, so break ties before building the list (top_k
+    breaks them by label). A row with a NULL list is skipped; over no rows the result is
+    NULL.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
+    >>> df.agg(ms.dcg('correct_items', 'rank_items', k=2)).first()[0]
+    0.8154648767857288
+    """
+
 def error_rate(
     actual: _IntoColumn,
     predicted: _IntoColumn,
@@ -2847,6 +2901,55 @@ def explained_variance_score(
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
     No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    """
+
+def f1_at(
+    correct_items: _IntoColumn,
+    rank_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """F1@k: the harmonic mean of precision@k and recall@k, 2 hits / (n + |true|), averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or pyspark.sql.Column
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or pyspark.sql.Column
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    k : int, optional
+        Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean
+        over rows); NULL over no known rows.
+
+    Notes
+    -----
+    n = min(k, list length), as precision_at: where k goes beyond the list ranx divides
+    precision by k and scores lower. No hit (and so no true item): 0, as ranx (precision_at
+    and recall_at score 1 when both lists are empty). The truth comes first, as ranx's
+    (qrels, run); Hivemall's measures (precision_at ...) take the ranking first. Binary
+    relevance: an item of correct_items is relevant. The list's order is the ranking, so
+    there are no ties: ranx orders a run by score with an unstable sort (tied documents in
+    no set order) and trec_eval breaks ties by document id, so break ties before building
+    the list (top_k breaks them by label). A row with a NULL list is skipped; over no rows
+    the result is NULL.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
+    >>> df.agg(ms.f1_at('correct_items', 'rank_items', k=2)).first()[0]
+    0.5333333333333333
     """
 
 def f1_score(
@@ -3226,6 +3329,54 @@ def hitrate(
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([([1, 3, 2, 6], [1, 2, 4]), ([4, 5], [5])], 'rank_items array<int>, correct_items array<int>')
     >>> df.agg(ms.hitrate('rank_items', 'correct_items', k=2)).first()[0]
+    1.0
+    """
+
+def hits(
+    correct_items: _IntoColumn,
+    rank_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """ranx's hits@k: the number of true items in the top k, averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or pyspark.sql.Column
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or pyspark.sql.Column
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    k : int, optional
+        Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean
+        over rows); NULL over no known rows.
+
+    Notes
+    -----
+    A count, not a share (ranx's hits; hitrate is the share of rows with one). A k beyond
+    the list looks at the whole list; no true item: 0. The truth comes first, as ranx's
+    (qrels, run); Hivemall's measures (precision_at ...) take the ranking first. Binary
+    relevance: an item of correct_items is relevant. The list's order is the ranking, so
+    there are no ties: ranx orders a run by score with an unstable sort (tied documents in
+    no set order) and trec_eval breaks ties by document id, so break ties before building
+    the list (top_k breaks them by label). A row with a NULL list is skipped; over no rows
+    the result is NULL.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
+    >>> df.agg(ms.hits('correct_items', 'rank_items', k=2)).first()[0]
     1.0
     """
 
@@ -4148,6 +4299,54 @@ def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.majority_error('actual')).first()[0]
     0.5
+    """
+
+def map_score(
+    correct_items: _IntoColumn,
+    rank_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """ranx's and trec_eval's MAP@k: the precisions at the hits of the top k summed and divided by all true items, averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or pyspark.sql.Column
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or pyspark.sql.Column
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    k : int, optional
+        Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean
+        over rows); NULL over no known rows.
+
+    Notes
+    -----
+    Divides by all true items, as ranx and trec_eval (average_precision divides by the hits
+    in the top k, as Hivemall). No true item: 0 (ranx; trec_eval leaves such a query out).
+    The truth comes first, as ranx's (qrels, run); Hivemall's measures (precision_at ...)
+    take the ranking first. Binary relevance: an item of correct_items is relevant. The
+    list's order is the ranking, so there are no ties: ranx orders a run by score with an
+    unstable sort (tied documents in no set order) and trec_eval breaks ties by document id,
+    so break ties before building the list (top_k breaks them by label). A row with a NULL
+    list is skipped; over no rows the result is NULL.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
+    >>> df.agg(ms.map_score('correct_items', 'rank_items', k=2)).first()[0]
+    0.41666666666666663
     """
 
 def mape(
@@ -5648,6 +5847,50 @@ def r2_score(
     No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 
+def r_precision(
+    correct_items: _IntoColumn,
+    rank_items: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """ranx's R-precision: the hits among the first |true| items / |true|, averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or pyspark.sql.Column
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or pyspark.sql.Column
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean
+        over rows); NULL over no known rows.
+
+    Notes
+    -----
+    Divides by |true| even where the list is shorter (as ranx). No true item: 0. The truth
+    comes first, as ranx's (qrels, run); Hivemall's measures (precision_at ...) take the
+    ranking first. Binary relevance: an item of correct_items is relevant. The list's order
+    is the ranking, so there are no ties: ranx orders a run by score with an unstable sort
+    (tied documents in no set order) and trec_eval breaks ties by document id, so break ties
+    before building the list (top_k breaks them by label). A row with a NULL list is
+    skipped; over no rows the result is NULL.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
+    >>> df.agg(ms.r_precision('correct_items', 'rank_items')).first()[0]
+    0.3333333333333333
+    """
+
 def rae(
     actual: _IntoColumn,
     predicted: _IntoColumn,
@@ -5728,6 +5971,55 @@ def ranking_auc(
     >>> df = spark.createDataFrame([([1, 3, 2, 6], [1, 2, 4]), ([4, 5], [5])], 'rank_items array<int>, correct_items array<int>')
     >>> df.agg(ms.ranking_auc('rank_items', 'correct_items', k=2)).first()[0]
     0.5
+    """
+
+def rbp(
+    correct_items: _IntoColumn,
+    rank_items: _IntoColumn,
+    *,
+    p: float = 0.8,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """ranx's rank-biased precision (Moffat and Zobel): (1 - p) times the sum of p^(position - 1) over the hits, averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or pyspark.sql.Column
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or pyspark.sql.Column
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    p : float, default 0.8
+        Persistence: the chance that the user goes on to the next item; a number > 0 and
+        < 1 (0.8 by default; ranx has no default).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean
+        over rows); NULL over no known rows.
+
+    Notes
+    -----
+    Over the whole list (ranx's rbp takes no k), binary relevance (ranx weighs a hit by its
+    relevance grade). No true item: 0. The truth comes first, as ranx's (qrels, run);
+    Hivemall's measures (precision_at ...) take the ranking first. Binary relevance: an item
+    of correct_items is relevant. The list's order is the ranking, so there are no ties:
+    ranx orders a run by score with an unstable sort (tied documents in no set order) and
+    trec_eval breaks ties by document id, so break ties before building the list (top_k
+    breaks them by label). A row with a NULL list is skipped; over no rows the result is
+    NULL.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
+    >>> df.agg(ms.rbp('correct_items', 'rank_items')).first()[0]
+    0.24399999999999997
     """
 
 def recall_at(

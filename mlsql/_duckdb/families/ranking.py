@@ -33,8 +33,8 @@ from mlsql.measures import ranking as R
 
 FILE = "ranking.sql"
 DESCRIPTION = (
-    "Ranking: Hivemall's @k measures over ranked lists, scikit-learn's label-ranking "
-    "measures over score maps, and scores to label lists."
+    "Ranking: Hivemall's @k measures and ranx's retrieval measures over ranked lists, "
+    "scikit-learn's label-ranking measures over score maps, and scores to label lists."
 )
 ORDER = 40
 FAMILIES: tuple[str, ...] = ()  # rendered here: optional k and per-row macros
@@ -89,16 +89,20 @@ def total(items: str, params: str, term: Any) -> Sql:
 
 
 # ------------------------------------------------------------------ ranked lists
-def _ranked_stats(q: Qualify, a: str, b: str) -> R.RankedStats:
-    """Statistics over ``ranked``, ``hits`` and ``n_true``, bound per row (see ``_measure_macros``)."""
+def _ranked_stats(q: Qualify, a: str, b: str, k: str = "k") -> R.RankedStats:
+    """Statistics over ``ranked``, ``hits`` and ``n_true``, bound per row (see ``_measure_macros``).
+
+    ``k`` is the cut: the macro's parameter, or ``NULL`` for a measure without one.
+    """
     return R.RankedStats(
         unknown=Sql(f"({a} IS NULL OR {b} IS NULL)"),
-        n_ranked=Sql("least(len(ranked), coalesce(k, len(ranked)))"),
+        n_ranked=Sql(f"least(len(ranked), coalesce({k}, len(ranked)))"),
         n_true=Sql("n_true"),
         hits=Sql("len(hits)"),
         first_hit=Sql("coalesce(hits[1], 0)"),
         over_hits=lambda term: total("hits", "pos, nth", term(Sql("pos"), Sql("nth"))),
         over_positions=lambda count, term: total(f"range(1, {count} + 1)", "p", term(Sql("p"))),
+        hits_within=lambda count: Sql(f"len(list_filter(hits, lambda pos: pos <= {count}))"),
     )
 
 
@@ -390,7 +394,7 @@ def _checked_inputs(q: Qualify, m: Measure) -> list[Sql]:
     """
     a, b = m.inputs
     as_lists = q("_mlsql_label_list_as")
-    if m.inputs == R.RANKED:
+    if m.inputs in (R.RANKED, R.RETRIEVED):
         target = Sql("NULL::VARCHAR[]")
         return [call(as_lists, Sql(x), Sql(a), Sql(b), target, m.name, a, b) for x in (a, b)]
     if m.inputs == R.SCORED:  # (actual, scores)
@@ -404,17 +408,21 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
     for m in measures(family=R.FAMILY, kind="aggregate"):
         a, b = m.inputs
         has_k = any(p.name == "k" for p in m.params)
-        if m.inputs == R.RANKED:
+        others = [p for p in m.params if p.name != "k"]  # passed to the formula as they are
+        given = {p.name: Sql(p.name) for p in others}
+        if m.inputs in (R.RANKED, R.RETRIEVED):
+            rank, truth = (a, b) if m.inputs == R.RANKED else (b, a)
+            k = "k" if has_k else "NULL"
             body = let(
-                f"{q('_mlsql_ranked')}({a})",
+                f"{q('_mlsql_ranked')}({rank})",
                 "ranked",
                 let(
-                    f"{q('_mlsql_hit_positions')}(ranked, {b}, k)",
+                    f"{q('_mlsql_hit_positions')}(ranked, {truth}, {k})",
                     "hits",
                     let(
-                        f"len({q('_mlsql_ranked')}({b}))",
+                        f"len({q('_mlsql_ranked')}({truth}))",
                         "n_true",
-                        R.row_value(ops, m.name, _ranked_stats(q, a, b)),
+                        R.row_value(ops, m.name, _ranked_stats(q, a, b, k), **given),
                     ),
                 ),
             )
@@ -423,7 +431,7 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             body = let(lists, "sr", R.row_value(ops, m.name, _score_stats(q, "sr")))
         else:
             body = R.row_value(ops, m.name, _graded_stats(q, a, b))
-        row_params = (a, b, "k") if has_k else (a, b)
+        row_params = (a, b, *(("k",) if has_k else ()), *given)
         row_name = f"_mlsql_{m.name}_row"
         out.append(
             Macro(FILE, row_name, row_params, str(body), f"Per row: {m.summary}", public=False)
@@ -431,7 +439,14 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
         args = _checked_inputs(q, m)
         if has_k:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
-        public = (a, b, *(("k := NULL",) if has_k else ()), f"{SAMPLE_WEIGHT} := NULL")
+        args += [call(q(f"_mlsql_check_{p.check_key}"), Sql(p.name), m.name) for p in others]
+        public = (
+            a,
+            b,
+            *(("k := NULL",) if has_k else ()),
+            *(f"{p.name} := {p.default!r}" for p in others),
+            f"{SAMPLE_WEIGHT} := NULL",
+        )
         doc = f"{m.summary} {R.NOTES[m.name]}"
         row = call(q(row_name), *args)
         made = Macro(FILE, m.name, public, str(call(q(MEAN), row, Sql(SAMPLE_WEIGHT), m.name)), doc)

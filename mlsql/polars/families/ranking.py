@@ -148,7 +148,7 @@ def _scores_only_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl
 
 def input_check(measure: Measure) -> Callable[[str, Sequence[str], Pairs], list[pl.Expr]]:
     """The type check of each kind of ranking input."""
-    if measure.inputs == R.RANKED:
+    if measure.inputs in (R.RANKED, R.RETRIEVED):
         return _ranked_check
     if measure.inputs == R.SCORED:
         return _scores_check
@@ -226,9 +226,17 @@ def ranked_row(rank_items: pl.Expr, correct_items: pl.Expr, k: int | None, body:
             over_positions=lambda count, term: (
                 pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
             ),
+            hits_within=lambda count: f["flags"].list.head(count).list.sum().cast(pl.Int64),
         )
 
     return let(fields, lambda f: body(stats(f)))
+
+
+def retrieved_row(
+    correct_items: pl.Expr, rank_items: pl.Expr, k: int | None, body: Callable
+) -> Any:
+    """:func:`ranked_row` for the measures that take the truth first (ranx's order)."""
+    return ranked_row(rank_items, correct_items, k, body)
 
 
 def graded_row(ranked: pl.Expr, ideal: pl.Expr, k: int | None, body: Callable) -> Any:
@@ -366,6 +374,7 @@ def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
 
 # ------------------------------------------------------------------ docstring examples
 EXAMPLE_RANKED = {"rank_items": [[1, 3, 2, 6], [4, 5]], "correct_items": [[1, 2, 4], [5]]}
+EXAMPLE_RETRIEVED = {"correct_items": [[1, 2, 4], [5]], "rank_items": [[1, 3, 2, 6], [4, 5]]}
 EXAMPLE_SCORED: dict[str, list[Any]] = {
     "actual": [["cat"], ["owl", "cat"]],
     "scores": [
@@ -384,6 +393,8 @@ def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """A small table for ``measure``'s docstring example, and its parameters."""
     if measure.inputs == R.RANKED:
         return EXAMPLE_RANKED, {"k": 2}
+    if measure.inputs == R.RETRIEVED:
+        return EXAMPLE_RETRIEVED, {"k": 2} if any(p.name == "k" for p in measure.params) else {}
     if measure.inputs == R.SCORED:
         return EXAMPLE_SCORED, {}
     if measure.inputs == ("scores",):
@@ -413,13 +424,16 @@ def _doc(m: Measure) -> str:
 
 def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
     has_k = any(p.name == "k" for p in m.params)
+    others = [p.name for p in m.params if p.name != "k"]  # passed to the formula as they are
 
     def build(
         a: pl.Expr, b: pl.Expr, sample_weight: pl.Expr | None = None, **given: Any
     ) -> pl.Expr:
         k = given.get("k") if has_k else None
-        row = {R.RANKED: ranked_row, R.SCORED: score_row}.get(m.inputs, graded_row)
-        value = row(a, b, k, lambda s: R.row_value(ROPS, m.name, s))
+        params = {name: given[name] for name in others}
+        rows = {R.RANKED: ranked_row, R.RETRIEVED: retrieved_row, R.SCORED: score_row}
+        row = rows.get(m.inputs, graded_row)
+        value = row(a, b, k, lambda s: R.row_value(ROPS, m.name, s, **params))
         if sample_weight is None:
             return ROPS.mean(value)
         weight = sample_weight.cast(pl.Float64)  # a weighted mean over rows

@@ -224,7 +224,7 @@ def input_check(
     measure: Measure,
 ) -> Callable[[str, Sequence[str], Sequence[Column]], list[Column] | None]:
     """The type check of each kind of ranking input (scores: then read as a map)."""
-    if measure.inputs == R.RANKED:
+    if measure.inputs in (R.RANKED, R.RETRIEVED):
         return check_label_lists
     if measure.inputs in (R.SCORED, ("scores",)):
         return scores_as_map
@@ -269,6 +269,7 @@ def _ranked_stats(rank_items: Column, correct_items: Column, g: dict[str, Column
         first_hit=F.coalesce(F.array_min(hits), F.lit(0)),
         over_hits=lambda term: total(F.transform(hits, lambda pos, j: column(term(pos, j + 1)))),
         over_positions=positions,
+        hits_within=lambda count: F.size(F.filter(hits, lambda p: p <= column(count))),
     )
 
 
@@ -432,6 +433,10 @@ EXAMPLE_RANKED = (
     [([1, 3, 2, 6], [1, 2, 4]), ([4, 5], [5])],
     "rank_items array<int>, correct_items array<int>",
 )
+EXAMPLE_RETRIEVED = (
+    [([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])],
+    "correct_items array<int>, rank_items array<int>",
+)
 EXAMPLE_SCORED = (
     [(["cat"], {"cat": 0.9, "dog": 0.4}), (["owl", "cat"], {"cat": 0.2, "dog": 0.7, "owl": 0.7})],
     "actual array<string>, scores map<string, double>",
@@ -450,6 +455,14 @@ EXAMPLE_OUTPUTS = {
     "ndcg": "0.622038473168458",
     "ranking_auc": "0.5",
     "graded_ndcg": "0.9187707805346094",
+    "hits": "1.0",
+    # the double 1/3 lies below 1/3: Spark's exact DECIMAL sum (ops.mean) of it and 1/2, halved,
+    # rounds to ...663, Python's float sum (the oracle's mean) to ...67
+    "map_score": "0.41666666666666663",
+    "r_precision": "0.3333333333333333",
+    "f1_at": "0.5333333333333333",
+    "dcg": "0.8154648767857288",
+    "rbp": "0.24399999999999997",
     "coverage_error": "2.0",
     "label_ranking_loss": "0.5",
     "label_ranking_average_precision": "0.7916666666666666",
@@ -476,6 +489,9 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
     output = EXAMPLE_OUTPUTS[measure.name]
     if measure.inputs == R.RANKED:
         return *EXAMPLE_RANKED, {"k": 2}, output
+    if measure.inputs == R.RETRIEVED:
+        params = {"k": 2} if any(p.name == "k" for p in measure.params) else {}
+        return *EXAMPLE_RETRIEVED, params, output
     if measure.inputs == R.SCORED:
         return *EXAMPLE_SCORED, {}, output
     if measure.inputs == ("scores",):
@@ -508,15 +524,19 @@ def _doc(m: Measure) -> str:
 # ------------------------------------------------------------------ public functions
 def _aggregate(m: Measure) -> Callable[..., Column]:
     has_k = any(p.name == "k" for p in m.params)
+    others = [p.name for p in m.params if p.name != "k"]  # passed to the formula as they are
 
     def build(a: Column, b: Column, sample_weight: Column | None = None, **given: Any) -> Column:
         k = given.get("k") if has_k else None
+        params = {name: given[name] for name in others}
 
         def value(s: Any) -> Any:
-            return R.row_value(OPS, m.name, s)
+            return R.row_value(OPS, m.name, s, **params)
 
         if m.inputs == R.RANKED:
             row = ranked_row(a, b, k, value)
+        elif m.inputs == R.RETRIEVED:
+            row = ranked_row(b, a, k, value)  # the truth first: (correct_items, rank_items)
         elif m.inputs == R.SCORED:
             row = score_row(m.name, a, b, k, value)
         else:
