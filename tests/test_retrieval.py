@@ -256,7 +256,9 @@ def test_ranx_itself_on_random_queries(engine, seed):
 
     Long: ranx compiles its metrics with numba on first use (47 s in a fresh environment).
     """
-    ranx = pytest.importorskip("ranx")
+    ranx = pytest.importorskip(
+        "ranx", reason="ranx is not installed (.ci/run installs it for the long tests)"
+    )
     rows = random_queries(seed)
     qrels = ranx.Qrels({f"q{i}": {f"d{d}": 1 for d in rel} for i, (rel, _) in enumerate(rows)})
     run = ranx.Run(
