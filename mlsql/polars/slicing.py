@@ -64,6 +64,7 @@ def slices(
     depth: int = 1,
     n_bins: int = 4,
     min_rows: int = front.MIN_ROWS,
+    min_weight: float | None = None,
     sample_weight: str | pl.Expr | None = None,
     n_resamples: int = 1000,
     confidence: float = 0.95,
@@ -88,7 +89,7 @@ def slices(
         subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
         label per row (accuracy, error_rate, the class-wise precision, recall
         and F scores, balanced accuracy, Cohen's kappa, MCC).
-    depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
+    depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or polars.Expr, optional
         Row weights, as the weighted measures take them.
@@ -124,6 +125,7 @@ def slices(
         confidence=confidence,
         seed=seed,
         adjust=adjust,
+        min_weight=min_weight,
     )
     checked = resample_front.Request(
         "slices", [], [req.chosen], req.n_resamples, req.confidence, req.seed
