@@ -22,8 +22,11 @@ from mlsql._slices.stats import adjusted
 from tests.conftest import _engines
 
 LABELS = ["a", "b", "c", "d"]
-#: slices() runs on DuckDB and Polars in this release (Spark is a later tranche)
-ENGINES = [e for e in _engines() if e in ("duckdb", "polars")]
+ENGINES = _engines()
+#: the engines whose error checks run in the README's suite (Spark's: a long test)
+FAST_ENGINES = [e for e in ENGINES if e != "spark"]
+#: Spark runs jobs of seconds each: its cases are long (tests/long.py)
+LONG_ENGINES = ("spark",)
 COLUMNS = [
     "slice",
     "rows",
@@ -45,7 +48,7 @@ def run_slices(engine: str, data: pa.Table, *args: Any, **kwargs: Any) -> list[d
         out = mlsql.slices(data, *args, **kwargs)
         assert out.columns == COLUMNS
         rows = out.fetchall()
-    else:
+    elif engine == "polars":
         import polars as pl
 
         import mlsql.polars as mp
@@ -53,6 +56,13 @@ def run_slices(engine: str, data: pa.Table, *args: Any, **kwargs: Any) -> list[d
         frame = mp.slices(pl.from_arrow(data), *args, **kwargs)
         assert frame.columns == COLUMNS
         rows = frame.rows()
+    else:
+        import mlsql.spark as ms
+        from tests.engines.spark_engine import frame as spark_frame
+
+        result = ms.slices(spark_frame(data), *args, **kwargs)
+        assert result.columns == COLUMNS
+        rows = [tuple(r) for r in result.collect()]
     return [dict(zip(COLUMNS, r, strict=True)) for r in rows]
 
 
@@ -296,27 +306,47 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
     assert hostile_de["estimate"] == de["estimate"] and hostile_de["rows"] == de["rows"]
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"candidates": []}, "The 'candidates' parameter of slices"),
-        ({"candidates": ["actual"]}, "The 'candidates' parameter of slices"),
-        ({"candidates": ["nope"]}, "nope"),
-        ({"depth": 3}, "The 'depth' parameter of slices must be 1 or 2. Got 3 instead."),
-        ({"n_bins": 1}, "The 'n_bins' parameter of slices"),
-        ({"min_rows": 0}, "The 'min_rows' parameter of slices"),
-        ({"adjust": "bonferroni"}, "The 'adjust' parameter of slices must be 'bh'"),
-        ({"measure": "macro_f1"}, "slices takes one measure of label lists from the label-set"),
-        ({"measure": "mse"}, "or of one label per row (accuracy, error_rate"),
-        ({"n_resamples": 1}, "The 'n_resamples' parameter of slices"),
-    ],
-)
+#: bad calls of slices and the message each gives
+BAD_CALLS: list[tuple[dict[str, Any], str]] = [
+    ({"candidates": []}, "The 'candidates' parameter of slices"),
+    ({"candidates": ["actual"]}, "The 'candidates' parameter of slices"),
+    ({"candidates": ["nope"]}, "nope"),
+    ({"depth": 3}, "The 'depth' parameter of slices must be 1 or 2. Got 3 instead."),
+    ({"n_bins": 1}, "The 'n_bins' parameter of slices"),
+    ({"min_rows": 0}, "The 'min_rows' parameter of slices"),
+    ({"adjust": "bonferroni"}, "The 'adjust' parameter of slices must be 'bh'"),
+    ({"measure": "macro_f1"}, "slices takes one measure of label lists from the label-set"),
+    ({"measure": "mse"}, "or of one label per row (accuracy, error_rate"),
+    ({"n_resamples": 1}, "The 'n_resamples' parameter of slices"),
+    *(
+        (
+            {"min_weight": bad},
+            f"The 'min_weight' parameter of slices must be None or a finite number >= 0. "
+            f"Got {bad!r} instead.",
+        )
+        for bad in (-1, float("nan"), float("inf"), True, "5")
+    ),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), BAD_CALLS)
 def test_every_engine_gives_the_same_error(kwargs: dict[str, Any], message: str) -> None:
+    same_error(FAST_ENGINES, kwargs, message)
+
+
+@pytest.mark.long
+def test_spark_gives_the_same_errors() -> None:
+    for kwargs, message in BAD_CALLS:
+        same_error(["duckdb", "spark"], kwargs, message)
+
+
+def same_error(engines: list[str], kwargs: dict[str, Any], message: str) -> None:
+    """Each engine of ``engines`` raises one message holding ``message``."""
     data = simulate(6, 40)
     args = {"candidates": ["lang"], "measure": "micro_f1", **kwargs}
     candidates, measure = args.pop("candidates"), args.pop("measure")
     messages = set()
-    for engine in ENGINES:
+    for engine in engines:
         with pytest.raises(MlsqlError) as err:
             run_slices(engine, data, "actual", "predicted", candidates, measure, **args)
         assert message in str(err.value)
@@ -400,3 +430,70 @@ def test_one_label_per_row_measures_are_scikit_learns_per_slice(engine: str) -> 
             assert row["rows"] == sum(inside)
             assert row["estimate"] == pytest.approx(values[0], rel=1e-12)
             assert row["difference"] == pytest.approx(values[0] - values[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_min_weight_leaves_out_slices_of_little_weight(engine: str) -> None:
+    """Slices whose summed weight (a plain-Python sum here) is below min_weight are left out,
+    at the bound itself kept; without sample_weight a row weighs 1."""
+    data = simulate(9, 300)
+    langs, w = data.column("lang").to_pylist(), data.column("w").to_pylist()
+    weight = {
+        v: sum(Fraction(x) for g, x in zip(langs, w, strict=True) if g == v) for v in set(langs)
+    }
+    count = {v: langs.count(v) for v in set(langs)}
+    texts = {v: "lang is null" if v is None else f"lang = '{v}'" for v in set(langs)}
+    bound = sorted(weight.values())[1]  # the second smallest weight: one slice goes
+    common = {"min_rows": 1, "n_resamples": 20}
+    got = run_slices(
+        engine,
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        "micro_f1",
+        sample_weight="w",
+        min_weight=float(bound),
+        **common,
+    )
+    assert sorted(r["slice"] for r in got) == sorted(texts[v] for v in weight if weight[v] >= bound)
+    unweighted_bound = sorted(count.values())[2]
+    got = run_slices(
+        engine,
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        "micro_f1",
+        min_weight=unweighted_bound,
+        **common,
+    )
+    assert sorted(r["slice"] for r in got) == sorted(
+        texts[v] for v in count if count[v] >= unweighted_bound
+    )
+
+
+def test_every_engine_gives_the_same_table() -> None:
+    """DuckDB, Polars and Spark: the same slices, rows, estimates and differences, and (the same
+    tuples resampled by the same core with the same seed) the same intervals and p-values."""
+    data = simulate(10, 900, weak="fr")
+    kwargs: dict[str, Any] = {
+        "depth": 2,
+        "n_bins": 3,
+        "min_rows": 15,
+        "min_weight": 20.0,
+        "n_resamples": 200,
+        "sample_weight": "w",
+        "seed": 3,
+    }
+    candidates = ["lang", "length", "source"]
+    tables = {
+        engine: run_slices(engine, data, "actual", "predicted", candidates, "micro_f1", **kwargs)
+        for engine in ENGINES
+    }
+    want = oracle(data, candidates, micro_f1, depth=2, n_bins=3, min_rows=15, weight="w")
+    first = tables[ENGINES[0]]
+    assert 20 < len(first) <= len(want)
+    for engine, got in tables.items():
+        assert got == first, engine
+    assert first[0]["slice"].startswith("lang = 'fr'") and first[0]["significant"]
