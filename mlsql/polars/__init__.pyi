@@ -6068,6 +6068,7 @@ def slices(
     depth: int = 1,
     n_bins: int = 4,
     min_rows: int = 30,
+    min_weight: float | None = None,
     sample_weight: str | pl.Expr | None = None,
     n_resamples: int = 1000,
     confidence: float = 0.95,
@@ -6092,7 +6093,7 @@ def slices(
         subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
         label per row (accuracy, error_rate, the class-wise precision, recall
         and F scores, balanced accuracy, Cohen's kappa, MCC).
-    depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
+    depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or polars.Expr, optional
         Row weights, as the weighted measures take them.
