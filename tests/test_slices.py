@@ -497,3 +497,192 @@ def test_every_engine_gives_the_same_table() -> None:
     for engine, got in tables.items():
         assert got == first, engine
     assert first[0]["slice"].startswith("lang = 'fr'") and first[0]["significant"]
+
+
+# ------------------------------------------------------------------ the SQL table function
+def sql_value(value: Any) -> str:
+    """A Python value as a SQL literal (test-local: lists, text, booleans, numbers)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(sql_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def sql_slices(con: Any, source: str, actual: str, predicted: str, **kwargs: Any) -> list[tuple]:
+    """``FROM slices(...)`` with every argument after the first three by name."""
+    named = "".join(f", {k} := {sql_value(v)}" for k, v in kwargs.items())
+    args = ", ".join(sql_value(x) for x in (source, actual, predicted))
+    relation = con.sql(f"FROM slices({args}{named})")
+    assert relation.columns == COLUMNS
+    return relation.fetchall()
+
+
+@pytest.fixture(scope="module")
+def sql_con() -> Any:
+    return mlsql.connect()
+
+
+def test_sql_slices_is_the_python_table(sql_con: Any) -> None:
+    data = simulate(11, 700, weak="de")
+    sql_con.execute("CREATE OR REPLACE TABLE sql_preds AS SELECT * FROM data")
+    kwargs: dict[str, Any] = {
+        "depth": 2,
+        "n_bins": 3,
+        "min_rows": 15,
+        "min_weight": 20,
+        "sample_weight": "w",
+        "n_resamples": 100,
+        "confidence": 0.9,
+        "seed": 5,
+        "adjust": "holm",
+    }
+    candidates = ["lang", "length", "source"]
+    got = sql_slices(
+        sql_con,
+        "sql_preds",
+        "actual",
+        "predicted",
+        candidates=candidates,
+        measure="micro_f1",
+        **kwargs,
+    )
+    want = [
+        tuple(r.values())
+        for r in run_slices("duckdb", data, "actual", "predicted", candidates, "micro_f1", **kwargs)
+    ]
+    assert got == want and len(got) > 20
+    # estimates: the oracle's (not the code under test's)
+    oracle_rows = oracle(data, candidates, micro_f1, depth=2, n_bins=3, min_rows=15, weight="w")
+    for row in got:
+        assert row[2] == pytest.approx(float(oracle_rows[row[0]][1]), rel=1e-12)
+    # one name, and a measure's own parameter
+    one = sql_slices(
+        sql_con,
+        "sql_preds",
+        "actual",
+        "predicted",
+        candidates="lang",
+        measure="micro_fbeta",
+        beta=2,
+        n_resamples=50,
+    )
+    fbeta = run_slices(
+        "duckdb",
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        ("micro_fbeta", {"beta": 2}),
+        n_resamples=50,
+    )
+    assert one == [tuple(r.values()) for r in fbeta]
+
+
+def test_sql_slices_hostile_names_are_only_names(sql_con: Any) -> None:
+    hostile = 'x"); DROP TABLE sql_keep; --'
+    table = "t'); DROP TABLE sql_keep; --"
+    data = simulate(12, 300, weak="de")
+    renamed = data.rename_columns(
+        [hostile if c == "lang" else "p'q" if c == "predicted" else c for c in data.column_names]
+    )
+    sql_con.execute("CREATE OR REPLACE TABLE sql_keep AS SELECT 1 AS one")
+    sql_con.register("hostile_data", renamed)
+    sql_con.execute(f"CREATE OR REPLACE TABLE {quote(table)} AS SELECT * FROM hostile_data")
+    sql_con.unregister("hostile_data")
+    got = sql_slices(
+        sql_con,
+        table,
+        "actual",
+        "p'q",
+        candidates=hostile,
+        measure="micro_f1",
+        sample_weight="w",
+        n_resamples=50,
+    )
+    plain = run_slices(
+        "duckdb",
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        "micro_f1",
+        sample_weight="w",
+        n_resamples=50,
+    )
+    # the same rows, estimates and differences (the intervals draw from each slice's text)
+    assert [(r[1], r[2], r[5]) for r in got] == [
+        (r["rows"], r["estimate"], r["difference"]) for r in plain
+    ]
+    assert '"x""); DROP TABLE sql_keep; --" = \'de\'' in {r[0] for r in got}
+    assert sql_con.execute("SELECT one FROM sql_keep").fetchall() == [(1,)]
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (k, m)
+        for k, m in BAD_CALLS
+        if not any(isinstance(v, float) and not math.isfinite(v) for v in k.values())
+    ],
+)
+def test_sql_slices_gives_the_python_error(
+    sql_con: Any, kwargs: dict[str, Any], message: str
+) -> None:
+    import duckdb
+
+    data = simulate(6, 40)
+    sql_con.execute("CREATE OR REPLACE TABLE sql_small AS SELECT * FROM data")
+    args = {"candidates": ["lang"], "measure": "micro_f1", **kwargs}
+    python_args = dict(args)
+    candidates, measure = python_args.pop("candidates"), python_args.pop("measure")
+    with pytest.raises(MlsqlError) as python_error:
+        run_slices("duckdb", data, "actual", "predicted", candidates, measure, **python_args)
+    with pytest.raises(duckdb.Error) as sql_error:
+        sql_slices(sql_con, "sql_small", "actual", "predicted", **args)
+    assert message in str(python_error.value)
+    assert str(sql_error.value) == f"Invalid Input Error: {python_error.value}"
+
+
+def test_sql_slices_on_a_database_file_writes_nothing_into_it(tmp_path: Any) -> None:
+    import duckdb
+
+    path = str(tmp_path / "preds.duckdb")
+    data = simulate(13, 200)
+    con = mlsql.connect(path)
+    con.execute("CREATE TABLE preds AS SELECT * FROM data")
+    got = sql_slices(
+        con,
+        "preds",
+        "actual",
+        "predicted",
+        candidates="source",
+        measure="micro_f1",
+        n_resamples=20,
+        min_rows=1,
+    )
+    assert got == [
+        tuple(r.values())
+        for r in run_slices(
+            "duckdb",
+            data,
+            "actual",
+            "predicted",
+            ["source"],
+            "micro_f1",
+            n_resamples=20,
+            min_rows=1,
+        )
+    ]
+    con.close()
+    with duckdb.connect(path) as plain:
+        names = plain.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE function_name = 'slices'"
+        ).fetchall()
+    assert names == []
