@@ -172,6 +172,12 @@ def slices(
     the slice's measure differs from the rest's beyond what resampling noise
     explains, after the adjustment; it says nothing of why, and slices overlap.
 
+    On :func:`mlsql.connect` connections the same table is a SQL table
+    function, with the same parameter names (``candidates`` and ``measure``
+    by name): ``FROM slices('preds', 'actual', 'predicted', candidates :=
+    ['lang', 'length'], measure := 'micro_f1', depth := 2)``
+    (:mod:`mlsql._duckdb.slices_sql`).
+
     Examples
     --------
     >>> import mlsql, pyarrow as pa
