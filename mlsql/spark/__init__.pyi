@@ -6788,7 +6788,9 @@ def slices(
     One ``groupingSets`` job gives every slice's statistic tuples (numeric
     candidates need two more for their quantile edges, Spark's
     ``percentile_disc``); the driver holds only those tuples, at most
-    (slices + 1) x distinct tuples, not the rows.
+    (slices + 1) x distinct tuples, not the rows. Spark's ``percentile_disc``
+    computes in doubles: the edges of integers beyond 2^53 or of decimals of
+    more than 15 digits may be off by a rounding.
 
     Examples
     --------
