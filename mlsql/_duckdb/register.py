@@ -58,7 +58,6 @@ import duckdb
 from mlsql import _params as P
 from mlsql._cache import cache_dir
 from mlsql._duckdb import native as _native
-from mlsql._duckdb import slices_sql
 from mlsql._duckdb.threads import opened
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
@@ -612,13 +611,6 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
     if con is None:
         con = duckdb.connect(database)
     register(con, native=bool(native), **kwargs)  # type: ignore[arg-type]
-    slices_sql.install(
-        con,
-        in_memory=_in_memory(str(database)),
-        prefix=str(kwargs.get("prefix", "")),
-        schema=kwargs.get("schema"),  # type: ignore[arg-type]
-        replace=bool(kwargs.get("replace", False)),
-    )
     # mlsql's functions called with con in another thread work on a cursor of it, which sees
     # the catalog's macros but not TEMP ones: those it registers itself
     options: dict[str, Any] = dict(kwargs, native=bool(native))
