@@ -21,9 +21,9 @@ must be visible to other connections of the database: TEMP tables and
 DataFrames registered on the connection are not; a view or table is.
 
 An in-memory database gets the macro as a catalog object, seen by every
-cursor; a database file gets a TEMP one on the connection (and on the cursors
-mlsql makes for other threads), which is never written into the file (a
-stored macro would call a Python function other sessions lack).
+cursor; a database file gets a TEMP one on the connection alone, never
+written into the file (a stored macro would call a Python function other
+sessions lack).
 """
 
 from __future__ import annotations
