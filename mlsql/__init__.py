@@ -22,6 +22,7 @@ from mlsql._version import __version__
 
 if TYPE_CHECKING:
     from mlsql._duckdb.confusion_wide import confusion_matrix_wide
+    from mlsql._duckdb.connection import connect
     from mlsql._duckdb.evaluate import evaluate
     from mlsql._duckdb.indicators import (
         from_indicators,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
         to_indicators,
     )
     from mlsql._duckdb.label_tables import label_metrics, multilabel_report
-    from mlsql._duckdb.register import connect, register
+    from mlsql._duckdb.register import register
     from mlsql._duckdb.resample import bootstrap, compare
     from mlsql._duckdb.slices import slices
     from mlsql.report.api import report
@@ -57,7 +58,7 @@ __all__ = [
 
 #: the functions that need DuckDB, imported on first use: name -> module
 _DUCKDB = {
-    "connect": "mlsql._duckdb.register",
+    "connect": "mlsql._duckdb.connection",
     "register": "mlsql._duckdb.register",
     "label_metrics": "mlsql._duckdb.label_tables",
     "bootstrap": "mlsql._duckdb.resample",

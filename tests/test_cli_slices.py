@@ -172,3 +172,27 @@ def test_every_family_bootstrap_takes(path: Path, tmp_path: Path, engine: str) -
         ("lang = 'de'", 30, 1.5),
         ("lang = 'en'", 30, 0.0),
     ]
+
+
+def test_min_weight_leaves_light_slices_out(path: Path) -> None:
+    """--min-weight: the slices whose summed weight (a plain-Python sum) reaches it, and the
+    API's message for a bad value."""
+    from fractions import Fraction
+
+    data = pq.read_table(path)
+    langs, w = data.column("lang").to_pylist(), data.column("w").to_pylist()
+    weight = {
+        v: sum(Fraction(x) for g, x in zip(langs, w, strict=True) if g == v) for v in set(langs)
+    }
+    bound = sorted(weight.values())[1]
+    code, rows, _ = slices_json(
+        path, "-c", "lang", "--sample-weight", "w", "--min-weight", f"{float(bound)!r}"
+    )
+    assert code == 0
+    texts = {v: "lang is null" if v is None else f"lang = '{v}'" for v in weight}
+    assert sorted(r["slice"] for r in rows) == sorted(
+        t for v, t in texts.items() if weight[v] >= bound
+    )
+    code, _, err = slices_json(path, "-c", "lang", "--min-weight", "-1")
+    assert code != 0
+    assert "The 'min_weight' parameter of slices must be None or a finite number >= 0" in err

@@ -22,8 +22,11 @@ from mlsql._slices.stats import adjusted
 from tests.conftest import _engines
 
 LABELS = ["a", "b", "c", "d"]
-#: slices() runs on DuckDB and Polars in this release (Spark is a later tranche)
-ENGINES = [e for e in _engines() if e in ("duckdb", "polars")]
+ENGINES = _engines()
+#: the engines whose error checks run in the README's suite (Spark's: a long test)
+FAST_ENGINES = [e for e in ENGINES if e != "spark"]
+#: Spark runs jobs of seconds each: its cases are long (tests/long.py)
+LONG_ENGINES = ("spark",)
 COLUMNS = [
     "slice",
     "rows",
@@ -45,7 +48,7 @@ def run_slices(engine: str, data: pa.Table, *args: Any, **kwargs: Any) -> list[d
         out = mlsql.slices(data, *args, **kwargs)
         assert out.columns == COLUMNS
         rows = out.fetchall()
-    else:
+    elif engine == "polars":
         import polars as pl
 
         import mlsql.polars as mp
@@ -53,6 +56,13 @@ def run_slices(engine: str, data: pa.Table, *args: Any, **kwargs: Any) -> list[d
         frame = mp.slices(pl.from_arrow(data), *args, **kwargs)
         assert frame.columns == COLUMNS
         rows = frame.rows()
+    else:
+        import mlsql.spark as ms
+        from tests.engines.spark_engine import frame as spark_frame
+
+        result = ms.slices(spark_frame(data), *args, **kwargs)
+        assert result.columns == COLUMNS
+        rows = [tuple(r) for r in result.collect()]
     return [dict(zip(COLUMNS, r, strict=True)) for r in rows]
 
 
@@ -296,28 +306,48 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
     assert hostile_de["estimate"] == de["estimate"] and hostile_de["rows"] == de["rows"]
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"candidates": []}, "The 'candidates' parameter of slices"),
-        ({"candidates": ["actual"]}, "The 'candidates' parameter of slices"),
-        ({"candidates": ["nope"]}, "nope"),
-        ({"depth": 3}, "The 'depth' parameter of slices must be 1 or 2. Got 3 instead."),
-        ({"n_bins": 1}, "The 'n_bins' parameter of slices"),
-        ({"min_rows": 0}, "The 'min_rows' parameter of slices"),
-        ({"adjust": "bonferroni"}, "The 'adjust' parameter of slices must be 'bh'"),
-        ({"measure": "ndcg"}, "slices cannot resample ndcg: it resamples aggregate measures"),
-        ({"measure": "confusion_matrix"}, "Per-label tables and ranking measures give no"),
-        ({"measure": ("macro_f1", {"by": "lang"})}, "drop by from macro_f1"),
-        ({"n_resamples": 1}, "The 'n_resamples' parameter of slices"),
-    ],
-)
+#: bad calls of slices and the message each gives
+BAD_CALLS: list[tuple[dict[str, Any], str]] = [
+    ({"candidates": []}, "The 'candidates' parameter of slices"),
+    ({"candidates": ["actual"]}, "The 'candidates' parameter of slices"),
+    ({"candidates": ["nope"]}, "nope"),
+    ({"depth": 3}, "The 'depth' parameter of slices must be 1 or 2. Got 3 instead."),
+    ({"n_bins": 1}, "The 'n_bins' parameter of slices"),
+    ({"min_rows": 0}, "The 'min_rows' parameter of slices"),
+    ({"adjust": "bonferroni"}, "The 'adjust' parameter of slices must be 'bh'"),
+    ({"measure": "ndcg"}, "slices cannot resample ndcg: it resamples aggregate measures"),
+    ({"measure": "confusion_matrix"}, "Per-label tables and ranking measures give no"),
+    ({"measure": ("macro_f1", {"by": "lang"})}, "drop by from macro_f1"),
+    ({"n_resamples": 1}, "The 'n_resamples' parameter of slices"),
+    *(
+        (
+            {"min_weight": bad},
+            f"The 'min_weight' parameter of slices must be None or a finite number >= 0. "
+            f"Got {bad!r} instead.",
+        )
+        for bad in (-1, float("nan"), float("inf"), True, "5")
+    ),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), BAD_CALLS)
 def test_every_engine_gives_the_same_error(kwargs: dict[str, Any], message: str) -> None:
+    same_error(FAST_ENGINES, kwargs, message)
+
+
+@pytest.mark.long
+def test_spark_gives_the_same_errors() -> None:
+    for kwargs, message in BAD_CALLS:
+        same_error(["duckdb", "spark"], kwargs, message)
+
+
+def same_error(engines: list[str], kwargs: dict[str, Any], message: str) -> None:
+    """Each engine of ``engines`` raises one message holding ``message``."""
     data = simulate(6, 40)
     args = {"candidates": ["lang"], "measure": "micro_f1", **kwargs}
     candidates, measure = args.pop("candidates"), args.pop("measure")
     messages = set()
-    for engine in ENGINES:
+    for engine in engines:
         with pytest.raises(MlsqlError) as err:
             run_slices(engine, data, "actual", "predicted", candidates, measure, **args)
         assert message in str(err.value)
@@ -645,3 +675,259 @@ def test_bad_numbers_give_one_error_even_without_slices(
         assert message in str(err.value)
         messages.add(str(err.value))
     assert len(messages) == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_min_weight_leaves_out_slices_of_little_weight(engine: str) -> None:
+    """Slices whose summed weight (a plain-Python sum here) is below min_weight are left out,
+    at the bound itself kept; without sample_weight a row weighs 1."""
+    data = simulate(9, 300)
+    langs, w = data.column("lang").to_pylist(), data.column("w").to_pylist()
+    weight = {
+        v: sum(Fraction(x) for g, x in zip(langs, w, strict=True) if g == v) for v in set(langs)
+    }
+    count = {v: langs.count(v) for v in set(langs)}
+    texts = {v: "lang is null" if v is None else f"lang = '{v}'" for v in set(langs)}
+    bound = sorted(weight.values())[1]  # the second smallest weight: one slice goes
+    common = {"min_rows": 1, "n_resamples": 20}
+    got = run_slices(
+        engine,
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        "micro_f1",
+        sample_weight="w",
+        min_weight=float(bound),
+        **common,
+    )
+    assert sorted(r["slice"] for r in got) == sorted(texts[v] for v in weight if weight[v] >= bound)
+    unweighted_bound = sorted(count.values())[2]
+    got = run_slices(
+        engine,
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        "micro_f1",
+        min_weight=unweighted_bound,
+        **common,
+    )
+    assert sorted(r["slice"] for r in got) == sorted(
+        texts[v] for v in count if count[v] >= unweighted_bound
+    )
+
+
+def test_every_engine_gives_the_same_table() -> None:
+    """DuckDB, Polars and Spark: the same slices, rows, estimates and differences, and (the same
+    tuples resampled by the same core with the same seed) the same intervals and p-values."""
+    data = simulate(10, 900, weak="fr")
+    kwargs: dict[str, Any] = {
+        "depth": 2,
+        "n_bins": 3,
+        "min_rows": 15,
+        "min_weight": 20.0,
+        "n_resamples": 200,
+        "sample_weight": "w",
+        "seed": 3,
+    }
+    candidates = ["lang", "length", "source"]
+    tables = {
+        engine: run_slices(engine, data, "actual", "predicted", candidates, "micro_f1", **kwargs)
+        for engine in ENGINES
+    }
+    want = oracle(data, candidates, micro_f1, depth=2, n_bins=3, min_rows=15, weight="w")
+    first = tables[ENGINES[0]]
+    assert 20 < len(first) <= len(want)
+    for engine, got in tables.items():
+        assert got == first, engine
+    assert first[0]["slice"].startswith("lang = 'fr'") and first[0]["significant"]
+
+
+# ------------------------------------------------------------------ the SQL table function
+def sql_value(value: Any) -> str:
+    """A Python value as a SQL literal (test-local: lists, text, booleans, numbers)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(sql_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def sql_slices(con: Any, source: str, actual: str, predicted: str, **kwargs: Any) -> list[tuple]:
+    """``FROM slices(...)`` with every argument after the first three by name."""
+    named = "".join(f", {k} := {sql_value(v)}" for k, v in kwargs.items())
+    args = ", ".join(sql_value(x) for x in (source, actual, predicted))
+    relation = con.sql(f"FROM slices({args}{named})")
+    assert relation.columns == COLUMNS
+    return relation.fetchall()
+
+
+@pytest.fixture(scope="module")
+def sql_con() -> Any:
+    return mlsql.connect()
+
+
+def test_sql_slices_is_the_python_table(sql_con: Any) -> None:
+    data = simulate(11, 700, weak="de")
+    sql_con.execute("CREATE OR REPLACE TABLE sql_preds AS SELECT * FROM data")
+    kwargs: dict[str, Any] = {
+        "depth": 2,
+        "n_bins": 3,
+        "min_rows": 15,
+        "min_weight": 20,
+        "sample_weight": "w",
+        "n_resamples": 100,
+        "confidence": 0.9,
+        "seed": 5,
+        "adjust": "holm",
+    }
+    candidates = ["lang", "length", "source"]
+    got = sql_slices(
+        sql_con,
+        "sql_preds",
+        "actual",
+        "predicted",
+        candidates=candidates,
+        measure="micro_f1",
+        **kwargs,
+    )
+    want = [
+        tuple(r.values())
+        for r in run_slices("duckdb", data, "actual", "predicted", candidates, "micro_f1", **kwargs)
+    ]
+    assert got == want and len(got) > 20
+    # estimates: the oracle's (not the code under test's)
+    oracle_rows = oracle(data, candidates, micro_f1, depth=2, n_bins=3, min_rows=15, weight="w")
+    for row in got:
+        assert row[2] == pytest.approx(float(oracle_rows[row[0]][1]), rel=1e-12)
+    # one name, and a measure's own parameter
+    one = sql_slices(
+        sql_con,
+        "sql_preds",
+        "actual",
+        "predicted",
+        candidates="lang",
+        measure="micro_fbeta",
+        beta=2,
+        n_resamples=50,
+    )
+    fbeta = run_slices(
+        "duckdb",
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        ("micro_fbeta", {"beta": 2}),
+        n_resamples=50,
+    )
+    assert one == [tuple(r.values()) for r in fbeta]
+
+
+def test_sql_slices_hostile_names_are_only_names(sql_con: Any) -> None:
+    hostile = 'x"); DROP TABLE sql_keep; --'
+    table = "t'); DROP TABLE sql_keep; --"
+    data = simulate(12, 300, weak="de")
+    renamed = data.rename_columns(
+        [hostile if c == "lang" else "p'q" if c == "predicted" else c for c in data.column_names]
+    )
+    sql_con.execute("CREATE OR REPLACE TABLE sql_keep AS SELECT 1 AS one")
+    sql_con.register("hostile_data", renamed)
+    sql_con.execute(f"CREATE OR REPLACE TABLE {quote(table)} AS SELECT * FROM hostile_data")
+    sql_con.unregister("hostile_data")
+    got = sql_slices(
+        sql_con,
+        table,
+        "actual",
+        "p'q",
+        candidates=hostile,
+        measure="micro_f1",
+        sample_weight="w",
+        n_resamples=50,
+    )
+    plain = run_slices(
+        "duckdb",
+        data,
+        "actual",
+        "predicted",
+        ["lang"],
+        "micro_f1",
+        sample_weight="w",
+        n_resamples=50,
+    )
+    # the same rows, estimates and differences (the intervals draw from each slice's text)
+    assert [(r[1], r[2], r[5]) for r in got] == [
+        (r["rows"], r["estimate"], r["difference"]) for r in plain
+    ]
+    assert '"x""); DROP TABLE sql_keep; --" = \'de\'' in {r[0] for r in got}
+    assert sql_con.execute("SELECT one FROM sql_keep").fetchall() == [(1,)]
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (k, m)
+        for k, m in BAD_CALLS
+        if not any(isinstance(v, float) and not math.isfinite(v) for v in k.values())
+    ],
+)
+def test_sql_slices_gives_the_python_error(
+    sql_con: Any, kwargs: dict[str, Any], message: str
+) -> None:
+    import duckdb
+
+    data = simulate(6, 40)
+    sql_con.execute("CREATE OR REPLACE TABLE sql_small AS SELECT * FROM data")
+    args = {"candidates": ["lang"], "measure": "micro_f1", **kwargs}
+    python_args = dict(args)
+    candidates, measure = python_args.pop("candidates"), python_args.pop("measure")
+    with pytest.raises(MlsqlError) as python_error:
+        run_slices("duckdb", data, "actual", "predicted", candidates, measure, **python_args)
+    with pytest.raises(duckdb.Error) as sql_error:
+        sql_slices(sql_con, "sql_small", "actual", "predicted", **args)
+    assert message in str(python_error.value)
+    assert str(sql_error.value) == f"Invalid Input Error: {python_error.value}"
+
+
+def test_sql_slices_on_a_database_file_writes_nothing_into_it(tmp_path: Any) -> None:
+    import duckdb
+
+    path = str(tmp_path / "preds.duckdb")
+    data = simulate(13, 200)
+    con = mlsql.connect(path)
+    con.execute("CREATE TABLE preds AS SELECT * FROM data")
+    got = sql_slices(
+        con,
+        "preds",
+        "actual",
+        "predicted",
+        candidates="source",
+        measure="micro_f1",
+        n_resamples=20,
+        min_rows=1,
+    )
+    assert got == [
+        tuple(r.values())
+        for r in run_slices(
+            "duckdb",
+            data,
+            "actual",
+            "predicted",
+            ["source"],
+            "micro_f1",
+            n_resamples=20,
+            min_rows=1,
+        )
+    ]
+    con.close()
+    with duckdb.connect(path) as plain:
+        names = plain.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE function_name = 'slices'"
+        ).fetchall()
+    assert names == []

@@ -95,6 +95,7 @@ def slices(
     depth: int = 1,
     n_bins: int = 4,
     min_rows: int = front.MIN_ROWS,
+    min_weight: float | None = None,
     sample_weight: str | None = None,
     n_resamples: int = 1000,
     confidence: float = 0.95,
@@ -136,6 +137,9 @@ def slices(
         Slices with fewer rows are left out (and not counted in the adjustment).
     sample_weight : str, optional
         A column of row weights, as :func:`mlsql.bootstrap` takes it.
+    min_weight : float, optional
+        Slices whose summed ``sample_weight`` (a row's weight is 1 without
+        one) is below it are left out too, as by ``min_rows``.
     n_resamples : int, default 1000
         Bootstrap resamples (at least 2).
     confidence : float, default 0.95
@@ -183,6 +187,12 @@ def slices(
     sample. Each slice's resamples then cost its tuples and its rest's
     (all the data's) x ``n_resamples``, in batches of bounded memory.
 
+    On :func:`mlsql.connect` connections the same table is a SQL table
+    function, with the same parameter names (``candidates`` and ``measure``
+    by name): ``FROM slices('preds', 'actual', 'predicted', candidates :=
+    ['lang', 'length'], measure := 'micro_f1', depth := 2)``
+    (:mod:`mlsql._duckdb.slices_sql`).
+
     Examples
     --------
     >>> import mlsql, pyarrow as pa
@@ -214,6 +224,7 @@ def slices(
             confidence=confidence,
             seed=seed,
             adjust=adjust,
+            min_weight=min_weight,
         )
         checked = resample_front.Request(
             "slices", [], [req.chosen], req.n_resamples, req.confidence, req.seed

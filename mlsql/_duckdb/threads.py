@@ -88,3 +88,23 @@ def in_this_thread(con: Any) -> Any:
             found.prepare(cursor)
         cursors[con] = cursor
     return cursor
+
+
+def new_cursor(con: Any) -> Any:
+    """A new cursor of ``con``, with mlsql's macros where ``con`` is a :func:`mlsql.connect`
+    connection whose macros are TEMP (the caller closes it).
+
+    Examples
+    --------
+    >>> import mlsql
+    >>> cursor = new_cursor(mlsql.connect())
+    >>> cursor.execute("SELECT micro_f1(['a'], ['a'])").fetchall()
+    [(1.0,)]
+    >>> cursor.close()
+    """
+    with _OPENED_LOCK:
+        found = _OPENED.get(con)
+    cursor = con.cursor()
+    if found is not None and found.prepare is not None:
+        found.prepare(cursor)
+    return cursor

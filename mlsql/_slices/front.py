@@ -13,9 +13,10 @@ Numpy is imported when a call runs, not with this module.
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,10 @@ N_BINS_MESSAGE = (
 MIN_ROWS_MESSAGE = (
     "The 'min_rows' parameter of slices must be an integer >= 1. Got {got!r} instead."
 )
+MIN_WEIGHT_MESSAGE = (
+    "The 'min_weight' parameter of slices must be None or a finite number >= 0. "
+    "Got {got!r} instead."
+)
 ADJUST_MESSAGE = (
     "The 'adjust' parameter of slices must be 'bh' (Benjamini-Hochberg) or 'holm'. "
     "Got {got!r} instead."
@@ -99,6 +104,8 @@ class Request:
     confidence: float
     seed: int
     adjust: str
+    #: slices whose summed ``sample_weight`` is below it are left out (None: no such bound)
+    min_weight: float | None = None
 
     @property
     def lower_is_better(self) -> bool:
@@ -137,6 +144,7 @@ def request(
     confidence: Any,
     seed: Any,
     adjust: Any,
+    min_weight: Any = None,
 ) -> Request:
     """Check every argument of ``slices`` against the frame's ``columns``."""
     from mlsql._resample import numbers as NUM
@@ -159,6 +167,13 @@ def request(
         raise MlsqlError(N_BINS_MESSAGE.format(got=n_bins))
     if not _whole(min_rows, 1):
         raise MlsqlError(MIN_ROWS_MESSAGE.format(got=min_rows))
+    if min_weight is not None and not (
+        isinstance(min_weight, numbers.Real)
+        and not isinstance(min_weight, bool)
+        and math.isfinite(min_weight)
+        and float(min_weight) >= 0
+    ):
+        raise MlsqlError(MIN_WEIGHT_MESSAGE.format(got=min_weight))
     if adjust not in ("bh", "holm"):
         raise MlsqlError(ADJUST_MESSAGE.format(got=adjust))
     chosen = resolve([measure], "slices")
@@ -187,6 +202,7 @@ def request(
         float(confidence),
         int(seed),
         adjust,
+        None if min_weight is None else float(min_weight),
     )
 
 
@@ -370,7 +386,9 @@ def finish(
     parts = []
     for (index, key), tuples in found.items():
         n_rows = sum(tuples.values())
-        if n_rows >= req.min_rows:
+        if n_rows >= req.min_rows and (
+            req.min_weight is None or weight_of(tuples) >= req.min_weight
+        ):
             text = slice_text(req, req.sets[index], key, cuts)
             parts.append(stats.Slice(text, n_rows, tuples))
     parts.sort(key=lambda p: p.text)
@@ -384,6 +402,18 @@ def finish(
         adjust=req.adjust,
         lower_is_better=req.lower_is_better,
     )
+
+
+def weight_of(tuples: Mapping[tuple[Any, ...], int]) -> float:
+    """A slice's summed ``sample_weight`` (1 a row when unweighted; a NULL weight adds 0), from
+    its statistic tuples (statistics..., weight) and their rows m, as ``min_weight`` compares it.
+
+    Examples
+    --------
+    >>> weight_of({(1, 2, 2, 0.5): 4, (0, 1, 1, 2.0): 3, (None, None, None, None): 1})
+    8.0
+    """
+    return math.fsum(t[-1] * m for t, m in tuples.items() if t[-1] is not None)
 
 
 def arrow_types() -> dict[str, Any]:

@@ -344,6 +344,15 @@ def slices_command(
     min_rows: Annotated[
         int, typer.Option("--min-rows", min=1, help="Leave out slices with fewer rows.")
     ] = 30,
+    min_weight: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option(
+            "--min-weight",
+            help="Leave out slices whose summed --sample-weight (1 a row without it) is below "
+            "this.",
+            show_default=False,
+        ),
+    ] = None,
     n_labels: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option(
@@ -399,6 +408,7 @@ def slices_command(
             depth=depth,
             n_bins=n_bins,
             min_rows=min_rows,
+            min_weight=min_weight,
             n_labels=n_labels,
             n_resamples=resamples,
             confidence=confidence,

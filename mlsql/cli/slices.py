@@ -45,6 +45,7 @@ class Request:
     depth: int = 1
     n_bins: int = 4
     min_rows: int = 30
+    min_weight: float | None = None
     n_labels: int | None = None
     n_resamples: int = 1000
     confidence: float = 0.95
@@ -218,6 +219,7 @@ def run_slices(
                 "depth": request.depth,
                 "n_bins": request.n_bins,
                 "min_rows": request.min_rows,
+                "min_weight": request.min_weight,
                 "sample_weight": sample_weight,
                 "n_resamples": request.n_resamples,
                 "confidence": request.confidence,

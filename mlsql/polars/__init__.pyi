@@ -6354,6 +6354,7 @@ def slices(
     depth: int = 1,
     n_bins: int = 4,
     min_rows: int = 30,
+    min_weight: float | None = None,
     sample_weight: str | pl.Expr | None = None,
     n_resamples: int = 1000,
     confidence: float = 0.95,
@@ -6383,7 +6384,7 @@ def slices(
         regression measures) or of a 0/1 label and a score (auc,
         average_precision_score, logloss, brier_score_loss,
         expected_calibration_error).
-    depth, n_bins, min_rows, n_resamples, confidence, seed, adjust
+    depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or polars.Expr, optional
         Row weights, as the weighted measures take them.

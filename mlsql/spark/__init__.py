@@ -44,7 +44,7 @@ from typing import Any
 
 from mlsql._errors import MlsqlError
 from mlsql._front.families import functions
-from mlsql.spark import evaluate, resample, resample_exec
+from mlsql.spark import evaluate, resample, resample_exec, slices
 from mlsql.spark._engine import SPARK
 from mlsql.spark.families._memory import documented
 from mlsql.spark.sql import register
@@ -52,6 +52,7 @@ from mlsql.spark.sql import register
 FUNCTIONS: dict[str, Callable[..., Any]] = functions(SPARK)
 FUNCTIONS.update(resample.FUNCTIONS)
 FUNCTIONS.update(evaluate.FUNCTIONS)
+FUNCTIONS.update(slices.FUNCTIONS)
 evaluate.MEASURES.update(FUNCTIONS)  # evaluate calls the measures by name
 resample_exec.MEASURES.update(FUNCTIONS)  # so does the bootstrap in the executors
 documented(FUNCTIONS)

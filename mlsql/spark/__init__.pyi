@@ -189,6 +189,7 @@ __all__ = [
     "set_jaccard",
     "set_symmetric_difference",
     "set_union",
+    "slices",
     "spec",
     "subset_accuracy",
     "subset_accuracy_from_counts",
@@ -7025,6 +7026,73 @@ def set_union(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     >>> df = spark.createDataFrame([(['cat', 'bird'], ['cat']), (['dog'], ['dog', 'fish'])], 'actual array<string>, predicted array<string>')
     >>> [r[0] for r in df.select(ms.set_union('actual', 'predicted')).collect()]
     [['bird', 'cat'], ['dog', 'fish']]
+    """
+
+def slices(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    candidates: str | Sequence[str],
+    measure: Any,
+    *,
+    depth: int = 1,
+    n_bins: int = 4,
+    min_rows: int = 30,
+    min_weight: float | None = None,
+    sample_weight: str | Column | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    adjust: str = "bh",
+) -> DataFrame:
+    """Where is the model worst? A measure on every slice of the data, from the worst.
+
+    The result and the method are those of DuckDB's ``mlsql.slices``; the
+    same seed gives the same table (Spark computes the slices' statistic
+    tuples, the driver resamples them as the other engines do).
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        The predictions.
+    actual, predicted : str
+        The columns of true and predicted label lists, or of one label per row.
+    candidates : str or sequence of str
+        The columns that define slices (numeric ones binned into quantiles).
+    measure : str or (str, dict)
+        One measure of label lists (the label-set family: micro_*, samples_*,
+        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
+        label per row (accuracy, error_rate, the class-wise precision, recall
+        and F scores, balanced accuracy, Cohen's kappa, MCC).
+    depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
+        As ``mlsql.slices`` takes them.
+    sample_weight : str or pyspark.sql.Column, optional
+        Row weights, as the weighted measures take them.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        slice, rows, estimate, low, high, difference, diff_low, diff_high,
+        p_value, p_adjusted, significant; from the worst slice.
+
+    Notes
+    -----
+    One ``groupingSets`` job gives every slice's statistic tuples (numeric
+    candidates need two more for their quantile edges, Spark's
+    ``percentile_disc``); the driver holds only those tuples, at most
+    (slices + 1) x distinct tuples, not the rows. Spark's ``percentile_disc``
+    computes in doubles: the edges of integers beyond 2^53 or of decimals of
+    more than 15 digits may be off by a rounding.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("de", ["a"], ["b"]), ("en", ["a"], ["a"])] * 40,
+    ...                            "lang string, actual array<string>, predicted array<string>")
+    >>> ms.slices(df, "actual", "predicted", "lang", "micro_f1", n_resamples=200).first()[:3]
+    ("lang = 'de'", 40, 0.0)
     """
 
 def spec(
