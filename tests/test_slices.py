@@ -626,7 +626,7 @@ def test_more_tuples_than_the_bound_give_one_error(monkeypatch: pytest.MonkeyPat
     # 100 rows of distinct numbers: 100 tuples in all the data, 100 over lang's slices
     monkeypatch.setattr(front, "MAX_TUPLES", 199)
     messages = set()
-    for engine in ENGINES:
+    for engine in FAST_ENGINES:  # Spark's: test_spark_bounds_the_tuples_and_checks_numbers
         with pytest.raises(MlsqlError) as err:
             run_slices(engine, data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
         messages.add(str(err.value))
@@ -636,7 +636,7 @@ def test_more_tuples_than_the_bound_give_one_error(monkeypatch: pytest.MonkeyPat
         "Slice a sample of the rows, or fewer candidates or depth 1."
     }
     monkeypatch.setattr(front, "MAX_TUPLES", 200)
-    for engine in ENGINES:
+    for engine in FAST_ENGINES:
         got = run_slices(engine, data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
         assert len(got) == 3
 
@@ -660,7 +660,7 @@ def test_bad_numbers_give_one_error_even_without_slices(
     cols[column][5] = value
     actual, predicted = ("y", "yhat") if column in ("y", "yhat") else ("label", "score")
     messages = set()
-    for engine in ENGINES:
+    for engine in FAST_ENGINES:  # Spark's: test_spark_bounds_the_tuples_and_checks_numbers
         with pytest.raises(MlsqlError) as err:
             run_slices(
                 engine,
@@ -716,6 +716,31 @@ def test_min_weight_leaves_out_slices_of_little_weight(engine: str) -> None:
     assert sorted(r["slice"] for r in got) == sorted(
         texts[v] for v in count if count[v] >= unweighted_bound
     )
+
+
+@pytest.mark.skipif("spark" not in ENGINES, reason="pyspark is not installed")
+def test_spark_bounds_the_tuples_and_checks_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ms.slices collects at most the bound's tuples (one more, to know), in DuckDB's words, and
+    refuses a bad number as bootstrap does (long: tests/long.py)."""
+    from mlsql._slices import front
+
+    data = simulate_numbers(13, 100)
+    monkeypatch.setattr(front, "MAX_TUPLES", 199)
+    with pytest.raises(MlsqlError) as err:
+        run_slices("spark", data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
+    with pytest.raises(MlsqlError) as want:
+        run_slices("duckdb", data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
+    assert str(err.value) == str(want.value)
+    monkeypatch.setattr(front, "MAX_TUPLES", 200)
+    got = run_slices("spark", data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1)
+    assert got == run_slices(
+        "duckdb", data, "y", "yhat", ["lang"], "mse", n_resamples=10, min_rows=1
+    )
+    cols = data.to_pydict()
+    cols["score"][5] = 1.5
+    with pytest.raises(MlsqlError) as err:
+        run_slices("spark", pa.table(cols), "label", "score", ["lang"], "brier_score_loss")
+    assert "slices takes probabilities in [0, 1] for predicted" in str(err.value)
 
 
 def test_every_engine_gives_the_same_table() -> None:

@@ -106,7 +106,9 @@ def tuples(
     index = {_mask(len(k), positions): i for i, positions in enumerate(sets)}
     index[(1 << len(k)) - 1] = -1
     out = []
-    for row in counted.select("__mlsql_gid", *k, *s, "__mlsql_m").collect():
+    # the driver holds at most front.MAX_TUPLES + 1 of them: one more says there were too many
+    fetched = counted.select("__mlsql_gid", *k, *s, "__mlsql_m").limit(front.MAX_TUPLES + 1)
+    for row in fetched.collect():
         values = tuple(row)
         out.append((index[values[0] >> len(s)], *values[1:]))
     return out
@@ -150,10 +152,18 @@ def slices(
     candidates : str or sequence of str
         The columns that define slices (numeric ones binned into quantiles).
     measure : str or (str, dict)
-        One measure of label lists (the label-set family: micro_*, samples_*,
-        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
-        label per row (accuracy, error_rate, the class-wise precision, recall
-        and F scores, balanced accuracy, Cohen's kappa, MCC).
+        One aggregate measure that ``ms.bootstrap`` resamples: of label lists
+        (micro_*, samples_*, macro_* and weighted_* averages, label
+        accuracies, clp, mlp, wlp, subset_accuracy, zero_one_loss,
+        hamming_loss, fmeasure), of one label per row (accuracy, error_rate,
+        the class-wise precision, recall and F scores, balanced accuracy,
+        Cohen's kappa, MCC), of numbers (mse, mae, r2 and the other
+        regression measures) or of a 0/1 label and a score (auc,
+        average_precision_score, logloss, brier_score_loss,
+        expected_calibration_error). The driver collects the distinct
+        statistic tuples of every slice, at most a million (about 500 MB;
+        past that it says so): a few per slice for the label-set and class
+        measures, about one per row for the regression and score measures.
     depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or pyspark.sql.Column, optional
@@ -215,6 +225,7 @@ def slices(
         for i, c in enumerate(req.candidates)
     ]
     rows = tuples(df, keys, stats, req.sets)
+    front.check_tuples(req, len(rows))
     return _frame(df, front.finish(req, rows, cuts))
 
 
