@@ -243,6 +243,44 @@ def test_spark_counts_cells_before_the_class_measures():
     ]
 
 
+def _far_from_zero() -> pa.Table:
+    """Two groups of values near 1e12 (exact in binary: eighths), each with its own spread."""
+    rows = []
+    for g, spread in ((1, 1), (2, 3)):
+        for i in range(40):
+            y = 10**12 + Fraction(i * spread, 8)
+            rows.append({"g": g, "y": float(y), "p": float(y + Fraction((-1) ** i * (i % 5), 4))})
+    return pa.Table.from_pylist(rows)
+
+
+def _exact_regression(rows: list[dict[str, Any]]) -> dict[str, Fraction]:
+    """r2, rse and rae from the exact values (a plain-Python oracle, in fractions)."""
+    y = [Fraction(r["y"]) for r in rows]
+    p = [Fraction(r["p"]) for r in rows]
+    mean = sum(y) / len(y)
+    sse = sum((a - b) ** 2 for a, b in zip(y, p, strict=True))
+    sst = sum((a - mean) ** 2 for a in y)
+    sae = sum(abs(a - b) for a, b in zip(y, p, strict=True))
+    sad = sum(abs(a - mean) for a in y)
+    return {"r2": 1 - sse / sst, "rse": sse / sst, "rae": sae / sad}
+
+
+def test_spark_evaluates_regression_from_grouped_sums_not_rows():
+    """The regression measures' bounded plan: no Spark aggregate holds a group's values, and
+    the centred sums stay exact far from zero (values near 1e12, against exact fractions)."""
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import frame
+
+    table = _far_from_zero()
+    out = ms.evaluate(frame(table), "y", "p", ["r2", "rse", "rae"], by="g")
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert "collect_list" not in plan and "collect_set" not in plan, plan
+    for r in out.collect():
+        group = [row for row in table.to_pylist() if row["g"] == r["g"]]
+        want = float(_exact_regression(group)[r["measure"]])
+        assert abs(r["estimate"] - want) <= 1e-12 * abs(want), (r, want)
+
+
 # ------------------------------------------------------------------ the SQL table macro
 def _sql(con: Any, table: pa.Table, args: str, values: list[Any]) -> list[tuple[Any, ...]]:
     con.register("t", table)

@@ -2708,7 +2708,9 @@ def evaluate(
     levels: distinct ``(by..., actual, predicted)`` cells with their total
     weight, then the measures over the cells weighed by it. Their memory is
     groups x cells, never rows (for AUC and AP the cells are the distinct
-    (label, score) pairs: as many as the rows when no score repeats).
+    (label, score) pairs: as many as the rows when no score repeats). The
+    regression measures run as grouped passes: the means per group, then the
+    centred sums over the rows joined to them (memory: groups, never rows).
 
     Examples
     --------
