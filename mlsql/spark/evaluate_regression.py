@@ -36,6 +36,8 @@ from mlsql.spark.families import regression as R
 _MEAN = "__mlsql_m_"
 _SHIFT = "__mlsql_shift"
 _KEY = "__mlsql_k"
+#: the join strategy of the grouped passes (see :func:`_joined`)
+JOIN_HINT = "shuffle_hash"
 
 
 def applies(items: Sequence[EV.Item]) -> bool:
@@ -52,14 +54,23 @@ def applies(items: Sequence[EV.Item]) -> bool:
 
 def _joined(rows: DataFrame, groups: list[str], per_group: dict[str, Column]) -> DataFrame:
     """``rows`` with the group's values of ``per_group`` (name: an aggregate over the
-    group's rows) beside each row: a grouped pass joined back null-safe on the group keys."""
+    group's rows) beside each row: a grouped pass joined back null-safe on the group keys.
+
+    The join is a shuffle hash join (:data:`JOIN_HINT`), whose per-group hash table lives in
+    each task's accounted memory and goes with the task. Left to itself, Spark broadcasts
+    the small per-group side as a hash relation whose first page is sized by the heap
+    (16-64 MB on a 1-2 GB driver, however few the groups), kept on the driver's heap outside
+    Spark's memory accounting for as long as the plan lives: a session of many ``evaluate``
+    calls piles them up, and an out-of-memory error in a local task ends the JVM."""
     named = [c.alias(name) for name, c in per_group.items()]
     if not groups:
         return rows.crossJoin(rows.agg(*named))
     keys = [F.col(g).alias(f"{_KEY}{k}") for k, g in enumerate(groups)]
     found = rows.groupBy(*groups).agg(*named).select(*keys, *per_group)
     on = [rows[g].eqNullSafe(found[f"{_KEY}{k}"]) for k, g in enumerate(groups)]
-    return rows.join(found, on, "inner").drop(*(f"{_KEY}{k}" for k in range(len(groups))))
+    return rows.join(found.hint(JOIN_HINT), on, "inner").drop(
+        *(f"{_KEY}{k}" for k in range(len(groups)))
+    )
 
 
 def values(
