@@ -140,8 +140,10 @@ def evaluate(
         for i, item in r.items
     ]
     rest = [(i, item) for i, item in enumerate(req.items) if i not in in_reports]
-    if rest:
-        parts.append(_others(rows, groups, rest, sample_weight is not None))
+    # the regression measures run as grouped passes whatever else is asked for
+    passes = [(i, item) for i, item in rest if ER.applies([item])]
+    others = [(i, item) for i, item in rest if not ER.applies([item])]
+    parts += [_others(rows, groups, c, sample_weight is not None) for c in (passes, others) if c]
     long = reduce(DataFrame.unionByName, parts)
     order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(_ORDER)]
     return long.orderBy(*order).select(
