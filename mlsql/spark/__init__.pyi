@@ -2808,7 +2808,9 @@ def explained_variance(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def explained_variance_score(
@@ -2848,7 +2850,9 @@ def explained_variance_score(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def f1_score(
@@ -3356,7 +3360,9 @@ def hivemall_r2(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def indicators_from_labels(actual: str | Column, labels: Sequence[Any]) -> Column:
@@ -5350,7 +5356,9 @@ def pearson_corr(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def precision_at(
@@ -5607,7 +5615,9 @@ def r2(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def r2_score(
@@ -5647,7 +5657,9 @@ def r2_score(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def rae(
@@ -5685,7 +5697,9 @@ def rae(
     check the label types when the Column is built; a name is checked by Spark.
     It collects the group's known rows (memory per group of the order of its rows).
     Σ|y - mean(y)| needs the group's mean before it reads the values: two passes.
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def ranking_auc(
@@ -6111,7 +6125,9 @@ def rrse(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def rse(
@@ -6151,7 +6167,9 @@ def rse(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def rule_novelty(
