@@ -9,7 +9,12 @@ Python) and prints the wall time, the JVM's CPU time and whether it failed::
 
 Modes: ``accuracy`` (a count: the scan's cost), ``collect`` (``ms.f1_score``
 macro, which collects the group's rows), ``labels`` (the same measure over the
-known classes, :func:`mlsql.spark.families.single_label.over_labels`).
+known classes, :func:`mlsql.spark.families.single_label.over_labels`), ``r2``
+(``ms.evaluate`` of ``r2`` over ``--groups`` groups of generated numbers near 1e12).
+It also prints the driver's peak heap (the JVM's heap pools, reset before the
+measure) and the JVM's peak resident memory (``VmHWM``)::
+
+    python -m benchmarks.spark_bounded --rows 5000000 --mode r2 --groups 4
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=30_000_000)
     parser.add_argument("--classes", type=int, default=50)
-    parser.add_argument("--mode", choices=("accuracy", "collect", "labels"), required=True)
+    parser.add_argument("--groups", type=int, default=4)
+    parser.add_argument("--mode", choices=("accuracy", "collect", "labels", "r2"), required=True)
     parser.add_argument("--driver-memory", default="1g")
     args = parser.parse_args()
 
@@ -62,20 +68,39 @@ def main() -> None:
         F.concat(F.lit("c"), predicted.cast("string")).alias("predicted"),
     )
     labels = [f"c{i}" for i in range(k)]
-    measure = {
+    numbers = ids.select(
+        (F.col("id") % args.groups).alias("g"),
+        (F.lit(1e12) + (F.abs(F.xxhash64("id")) % 1000) / 8).alias("y"),
+        (F.lit(1e12) + (F.abs(F.xxhash64(F.col("id") + 7)) % 1000) / 8).alias("p"),
+    )
+    evaluated = {"r2": lambda: ms.evaluate(numbers, "y", "p", ["r2"], by="g").collect()}
+    measures = {
         "accuracy": lambda: ms.accuracy("actual", "predicted"),
         "collect": lambda: ms.f1_score("actual", "predicted", average="macro"),
         "labels": lambda: over_labels("f1_score", "actual", "predicted", labels, average="macro"),
-    }[args.mode]
+    }
     pid = spark._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
+    pools = spark._jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()  # type: ignore[union-attr]
+    heap = [p for p in pools if str(p.getType().toString()) == "Heap memory"]
+    for p in heap:
+        p.resetPeakUsage()
     cpu0, t0 = _cpu(pid), time.perf_counter()
     try:
-        value, error = df.agg(measure()).first()[0], None  # type: ignore[index]
+        if args.mode in evaluated:
+            value, error = [tuple(r) for r in evaluated[args.mode]()], None
+        else:
+            value, error = df.agg(measures[args.mode]()).first()[0], None  # type: ignore[index]
     except Exception as e:  # the session may die with the JVM's heap
         value, error = None, str(e).splitlines()[0][:200]
     wall = time.perf_counter() - t0
     cpu = _cpu(pid)
     cpu = None if cpu is None or cpu0 is None else cpu - cpu0
+    try:
+        peak = sum(p.getPeakUsage().getUsed() for p in heap) / 2**20
+        with open(f"/proc/{pid}/status") as f:
+            hwm = next(int(x.split()[1]) for x in f if x.startswith("VmHWM")) / 1024
+    except Exception:  # the JVM has ended
+        peak = hwm = None
     print(
         json.dumps(
             {
@@ -84,6 +109,8 @@ def main() -> None:
                 "driver": args.driver_memory,
                 "wall_s": round(wall, 1),
                 "jvm_cpu_s": None if cpu is None else round(cpu, 1),
+                "heap_peak_mb": None if peak is None else round(peak),
+                "jvm_hwm_mb": None if hwm is None else round(hwm),
                 "value": value,
                 "error": error,
             }

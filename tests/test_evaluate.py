@@ -243,6 +243,68 @@ def test_spark_counts_cells_before_the_class_measures():
     ]
 
 
+def _far_from_zero() -> pa.Table:
+    """Two groups of values near 1e12 (exact in binary: eighths), each with its own spread."""
+    rows = []
+    for g, spread in ((1, 1), (2, 3)):
+        for i in range(40):
+            y = 10**12 + Fraction(i * spread, 8)
+            rows.append({"g": g, "y": float(y), "p": float(y + Fraction((-1) ** i * (i % 5), 4))})
+    return pa.Table.from_pylist(rows)
+
+
+def _exact_regression(rows: list[dict[str, Any]]) -> dict[str, Fraction]:
+    """r2, rse and rae from the exact values (a plain-Python oracle, in fractions)."""
+    y = [Fraction(r["y"]) for r in rows]
+    p = [Fraction(r["p"]) for r in rows]
+    mean = sum(y) / len(y)
+    sse = sum((a - b) ** 2 for a, b in zip(y, p, strict=True))
+    sst = sum((a - mean) ** 2 for a in y)
+    sae = sum(abs(a - b) for a, b in zip(y, p, strict=True))
+    sad = sum(abs(a - mean) for a in y)
+    return {"r2": 1 - sse / sst, "rse": sse / sst, "rae": sae / sad}
+
+
+def test_spark_evaluates_regression_from_grouped_sums_not_rows():
+    """The regression measures' bounded plan: no Spark aggregate holds a group's values, and
+    the centred sums stay exact far from zero (values near 1e12, against exact fractions)."""
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import frame
+
+    table = _far_from_zero()
+    out = ms.evaluate(frame(table), "y", "p", ["r2", "rse", "rae"], by="g")
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert "collect_list" not in plan and "collect_set" not in plan, plan
+    for r in out.collect():
+        group = [row for row in table.to_pylist() if row["g"] == r["g"]]
+        want = float(_exact_regression(group)[r["measure"]])
+        assert abs(r["estimate"] - want) <= 1e-12 * abs(want), (r, want)
+
+
+def test_spark_regression_passes_broadcast_no_hash_relation():
+    """The grouped passes join the rows to their group's means without a broadcast hash
+    relation: Spark sizes its first page by the heap (16-64 MB however few the groups) and
+    keeps it on the driver's heap while the plan lives, which ended a long test session's JVM.
+    The passes run so beside other measures too, and the docstrings name them as the bounded
+    form."""
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import frame
+
+    table = _far_from_zero().append_column("c", pa.array([1] * 80, pa.int64()))
+    for asked in (["r2", "rae"], ["r2", "rae", "accuracy"]):
+        out = ms.evaluate(frame(table), "y", "p", asked, by="g", sample_weight="c")
+        plan = out._jdf.queryExecution().executedPlan().toString()
+        assert "HashedRelationBroadcastMode" not in plan, plan
+        assert "collect_list" not in plan and "collect_set" not in plan, plan
+        got = {(r["g"], r["measure"]): r["estimate"] for r in out.collect()}
+        for g in (1, 2):
+            group = [row for row in table.to_pylist() if row["g"] == g]
+            want = float(_exact_regression(group)["r2"])
+            assert abs(got[(g, "r2")] - want) <= 1e-12 * abs(want)
+    for name in ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "rae"):
+        assert "grouped passes" in " ".join(getattr(ms, name).__doc__.split()), name
+
+
 # ------------------------------------------------------------------ the SQL table macro
 def _sql(con: Any, table: pa.Table, args: str, values: list[Any]) -> list[tuple[Any, ...]]:
     con.register("t", table)

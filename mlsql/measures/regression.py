@@ -13,9 +13,12 @@ centred on their (rounded) mean, with the correction term of
 :func:`centred_comoment` that cancels the mean's rounding: within about 1e-14
 of the exact value of the float inputs (tested at offsets 1e9 and 1e12). The
 differences y - ŷ are exact for close values, so Σ(y - ŷ)² and the variance of
-y - ŷ stream. The two passes keep each group's values in memory, as ``rae``
-(Σ|y - mean(y)|) and ``auc`` do: DuckDB and Spark in a list per group, Polars
-in its group.
+y - ŷ stream. As single aggregates, the two passes keep each group's values in
+memory, as ``rae`` (Σ|y - mean(y)|) and ``auc`` do: DuckDB and Spark in a list
+per group, Polars in its group. Spark's ``ms.evaluate`` is the bounded form: it
+runs the passes as grouped aggregations (the means per group first, then the
+centred sums over the rows joined to them), a few numbers per group however
+many rows it has. DuckDB's ``evaluate`` runs the aggregates themselves.
 
 ====================  ==========================================  =============
 mlsql                 definition                                  aliases

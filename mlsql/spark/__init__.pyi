@@ -2763,7 +2763,9 @@ def evaluate(
     levels: distinct ``(by..., actual, predicted)`` cells with their total
     weight, then the measures over the cells weighed by it. Their memory is
     groups x cells, never rows (for AUC and AP the cells are the distinct
-    (label, score) pairs: as many as the rows when no score repeats).
+    (label, score) pairs: as many as the rows when no score repeats). The
+    regression measures run as grouped passes: the means per group, then the
+    centred sums over the rows joined to them (memory: groups, never rows).
 
     Examples
     --------
@@ -2861,7 +2863,9 @@ def explained_variance(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def explained_variance_score(
@@ -2901,7 +2905,9 @@ def explained_variance_score(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def f1_at(
@@ -3506,7 +3512,9 @@ def hivemall_r2(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def indicators_from_labels(actual: str | Column, labels: Sequence[Any]) -> Column:
@@ -5548,7 +5556,9 @@ def pearson_corr(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def precision_at(
@@ -5805,7 +5815,9 @@ def r2(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def r2_score(
@@ -5845,7 +5857,9 @@ def r2_score(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def r_precision(
@@ -5927,7 +5941,9 @@ def rae(
     check the label types when the Column is built; a name is checked by Spark.
     It collects the group's known rows (memory per group of the order of its rows).
     Σ|y - mean(y)| needs the group's mean before it reads the values: two passes.
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def ranking_auc(
@@ -6402,7 +6418,9 @@ def rrse(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def rse(
@@ -6442,7 +6460,9 @@ def rse(
     Exact sums of squares need the values centred on the group's mean, which a
     single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
     drift far beyond 1e-12 relative when the values sit far from zero).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (grouped passes: the means per
+    group, then the centred sums over the rows joined to them; memory grows with the
+    groups, never with rows).
     """
 
 def rule_novelty(

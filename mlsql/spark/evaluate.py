@@ -12,7 +12,10 @@ it. The measures are weighted sums over rows, so the cells give the same value
 however many rows there are; AUC and AP hold groups x distinct (label, score)
 pairs, which is bounded where scores repeat (rounded probabilities, a model's
 few distinct outputs) and grows with the rows where every score is distinct.
-Other measures run in one level, in the memory their own Columns take.
+The regression measures run as grouped passes (:mod:`mlsql.spark.evaluate_regression`):
+the means per group, then the centred sums over the rows joined to them, where each
+measure's own Column would hold the group's values. Other measures run in one level, in
+the memory their own Columns take.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pyspark.sql import functions as F
 
 from mlsql._evaluate import front as EV
 from mlsql._registry import measures
+from mlsql.spark import evaluate_regression as ER
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
 
@@ -100,7 +104,9 @@ def evaluate(
     levels: distinct ``(by..., actual, predicted)`` cells with their total
     weight, then the measures over the cells weighed by it. Their memory is
     groups x cells, never rows (for AUC and AP the cells are the distinct
-    (label, score) pairs: as many as the rows when no score repeats).
+    (label, score) pairs: as many as the rows when no score repeats). The
+    regression measures run as grouped passes: the means per group, then the
+    centred sums over the rows joined to them (memory: groups, never rows).
 
     Examples
     --------
@@ -134,8 +140,10 @@ def evaluate(
         for i, item in r.items
     ]
     rest = [(i, item) for i, item in enumerate(req.items) if i not in in_reports]
-    if rest:
-        parts.append(_others(rows, groups, rest, sample_weight is not None))
+    # the regression measures run as grouped passes whatever else is asked for
+    passes = [(i, item) for i, item in rest if ER.applies([item])]
+    others = [(i, item) for i, item in rest if not ER.applies([item])]
+    parts += [_others(rows, groups, c, sample_weight is not None) for c in (passes, others) if c]
     long = reduce(DataFrame.unionByName, parts)
     order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(_ORDER)]
     return long.orderBy(*order).select(
@@ -189,15 +197,19 @@ def _others(
         total = F.sum(F.col(_WEIGHT)) if sample_weight is not None else F.count(F.lit(1))
         rows = rows.groupBy(*keys).agg(total.cast("double").alias(_WEIGHT))
     weighted = two_level or weighted_rows
-    values = [
-        MEASURES[item.name](
-            *(F.col(c) for c in EV.inputs(item, _ROLES)),
-            **({"sample_weight": F.col(_WEIGHT)} if weighted else {}),
-            **item.params,
-        ).alias(f"__mlsql_v{i}")
-        for i, item in chosen
-    ]
-    wide = rows.groupBy(*groups).agg(*values) if groups else rows.agg(*values)
+    items = [item for _, item in chosen]
+    if ER.applies(items):
+        wide = ER.values(rows, groups, chosen, weighted_rows)
+    else:
+        values = [
+            MEASURES[item.name](
+                *(F.col(c) for c in EV.inputs(item, _ROLES)),
+                **({"sample_weight": F.col(_WEIGHT)} if weighted else {}),
+                **item.params,
+            ).alias(f"__mlsql_v{i}")
+            for i, item in chosen
+        ]
+        wide = rows.groupBy(*groups).agg(*values) if groups else rows.agg(*values)
     cells: list[Column] = [
         F.struct(
             F.lit(i).alias(_ORDER),

@@ -6,7 +6,8 @@ many rows it has. The ones named here collect a group's rows into one array
 them as a single Column; their docstrings say so. The class measures and the
 binary AUC and AP name ``ms.evaluate``, their bounded form (a two-level
 ``groupBy`` plan: memory grows with groups x classes or distinct cells, not
-rows); the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks each
+rows), and so do the centred regression measures and ``rae`` (grouped passes:
+memory grows with the groups); the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks each
 aggregate's plan against its own list.
 """
 
@@ -73,6 +74,13 @@ EVALUATE = (
     "``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory\n"
     "grows with groups x classes or distinct cells, never with rows)."
 )
+PASSES = (
+    "``ms.evaluate`` computes it with bounded memory (grouped passes: the means per\n"
+    "group, then the centred sums over the rows joined to them; memory grows with the\n"
+    "groups, never with rows)."
+)
+#: the measures ``ms.evaluate`` runs as grouped passes (:mod:`mlsql.spark.evaluate_regression`)
+PASSED = ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2", "rae")
 #: what the others say: ``ms.evaluate`` runs their own Column, so no bounded form exists yet
 NO_BOUNDED_FORM = "No bounded form exists yet: ``ms.evaluate`` runs this same Column."
 #: the measures ``ms.evaluate`` runs over distinct cells (:func:`mlsql.spark.evaluate.cell_measures`)
@@ -85,7 +93,8 @@ def note(name: str) -> str:
     if name in UNBOUNDED:
         head = "It collects the group's known rows (memory per group of the order of its rows).\n"
         bounded = UNBOUNDED[name] is CLASSES or name in CELL_SCORES
-        return head + UNBOUNDED[name] + "\n" + (EVALUATE if bounded else NO_BOUNDED_FORM) + "\n"
+        form = EVALUATE if bounded else PASSES if name in PASSED else NO_BOUNDED_FORM
+        return head + UNBOUNDED[name] + "\n" + form + "\n"
     if name in UNBOUNDED_WEIGHTED:
         head = "With ``sample_weight`` it collects the group's known rows.\n"
         return head + UNBOUNDED_WEIGHTED[name] + "\n" + EVALUATE + "\n"

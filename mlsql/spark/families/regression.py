@@ -144,3 +144,70 @@ def weighted_stats(
         ),
         rows=F.count(w),
     )
+
+
+def mean_columns(y: Column, p: Column, w: Column | None) -> dict[str, Column]:
+    """The (weighted) means of y, ŷ and y - ŷ over the known rows (y, ŷ and w NULL on the
+    others), as :func:`stats` and :func:`weighted_stats` take them: the first pass of the
+    bounded plan (:func:`centred_stats`)."""
+    if w is None:
+        return {"y": F.avg(y), "p": F.avg(p), "e": F.avg(y - p)}
+    n = F.sum(w)
+    return {"y": F.sum(w * y) / n, "p": F.sum(w * p) / n, "e": F.sum(w * (y - p)) / n}
+
+
+def centred_stats(
+    y: Column, p: Column, w: Column | None, means: dict[str, Column], shift: Column | None
+) -> RG.RegressionStats:
+    """The statistics of :func:`stats` (``w`` None) or :func:`weighted_stats` as streaming
+    sums over rows that carry their group's means (``means``: Columns of the joined first
+    pass, :func:`mean_columns`) and ``shift``, the mean of y - mean(y) (a second pass; None
+    when no measure needs Σ|y - mean(y)|). Each sum is over the rows, not a list of them:
+    memory is a few numbers per group, however many rows it has. y, ŷ and w are NULL on
+    rows that are not known."""
+    err = y - p
+
+    def total(term: Column) -> Column:
+        return F.sum(term if w is None else w * term)
+
+    def d(k: str) -> Column:
+        return (err if k == "e" else {"y": y, "p": p}[k]) - means[k]
+
+    n = F.count(y) if w is None else F.sum(w)
+
+    def comoment(a: str, b: str) -> Column:  # centred on the rounded means, as the lists are
+        return RG.centred_comoment(OPS, total(d(a) * d(b)), total(d(a)), total(d(b)), n)
+
+    sad = F.lit(None).cast("double") if shift is None else total(F.abs(d("y") - shift))
+    if w is None:
+        return RG.RegressionStats(
+            n=n,
+            sse=exact_sum(err * err),
+            sae=exact_sum(F.abs(err)),
+            sape=exact_sum(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+            var_actual=comoment("y", "y"),
+            var_predicted=comoment("p", "p"),
+            covariance=comoment("y", "p"),
+            var_error=F.var_pop(err),
+            sad_actual=sad,
+        )
+    return RG.RegressionStats(
+        n=n,
+        sse=total(err * err),
+        sae=total(F.abs(err)),
+        sape=total(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+        var_actual=comoment("y", "y"),
+        var_predicted=comoment("p", "p"),
+        covariance=comoment("y", "p"),
+        var_error=comoment("e", "e"),
+        sad_actual=sad,
+        rows=F.count(w),
+    )
+
+
+def shift_column(y: Column, w: Column | None, mean_y: Column) -> Column:
+    """The mean of y - mean(y) over the known rows (weighted): the correction Σ|y - mean(y)|
+    needs, as :func:`stats` computes it from the list."""
+    n = F.count(y) if w is None else F.sum(w)
+    d = y - mean_y
+    return F.sum(d if w is None else w * d) / n

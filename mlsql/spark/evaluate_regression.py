@@ -1,0 +1,116 @@
+"""``ms.evaluate`` of the regression measures in bounded memory: the means first, then sums.
+
+A regression aggregate centres y and ŷ on the group's mean to keep its sums of
+squares exact far from zero (:mod:`mlsql.measures.regression`); as one Spark
+Column it must hold the group's values until the mean is known
+(``collect_list``). ``evaluate`` knows the whole query, so it runs the same
+statistics as grouped passes over the rows instead:
+
+1. the (weighted) means of y, ŷ and y - ŷ per group (:func:`~mlsql.spark.families.regression.mean_columns`);
+2. with ``rae``: the mean of y - mean(y) per group (the correction of the mean's
+   rounding that Σ|y - mean(y)| takes), over the rows joined to their means;
+3. every measure's statistics as sums over the rows joined to their group's
+   values (:func:`~mlsql.spark.families.regression.centred_stats`), then the
+   registry formulas.
+
+Each pass is a ``groupBy`` of a few numbers per group, joined back to the rows
+(null-safe on the group keys): memory grows with the groups, never with rows.
+The sums add the same centred terms as the list form, in Spark's order instead
+of the list's: the values agree to rounding (within 1e-15 relative).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from mlsql._evaluate import front as EV
+from mlsql._front.build import checked_params
+from mlsql.measures import regression as RG
+from mlsql.spark._build import OPS
+from mlsql.spark.families import _classification as K
+from mlsql.spark.families import regression as R
+
+_MEAN = "__mlsql_m_"
+_SHIFT = "__mlsql_shift"
+_KEY = "__mlsql_k"
+#: the join strategy of the grouped passes (see :func:`_joined`)
+JOIN_HINT = "shuffle_hash"
+
+
+def applies(items: Sequence[EV.Item]) -> bool:
+    """Whether every measure asked for is a regression measure (so the bounded plan runs).
+
+    Examples
+    --------
+    >>> from mlsql._evaluate import front as EV
+    >>> applies(EV.request(["a", "p"], "a", "p", ["mse", "r2"], None, None).items)
+    True
+    """
+    return bool(items) and all(item.measure.family == RG.FAMILY for item in items)
+
+
+def _joined(rows: DataFrame, groups: list[str], per_group: dict[str, Column]) -> DataFrame:
+    """``rows`` with the group's values of ``per_group`` (name: an aggregate over the
+    group's rows) beside each row: a grouped pass joined back null-safe on the group keys.
+
+    The join is a shuffle hash join (:data:`JOIN_HINT`), whose per-group hash table lives in
+    each task's accounted memory and goes with the task. Left to itself, Spark broadcasts
+    the small per-group side as a hash relation whose first page is sized by the heap
+    (16-64 MB on a 1-2 GB driver, however few the groups), kept on the driver's heap outside
+    Spark's memory accounting for as long as the plan lives: a session of many ``evaluate``
+    calls piles them up, and an out-of-memory error in a local task ends the JVM."""
+    named = [c.alias(name) for name, c in per_group.items()]
+    if not groups:
+        return rows.crossJoin(rows.agg(*named))
+    keys = [F.col(g).alias(f"{_KEY}{k}") for k, g in enumerate(groups)]
+    found = rows.groupBy(*groups).agg(*named).select(*keys, *per_group)
+    on = [rows[g].eqNullSafe(found[f"{_KEY}{k}"]) for k, g in enumerate(groups)]
+    return rows.join(found.hint(JOIN_HINT), on, "inner").drop(
+        *(f"{_KEY}{k}" for k in range(len(groups)))
+    )
+
+
+def values(
+    rows: DataFrame, groups: list[str], chosen: Sequence[tuple[int, EV.Item]], weighted: bool
+) -> DataFrame:
+    """One row per group: the group columns and the value of each ``(i, item)`` of
+    ``chosen`` as ``__mlsql_v{i}``.
+
+    ``rows`` hold the roles' columns (:data:`mlsql._evaluate.front.ROLES`), the groups and,
+    when ``weighted``, the checked weight (:data:`mlsql._evaluate.front.WEIGHT`).
+    """
+    items = [item for _, item in chosen]
+    first = items[0].name
+    cols = [F.col(EV.ROLES["actual"]), F.col(EV.ROLES["predicted"])]
+    K.numeric_inputs(first, ["actual", "predicted"], cols)
+    w_in = F.col(EV.WEIGHT) if weighted else None
+    known = cols[0].isNotNull() & cols[1].isNotNull()
+    if w_in is not None:
+        known = known & w_in.isNotNull()
+    y = F.when(known, K.finite(first, "actual", cols[0]))
+    p = F.when(known, K.finite(first, "predicted", cols[1]))
+    w = None if w_in is None else F.when(known, w_in)
+    rows = rows.select(
+        *groups, y.alias("__mlsql_y"), p.alias("__mlsql_pr"),
+        *([] if w is None else [w.alias("__mlsql_wk")]),
+    )  # fmt: skip
+    y, p = F.col("__mlsql_y"), F.col("__mlsql_pr")
+    w = None if w is None else F.col("__mlsql_wk")
+    means = R.mean_columns(y, p, w)
+    rows = _joined(rows, groups, {_MEAN + k: m for k, m in means.items()})
+    joined_means = {k: F.col(_MEAN + k) for k in means}
+    shift = None
+    if any(item.name == "rae" for item in items):
+        rows = _joined(rows, groups, {_SHIFT: R.shift_column(y, w, joined_means["y"])})
+        shift = F.col(_SHIFT)
+    stats = R.centred_stats(y, p, w, joined_means, shift)
+    out = [
+        item.measure.build(OPS, stats, **checked_params(item.measure, item.params)).alias(  # type: ignore[misc]
+            f"__mlsql_v{i}"
+        )
+        for i, item in chosen
+    ]
+    return rows.groupBy(*groups).agg(*out) if groups else rows.agg(*out)
