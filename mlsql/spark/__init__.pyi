@@ -7080,10 +7080,18 @@ def slices(
     candidates : str or sequence of str
         The columns that define slices (numeric ones binned into quantiles).
     measure : str or (str, dict)
-        One measure of label lists (the label-set family: micro_*, samples_*,
-        subset_accuracy, zero_one_loss, hamming_loss, fmeasure) or of one
-        label per row (accuracy, error_rate, the class-wise precision, recall
-        and F scores, balanced accuracy, Cohen's kappa, MCC).
+        One aggregate measure that ``ms.bootstrap`` resamples: of label lists
+        (micro_*, samples_*, macro_* and weighted_* averages, label
+        accuracies, clp, mlp, wlp, subset_accuracy, zero_one_loss,
+        hamming_loss, fmeasure), of one label per row (accuracy, error_rate,
+        the class-wise precision, recall and F scores, balanced accuracy,
+        Cohen's kappa, MCC), of numbers (mse, mae, r2 and the other
+        regression measures) or of a 0/1 label and a score (auc,
+        average_precision_score, logloss, brier_score_loss,
+        expected_calibration_error). The driver collects the distinct
+        statistic tuples of every slice, at most a million (about 500 MB;
+        past that it says so): a few per slice for the label-set and class
+        measures, about one per row for the regression and score measures.
     depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or pyspark.sql.Column, optional
