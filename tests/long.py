@@ -17,6 +17,7 @@ LONG: frozenset[str] = frozenset(
         "mlsql/spark/slices.py::mlsql.spark.slices.slices",
         "tests/test_slices.py::test_every_engine_gives_the_same_table",
         "tests/test_slices.py::test_spark_bounds_the_tuples_and_checks_numbers",
+        "tests/test_cli_slices.py::test_spark_prints_the_apis_table",
         "tests/test_slices.py::test_spark_gives_the_same_errors",
         "tests/test_bootstrap.py::test_engines_agree_on_one_dataset",
         "tests/test_bootstrap.py::test_estimate_is_the_measure_itself[duckdb]",

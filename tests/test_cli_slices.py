@@ -18,6 +18,7 @@ import pytest
 
 import mlsql
 from mlsql.cli.slices import BELOW
+from tests.conftest import _engines
 from tests.test_cli import LOCAL_ENGINES, invoke
 from tests.test_slices import simulate
 
@@ -196,3 +197,30 @@ def test_min_weight_leaves_light_slices_out(path: Path) -> None:
     code, _, err = slices_json(path, "-c", "lang", "--min-weight", "-1")
     assert code != 0
     assert "The 'min_weight' parameter of slices must be None or a finite number >= 0" in err
+
+
+@pytest.mark.skipif("spark" not in _engines(), reason="pyspark is not installed")
+def test_spark_prints_the_apis_table(path: Path, tmp_path: Path) -> None:
+    """--engine spark: DuckDB's table exactly (the same tuples through the same core), for label
+    lists and for one label per row (long: tests/long.py)."""
+    code, rows, err = slices_json(
+        path, "--candidates", "lang,length", "-m", "micro_f1", engine="spark"
+    )
+    assert code == 0, err
+    want = mlsql.slices(
+        str(path), "actual", "predicted", ["lang", "length"], "micro_f1", n_resamples=200
+    ).fetchall()
+    assert [tuple(r.values()) for r in rows] == want
+    single = tmp_path / "single.parquet"
+    pq.write_table(
+        pa.table({"lang": ["de", "en"] * 30, "actual": ["x", "y"] * 30, "predicted": ["y"] * 60}),
+        single,
+    )
+    code, got, err = slices_json(
+        single, "-c", "lang", "-m", "accuracy", "--single-label", engine="spark"
+    )
+    assert code == 0, err
+    assert [(r["slice"], r["rows"], r["estimate"]) for r in got] == [
+        ("lang = 'de'", 30, 0.0),
+        ("lang = 'en'", 30, 1.0),
+    ]

@@ -23,8 +23,9 @@ from mlsql._errors import MlsqlError
 from mlsql.cli import app
 from tests.conftest import _engines
 
-#: the engines with ``slices`` in this release (Spark's comes with its own change)
-ENGINES = [e for e in _engines() if e in ("duckdb", "polars")]
+ENGINES = _engines()
+#: Spark runs jobs of seconds each: its cases are long (tests/conftest.py reads this)
+LONG_ENGINES = ("spark",)
 LABELS = ["sport", "news", "tech", "art"]
 
 
@@ -63,6 +64,10 @@ def frame(engine: str, data: dict[str, list[Any]]) -> Any:
         import polars as pl
 
         return pl.DataFrame(data)
+    if engine == "spark":
+        from tests.engines.spark_engine import frame as spark_frame
+
+        return spark_frame(pa.table(data))
     return pa.table(data)
 
 

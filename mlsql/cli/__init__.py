@@ -386,6 +386,7 @@ def slices_command(
     sep: Sep = None,
     single_label: SingleLabel = False,
     engine: EngineOption = Engine.duckdb,
+    spark_master: SparkMaster = None,
     format_: SqlFormatOption = SqlFormat.table,
     output: Output = None,
     digits: Digits = 4,
@@ -430,6 +431,7 @@ def slices_command(
             show_progress=show_progress,
             sample_weight=sample_weight,
             single_label=single_label,
+            spark_master=spark_master,
         )
     if code:
         raise typer.Exit(code)

@@ -32,8 +32,8 @@ HEADERS = {
 }
 #: the table's width at least (its columns need it)
 WIDTH = 110
-#: the engines ``slices`` runs on in this release
-ENGINES = ("duckdb", "polars")
+#: the engines ``slices`` runs on
+ENGINES = ("duckdb", "polars", "spark")
 
 
 @dataclass(frozen=True)
@@ -163,6 +163,7 @@ def run_slices(
     show_progress: bool,
     sample_weight: str | None = None,
     single_label: bool = False,
+    spark_master: str | None = None,
 ) -> int:
     """Read ``path``, find the slices on ``engine``, write the table; the exit code (0 or
     :data:`BELOW`)."""
@@ -211,7 +212,7 @@ def run_slices(
                 sample_weight=sample_weight,
                 single_label=single_label,
             )
-            prepared, (unknown, total) = _on_engine(con, prepared, engine, None)
+            prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
             refuse_no_rows(prepared, total)
             warn_unknown_rows(prepared, unknown, total)
             args = (ACTUAL, PREDICTED, list(request.candidates), measure)
@@ -236,7 +237,7 @@ def run_slices(
                         query = f"SELECT * REPLACE ({a}[1] AS {a}, {p}[1] AS {p}) FROM {PREPARED}"
                     result = mlsql.slices(con.sql(query), *args, con=con, **kwargs)
                     columns, table = result.columns, result.fetchall()
-                else:
+                elif engine == "polars":
                     import polars as pl
 
                     import mlsql.polars as mp
@@ -248,6 +249,18 @@ def run_slices(
                         )
                     out = mp.slices(frame, *args, **kwargs)
                     columns, table = out.columns, out.rows()
+                else:  # Spark: the driver collects the slices' statistic tuples only
+                    from pyspark.sql import functions as F
+
+                    import mlsql.spark as ms
+
+                    sframe = prepared.frame
+                    if prepared.single_label:
+                        sframe = sframe.withColumns(
+                            {ACTUAL: F.col(ACTUAL)[0], PREDICTED: F.col(PREDICTED)[0]}
+                        )
+                    weakest = ms.slices(sframe, *args, **kwargs)
+                    columns, table = weakest.columns, [tuple(r) for r in weakest.collect()]
             except MlsqlError as exc:
                 raise UserError(str(exc)) from None
         interrupt.engines_done()

@@ -115,7 +115,7 @@ def add_slices(
     if ops is not None and not hasattr(ops.functions(), "slices"):
         raise MlsqlError(
             f"report: slices are not available on {engine.name} in this release; "
-            "they are on duckdb and polars"
+            "they are on duckdb, polars and spark"
         )
     weight = {} if settings.sample_weight is None else {"sample_weight": settings.sample_weight}
     rows = engine.resample(
