@@ -251,9 +251,14 @@ def slices(
         )
         sets = [f"({', '.join([*(k[i] for i in positions), *s])})" for positions in req.sets]
         sets.append(f"({', '.join(s)})")
+        # one scan groups the rows by every key and statistic at once; the grouping sets then
+        # add up those groups' counts (a GROUPING SETS over the rows scans them once per set)
+        every = ", ".join([*k, *s])
         sql = (
-            f"SELECT GROUPING({', '.join(k)}), {', '.join(k)}, {', '.join(s)}, count(*) "
-            f"FROM (SELECT {inner} {clause}) GROUP BY GROUPING SETS ({', '.join(sets)}) "
+            f"WITH fine AS (SELECT {every}, count(*) AS __mlsql_m "
+            f"FROM (SELECT {inner} {clause}) GROUP BY {every}) "
+            f"SELECT GROUPING({', '.join(k)}), {', '.join(k)}, {', '.join(s)}, "
+            f"sum(__mlsql_m)::BIGINT FROM fine GROUP BY GROUPING SETS ({', '.join(sets)}) "
             f"LIMIT {front.MAX_TUPLES + 1}"
         )
         fetched = con.sql(sql, params=params).fetchall()
