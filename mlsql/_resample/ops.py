@@ -59,6 +59,8 @@ class WeightedOps:
     def __init__(self, weights: Any, rows: Any = None) -> None:
         self.weights = np.asarray(weights, dtype=float)
         self.rows = None if rows is None else np.asarray(rows, dtype=float)
+        #: the weights' totals over the last axis, by the shape they were broadcast to
+        self._totals: dict[tuple[int, ...], np.ndarray] = {}
 
     def _reduce(self, x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weighted total, weight of the non-NULL values, whether a weighted NaN is met)."""
@@ -66,8 +68,15 @@ class WeightedOps:
         valid = ~np.ma.getmaskarray(x)
         data = np.asarray(np.ma.getdata(x), dtype=float)
         nan = np.isnan(data) & valid
-        clean = np.where(valid & ~nan, data, 0.0)
         w = self.weights
+        if valid.all() and not nan.any():  # the common case: the same sums, fewer passes
+            shape = np.broadcast_shapes(w.shape, data.shape)
+            if shape not in self._totals:
+                self._totals[shape] = np.broadcast_to(w, shape).sum(axis=-1)
+            present = self._totals[shape]
+            total = (w * data).sum(axis=-1)
+            return total, present, np.zeros(present.shape, dtype=bool)
+        clean = np.where(valid & ~nan, data, 0.0)
         total = (w * clean).sum(axis=-1)
         present = (w * valid).sum(axis=-1)
         hit_nan = ((w > 0) & nan).sum(axis=-1) > 0
