@@ -8,7 +8,9 @@ Three Parquet files are written, row for row the same data:
 
 ``strings.parquet``
     ``model`` (string, ``m0``..``m3``), ``actual`` and ``predicted``
-    (``list<string>``, labels ``tag0000``..``tag0999``).
+    (``list<string>``, labels ``tag0000``..``tag0999``), and ``c1``, ``c2``,
+    ``c3``: text columns of 10 values each (``"0"``..``"9"``, uniform, from a
+    generator of their own), the candidates of the ``slices`` cases.
 ``ints.parquet``
     The same rows with ``int64`` labels ``0``..``999``.
 ``dirty_strings.parquet``
@@ -335,6 +337,9 @@ SCHEMA_STR = pa.schema(
         ("predicted", pa.list_(pa.string())),
     ]
 )
+#: the strings file's slice candidates (stored columns, as a user's table has them)
+SLICE_COLUMNS = ("c1", "c2", "c3")
+SCHEMA_STRINGS = pa.schema([*SCHEMA_STR, *(pa.field(c, pa.string()) for c in SLICE_COLUMNS)])
 SCHEMA_INT = pa.schema(
     [("model", pa.string()), ("actual", pa.list_(pa.int64())), ("predicted", pa.list_(pa.int64()))]
 )
@@ -365,13 +370,15 @@ def generate(
     """
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
+    slice_rng = np.random.default_rng([seed, 1])  # the labels' draws stay as they were
+    digits = pa.array([str(i) for i in range(10)], type=pa.string())
     quantiles = zipf_table()
     vocab = pa.array([f"tag{i:04d}" for i in range(VOCAB_SIZE)], type=pa.string())
     models = pa.array(MODELS, type=pa.string())
     paths = {name: out / f"{name}.parquet" for name in FILES}
     tmp = {name: p.with_suffix(".parquet.tmp") for name, p in paths.items()}
     writers = {
-        "strings": pq.ParquetWriter(tmp["strings"], SCHEMA_STR),
+        "strings": pq.ParquetWriter(tmp["strings"], SCHEMA_STRINGS),
         "ints": pq.ParquetWriter(tmp["ints"], SCHEMA_INT),
         "dirty_strings": pq.ParquetWriter(tmp["dirty_strings"], SCHEMA_STR),
     }
@@ -390,8 +397,12 @@ def generate(
                         model,
                         list_array(b.actual, b.n_actual, vocab),
                         list_array(b.predicted, b.n_predicted, vocab),
+                        *(
+                            digits.take(pa.array(slice_rng.integers(0, 10, n)))
+                            for _ in SLICE_COLUMNS
+                        ),
                     ],
-                    schema=SCHEMA_STR,
+                    schema=SCHEMA_STRINGS,
                 ),
                 "ints": pa.Table.from_arrays(
                     [

@@ -444,13 +444,15 @@ def data_paths(data: Path, rows: int, seed: int) -> dict[str, Path]:
     dict of str to pathlib.Path
         Paths keyed by short file name.
     """
+    import pyarrow.parquet as pq
+
     paths = {name: data / f"{name}.parquet" for name in FILES}
-    if not all(p.exists() for p in paths.values()):
+    # data written before the strings file held the slice candidates is written again
+    stale = paths["strings"].exists() and "c1" not in pq.read_schema(paths["strings"]).names
+    if stale or not all(p.exists() for p in paths.values()):
         print(f"generating {rows:,} rows in {data} ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, str(HERE / "generate.py"), "--rows", str(rows)]
         subprocess.run([*cmd, "--out", str(data), "--seed", str(seed)], check=True)
-    import pyarrow.parquet as pq
-
     for p in paths.values():
         n = pq.read_metadata(p).num_rows
         if n != rows:

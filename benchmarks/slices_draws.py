@@ -1,7 +1,7 @@
 """Where ``slices`` spends its time in DuckDB, and what a shared draw would save.
 
 Prints CPU seconds (this process, DuckDB's threads included) of, on the benchmark's
-strings file with its three derived candidates (``cases.SLICED``):
+strings file with its three stored candidates (``cases.SLICED``):
 
 - the statistics query as ``mlsql.slices`` runs it (7 GROUPING SETS), and one
   GROUP BY of all the candidates and statistics (the sets could be rolled up
