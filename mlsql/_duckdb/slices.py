@@ -20,7 +20,6 @@ import duckdb
 from mlsql import _label_types as LT
 from mlsql._duckdb import resample as R
 from mlsql._duckdb.threads import in_this_thread
-from mlsql._resample import front as resample_front
 from mlsql._slices import front
 from mlsql._sqlexpr import lit, quote_ident
 
@@ -226,9 +225,7 @@ def slices(
             adjust=adjust,
             min_weight=min_weight,
         )
-        checked = resample_front.Request(
-            "slices", [], [req.chosen], req.n_resamples, req.confidence, req.seed
-        )
+        checked = req.resampling
         R._check(checked, columns, types, actual, predicted)
         kinds = [types[columns.index(c)] for c in req.candidates]
         numeric = [i for i, t in enumerate(kinds) if _numeric(t)]

@@ -115,6 +115,16 @@ class Request:
         return REGISTRY[self.chosen.name].lower_is_better
 
     @property
+    def resampling(self) -> Any:
+        """The call as ``bootstrap`` checks its inputs (:class:`mlsql._resample.front.Request`):
+        every engine reads and checks the statistics of the measure with it."""
+        from mlsql._resample import front as resample_front
+
+        return resample_front.Request(
+            "slices", [], [self.chosen], self.n_resamples, self.confidence, self.seed
+        )
+
+    @property
     def sets(self) -> list[tuple[int, ...]]:
         """The grouping sets: positions of candidates (one each, then pairs at depth 2)."""
         return grouping_sets(len(self.candidates), self.depth)

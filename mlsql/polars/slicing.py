@@ -15,7 +15,6 @@ from typing import Any
 
 import polars as pl
 
-from mlsql._resample import front as resample_front
 from mlsql._slices import front
 from mlsql.polars import resample as R
 
@@ -142,9 +141,7 @@ def slices(
         adjust=adjust,
         min_weight=min_weight,
     )
-    checked = resample_front.Request(
-        "slices", [], [req.chosen], req.n_resamples, req.confidence, req.seed
-    )
+    checked = req.resampling
     stats = [
         *R._checked(checked, schema, actual, predicted),
         R._weight(checked, lazy, schema, sample_weight),

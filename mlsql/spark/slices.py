@@ -20,7 +20,6 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from mlsql._resample import front as resample_front
 from mlsql._slices import front
 from mlsql.spark import resample as R
 from mlsql.spark._types import bound
@@ -210,9 +209,7 @@ def slices(
         adjust=adjust,
         min_weight=min_weight,
     )
-    checked = resample_front.Request(
-        "slices", [], [req.chosen], req.n_resamples, req.confidence, req.seed
-    )
+    checked = req.resampling
     stats = [
         *R._checked(checked, df, actual, predicted),
         R._weight(checked, df, sample_weight),
