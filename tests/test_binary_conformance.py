@@ -9,6 +9,10 @@ from tests import oracle_single as O
 from tests.conftest import conformance
 from tests.test_single_label_tables import close, needs, run_cost_error
 
+#: Spark's cases are long as a whole (tests/conftest.py reads this): CI's long tests run
+#: them; the README's suite, at 10 min 20 s with them, stays under ten minutes
+LONG_ENGINES = ("spark",)
+
 TABLES = conformance("slides_single_label.json")["two_by_two"]
 
 #: conformance key -> (mlsql name, parameters)

@@ -18,6 +18,10 @@ import pytest
 from tests.test_reliability_inputs import assert_mlsql_error
 from tests.test_single_label_tables import run_table
 
+#: Spark's cases are long as a whole (tests/conftest.py reads this): CI's long tests run
+#: them; the README's suite, at 10 min 20 s with them, stays under ten minutes
+LONG_ENGINES = ("spark",)
+
 #: table function -> its input columns of ``TABLE``, as (role, column) in parameter order
 CASES: dict[str, tuple[tuple[str, str], ...]] = {
     "label_metrics": (("actual", "tags"), ("predicted", "guess")),

@@ -16,6 +16,10 @@ from hypothesis import strategies as st
 
 from tests import oracle_ranking as oracle
 
+#: Spark's cases are long as a whole (tests/conftest.py reads this): CI's long tests run
+#: them; the README's suite, at 10 min 20 s with them, stays under ten minutes
+LONG_ENGINES = ("spark",)
+
 
 @pytest.fixture
 def engine(engine):

@@ -23,6 +23,10 @@ from tests.test_reliability_inputs import assert_mlsql_error
 from tests.test_single_label_tables import run_table
 from tests.test_sql_bootstrap import boot, sql_connection
 
+#: Spark's cases are long as a whole (tests/conftest.py reads this): CI's long tests run
+#: them; the README's suite, at 10 min 20 s with them, stays under ten minutes
+LONG_ENGINES = ("spark",)
+
 
 @pytest.mark.parametrize("func", CASES)
 def test_by_takes_one_name_as_a_list_of_one(engine, func):
