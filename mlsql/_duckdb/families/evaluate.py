@@ -181,8 +181,8 @@ def _evaluate(q: Qualify) -> Macro:
         "ELSE '__mlsql_a, __mlsql_p' END"
     )
     positional = "".join(
-        f" || CASE WHEN {taking(p, True)} THEN ', ' || coalesce({literal}({p}), "
-        f"{lit(str(lit(_default(p))))}) ELSE '' END"
+        f" || CASE WHEN {taking(p, True)} THEN ', ' || CASE WHEN {p} IS NULL THEN "
+        f"{lit(str(lit(_default(p))))} ELSE {literal}({p}) END ELSE '' END"
         for p in params()
     )
     weight = (
