@@ -65,7 +65,8 @@ print("mlsql._duckdb.library" in sys.modules, "numpy" in sys.modules, len(loaded
 
 def test_connect_with_the_library_stored_builds_none_of_it(tmp_path):
     # the stored library is found and copied without writing its macros in Python, which
-    # imports every family module (and numpy, through the resampling ones)
+    # imports every family module. (numpy is imported either way: DuckDB's create_function,
+    # which installs the SQL slices function's Python side, imports it.)
     env = {**os.environ, "MLSQL_CACHE_DIR": str(tmp_path)}
     runs = [
         subprocess.run(
@@ -81,4 +82,5 @@ def test_connect_with_the_library_stored_builds_none_of_it(tmp_path):
     for done in runs:
         assert done.returncode == 0, done.stderr
     assert runs[0].stdout.split()[0] == "True"  # the first run built it
-    assert runs[1].stdout.split() == ["False", "False", "0"]
+    built, _numpy, families = runs[1].stdout.split()
+    assert (built, families) == ("False", "0")
