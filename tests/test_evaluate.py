@@ -337,6 +337,49 @@ def test_duckdb_regression_passes_read_one_rounding_of_each_mean():
                 assert abs(estimate - want[measure]) <= 1e-12 * abs(want[measure]), (g, measure)
 
 
+@pytest.mark.long
+def test_spark_regression_passes_sum_exactly_at_a_million_rows_per_group():
+    """The passes' centred sums are exact sums (``exact_sum``): a DOUBLE ``sum`` of them put
+    r2 and explained variance 4e-11 off at 1.25M rows per group near 1e12. Values near 1e12
+    (eighths, from hashes of the row number), against exact integer sums."""
+    from pyspark.sql import functions as F
+
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import session
+
+    ids = session().range(2_500_000)
+    keys = ids.select(
+        (F.col("id") % 2).alias("g"),
+        (F.abs(F.hash("id")) % 1000).cast("long").alias("ky"),
+        (F.abs(F.hash(F.col("id") + 7)) % 1000).cast("long").alias("kp"),
+    )
+    df = keys.select(
+        "g",
+        (F.lit(1e12) + F.col("ky") / 8.0).alias("y"),
+        (F.lit(1e12) + F.col("kp") / 8.0).alias("p"),
+    )
+    out = ms.evaluate(df, "y", "p", ["r2", "explained_variance", "rae"], by="g").collect()
+    got = {(r["g"], r["measure"]): r["estimate"] for r in out}
+    rows = keys.collect()
+    for g in (0, 1):
+        ky = [r[1] for r in rows if r[0] == g]
+        kp = [r[2] for r in rows if r[0] == g]
+        m, total = len(ky), sum(ky)
+        sse = sum((a - b) ** 2 for a, b in zip(ky, kp, strict=True))
+        sst = Fraction(sum((m * a - total) ** 2 for a in ky), m * m)
+        sae = sum(abs(a - b) for a, b in zip(ky, kp, strict=True))
+        sad = Fraction(sum(abs(m * a - total) for a in ky), m)
+        err = [a - b for a, b in zip(ky, kp, strict=True)]
+        var_err = Fraction(sum((m * e - sum(err)) ** 2 for e in err), m * m * m)
+        want = {
+            "r2": float(1 - sse / sst),
+            "explained_variance": float(1 - var_err / (sst / m)),
+            "rae": float(sae / sad),
+        }
+        for measure, value in want.items():
+            assert abs(got[(g, measure)] - value) <= 1e-12 * abs(value), (g, measure, got, value)
+
+
 def test_spark_regression_passes_broadcast_no_hash_relation():
     """The grouped passes join the rows to their group's means without a broadcast hash
     relation: Spark sizes its first page by the heap (16-64 MB however few the groups) and
