@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -324,6 +325,11 @@ class Side:
         fp on L..2L-1, fn on 2L..3L-1, the known tuples on 3L): the weights are read once,
         and each sum adds the same cells in the same order as four calls would.
         """
+        cells, n_labels = self.joined_cells(labels)
+        return split_counts(per_label(w, cells, 3 * n_labels + 1), n_labels)
+
+    def joined_cells(self, labels: Iterable[Any] | None) -> tuple[Cells, int]:
+        """(the tp, fp, fn and known cells side by side, the number of labels L)."""
         key = None if labels is None else tuple(dict.fromkeys(labels))
         n_labels = len(self.labels) if key is None else len(key)
         if key not in self.joined:
@@ -332,8 +338,54 @@ class Side:
             known = np.flatnonzero(self.known)
             parts.append((known, np.full(len(known), 3 * n_labels, np.int64)))
             self.joined[key] = Cells.of(*(np.concatenate(p) for p in zip(*parts, strict=True)))
-        sums = per_label(w, self.joined[key], 3 * n_labels + 1)
-        return sums[:, 3 * n_labels], [sums[:, i * n_labels : (i + 1) * n_labels] for i in range(3)]
+        return self.joined[key], n_labels
+
+
+def split_counts(sums: np.ndarray, n_labels: int) -> tuple[np.ndarray, list[Any]]:
+    """(known rows, [tp, fp, fn]) of a side's joined sums (resamples x 3L + 1)."""
+    return sums[:, 3 * n_labels], [sums[:, i * n_labels : (i + 1) * n_labels] for i in range(3)]
+
+
+@dataclass
+class Pair:
+    """The sides of a compare's group whose tuples all weigh 1: each batch they read the same
+    draws, so their sums are made in one kernel pass over the draws (each side's cells side by
+    side; every label's sum adds the same cells in the same order as a call per side).
+
+    The sums are made for the weights a side asks with: a side that asks with other weights
+    gets them made again, so the numbers never depend on the sharing.
+    """
+
+    sides: list[Side]
+    kept: dict[Any, Any] = field(default_factory=dict)
+    joined: dict[Any, tuple[Cells, list[int]]] = field(default_factory=dict)
+
+    def counts(
+        self, side: Side, w: np.ndarray, labels: Iterable[Any] | None
+    ) -> tuple[np.ndarray, list[Any]]:
+        """:meth:`Side.counts` of ``side`` (one of :attr:`sides`), made with the others'."""
+        key = None if labels is None else tuple(dict.fromkeys(labels))
+        if self.kept.get("weights") is not w:
+            self.kept = {"weights": w}
+        if key not in self.kept:
+            if key not in self.joined:
+                parts = [s.joined_cells(labels) for s in self.sides]
+                offsets = np.cumsum([0] + [3 * n + 1 for _, n in parts])
+                t = np.concatenate([p.by_tuple[0] for p, _ in parts])
+                labels_of = [
+                    p.by_tuple[1] + o for (p, _), o in zip(parts, offsets[:-1], strict=True)
+                ]
+                order = np.argsort(t, kind="stable")
+                cells = Cells.in_tuple_order(t[order], np.concatenate(labels_of)[order])
+                self.joined[key] = (cells, [n for _, n in parts])
+            cells, widths = self.joined[key]
+            sums = per_label(w, cells, sum(3 * n + 1 for n in widths))
+            out, lo = [], 0
+            for n in widths:
+                out.append(split_counts(sums[:, lo : lo + 3 * n + 1], n))
+                lo += 3 * n + 1
+            self.kept[key] = out
+        return self.kept[key][next(i for i, s in enumerate(self.sides) if s is side)]
 
 
 def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
@@ -447,7 +499,8 @@ def evaluate(
         kept.clear()
         kept["weights"] = weights
     if key not in kept:
-        kept[key] = side.counts(weights, labels)
+        pair: Pair | None = columns.get("pair")
+        kept[key] = (side.counts if pair is None else partial(pair.counts, side))(weights, labels)
     n_rows, counts = kept[key]
     out = []
     for start in range(0, len(n_rows), BATCH):
@@ -546,5 +599,9 @@ def tuples(
         for actual, predicted, w, known in sides:
             side = side_cells(actual.take(ranked), predicted.take(ranked), labels)
             group.append((side_columns(side, known[ranked]), w[ranked]))
+        if n_sides > 1 and all(bool((w == 1).all()) for _, w in group):
+            pair = Pair([c["side"] for c, _ in group])  # the sides read the same draws
+            for c, _ in group:
+                c["pair"] = pair
         out.append((key, group, m))
     return out
