@@ -219,20 +219,27 @@ class Cells:
     [[0, 1, 2], [1, 0, 1]]
     """
 
-    def __init__(self, tuples: np.ndarray, labels: np.ndarray, by_tuple: bool = False) -> None:
+    def __init__(
+        self, tuples: np.ndarray, labels: np.ndarray, by_tuple: bool = False, distinct: bool = False
+    ) -> None:
         self._cells = (np.asarray(tuples, np.int64), np.asarray(labels, np.int64))
+        #: no (tuple, label) cell comes twice (known from how the cells were made): the native
+        #: sums may then add whole-number weights as integers
+        self.distinct = distinct
         self._by_label: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._by_tuple = self._cells if by_tuple else None
 
     @classmethod
-    def of(cls, tuples: np.ndarray, labels: np.ndarray) -> Cells:
-        """The cells (``tuples[i]``, ``labels[i]``), in any order."""
-        return cls(tuples, labels)
+    def of(cls, tuples: np.ndarray, labels: np.ndarray, distinct: bool = False) -> Cells:
+        """The cells (``tuples[i]``, ``labels[i]``), in any order (``distinct``: none twice)."""
+        return cls(tuples, labels, distinct=distinct)
 
     @classmethod
-    def in_tuple_order(cls, tuples: np.ndarray, labels: np.ndarray) -> Cells:
+    def in_tuple_order(
+        cls, tuples: np.ndarray, labels: np.ndarray, distinct: bool = False
+    ) -> Cells:
         """The cells (``tuples[i]``, ``labels[i]``), ``tuples`` ascending (no sort for the kernel)."""
-        return cls(tuples, labels, by_tuple=True)
+        return cls(tuples, labels, by_tuple=True, distinct=distinct)
 
     def __len__(self) -> int:
         return len(self._cells[0])
@@ -279,7 +286,7 @@ class Cells:
         t, c = self._cells
         mapped = lookup[c] if len(c) else c
         keep = mapped >= 0
-        return Cells.of(t[keep], mapped[keep])
+        return Cells.of(t[keep], mapped[keep], self.distinct)
 
 
 @dataclass
@@ -305,7 +312,7 @@ class Side:
             n = len(self.labels)
             t, c = self.joined[None]._cells
             tp, fp, fn = (
-                Cells.of(t[(lo <= c) & (c < lo + n)], c[(lo <= c) & (c < lo + n)] - lo)
+                Cells.of(t[(lo <= c) & (c < lo + n)], c[(lo <= c) & (c < lo + n)] - lo, True)
                 for lo in (0, n, 2 * n)
             )
             self.given[None] = (tp, fp, fn, n)
@@ -337,7 +344,8 @@ class Side:
             parts = [(c._cells[0], c._cells[1] + i * n_labels) for i, c in enumerate((tp, fp, fn))]
             known = np.flatnonzero(self.known)
             parts.append((known, np.full(len(known), 3 * n_labels, np.int64)))
-            self.joined[key] = Cells.of(*(np.concatenate(p) for p in zip(*parts, strict=True)))
+            t, c = (np.concatenate(p) for p in zip(*parts, strict=True))
+            self.joined[key] = Cells.of(t, c, distinct=all(x.distinct for x in (tp, fp, fn)))
         return self.joined[key], n_labels
 
 
@@ -376,7 +384,9 @@ class Pair:
                     p.by_tuple[1] + o for (p, _), o in zip(parts, offsets[:-1], strict=True)
                 ]
                 order = np.argsort(t, kind="stable")
-                cells = Cells.in_tuple_order(t[order], np.concatenate(labels_of)[order])
+                cells = Cells.in_tuple_order(
+                    t[order], np.concatenate(labels_of)[order], all(p.distinct for p, _ in parts)
+                )
                 self.joined[key] = (cells, [n for _, n in parts])
             cells, widths = self.joined[key]
             sums = per_label(w, cells, sum(3 * n + 1 for n in widths))
@@ -420,7 +430,7 @@ def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
     )
     row_tp = np.bincount(tuples[tp], minlength=n).astype(float)
     return Side(
-        joined={None: Cells.in_tuple_order(tuples[~second], label[~second])},
+        joined={None: Cells.in_tuple_order(tuples[~second], label[~second], distinct=True)},
         known=known.astype(float),
         labels=labels,
         row_tp=row_tp,
@@ -441,9 +451,13 @@ def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.nda
     ):
         raise ValueError("per-label sums: a cell's tuple or label is out of range")
     out = np.empty((len(w), n_labels))
-    if lib.mlsql_label_sums(
-        weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels
-    ):
+    args = (weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels)
+    # whole-number weights (the draws of an unweighted call) over distinct cells: summed as
+    # integers, exactly (-2: a weight is not whole or a sum could pass 2^32; in doubles then)
+    status = lib.mlsql_label_sums_whole(*args) if cells.distinct else -2
+    if status == -2:
+        status = lib.mlsql_label_sums(*args)
+    if status:
         raise MemoryError("per-label sums: no memory for a block of sums")
     return out
 
