@@ -325,6 +325,11 @@ for n_tuples, n_labels, n_cells, n_resamples in shapes:
     w = rng.poisson(1.0, (n_resamples, n_tuples)) * rng.random(n_tuples)
     native, portable = both(lambda: LL.per_label(w, cells, n_labels))
     assert native.tolist() == portable.tolist(), (n_tuples, n_labels, n_cells, n_resamples)
+    # the integer sums: whole-number weights over distinct cells
+    whole = LL.Cells.of(keys // n_labels, keys % n_labels, distinct=True)
+    draws = rng.poisson(1.0, (n_resamples, n_tuples)).astype(float)
+    native, portable = both(lambda: LL.per_label(draws, whole, n_labels))
+    assert native.tolist() == portable.tolist(), (n_tuples, n_labels, n_cells, n_resamples)
 for m in ([1.0] * 3, [1.0, 4.0, 1.0, 0.5], [2.0, 3.0], []):
     for n in (1, 7, 33):
         native, portable = both(lambda: NUM.draw(np.random.default_rng(n), np.array(m), n))
