@@ -14,11 +14,12 @@ column per list, never a Python object per label). Here, per group:
    compares the lists), so one seed gives one result whatever order an engine
    returned them in (:func:`tuple_order`);
 2. each side's per-label tp, fp and fn form a sparse (tuples x labels) 0/1
-   matrix, kept as its cells sorted by label (:func:`side_cells`), and each
-   tuple's (tp, |A|, |P|) for the label-set measures of the same call;
+   matrix, kept as its cells in tuple order, from one sort (:func:`side_cells`),
+   and each tuple's (tp, |A|, |P|) for the label-set measures of the same call;
 3. a batch of resamples' per-label counts are its weights (resamples x tuples)
    times that matrix (:func:`per_label`: a sum of the weights of each label's
-   cells), computed once per batch and side for every measure of the call,
+   cells), computed once per batch and side for every measure of the call
+   (both sides of a compare at once where they read the same draws: :class:`Pair`),
    and the registry's per-label formulas (:mod:`mlsql.measures.label_based`)
    average them over the labels.
 
