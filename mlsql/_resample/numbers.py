@@ -375,8 +375,8 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
 def _over_bins(
     w: np.ndarray, data: dict[Any, Any], n_bins: int, term: SC.BinTerm, largest: bool
 ) -> Any:
-    """Per resample, the sum (``largest``: maximum) over the non-empty bins of ``term(Σ w (prob
-    - actual), Σ w)``; NULL (masked) without a non-empty bin."""
+    """Per resample, the sum (``largest``: maximum) over the non-empty bins of ``term(|Σ w (prob
+    - actual)|, Σ w)``; NULL (masked) without a non-empty bin."""
     key = ("bins", n_bins)
     if key not in data:
         bins = SC.calibration_bin(WeightedOps(1.0), data["score"], n_bins)
@@ -391,7 +391,7 @@ def _over_bins(
     gaps = np.add.reduceat(w[:, order] * gap, starts, axis=1)
     sizes = np.add.reduceat(w[:, order], starts, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.ma.masked_invalid(np.ma.filled(term(gaps, sizes), np.nan))
+        terms = np.ma.masked_invalid(np.ma.filled(term(np.abs(gaps), sizes), np.nan))
     return terms.max(axis=-1) if largest else terms.sum(axis=-1)
 
 

@@ -141,14 +141,14 @@ class PrecisionStats:
     precision_sum: E
 
 
-#: a calibration bin's term from its sums (Σ_b (prob - actual), Σ_b 1): an engine expression
+#: a calibration bin's term from its gap |Σ_b (prob - actual)| and size Σ_b 1: an engine expression
 BinTerm = Callable[[E, E], E]
 
 
 @dataclass(frozen=True)
 class CalibrationStats:
     """Known rows ``n`` and ``over_bins(n_bins, term, largest)``: over the non-empty bins b, the
-    sum (or with ``largest`` the maximum) of ``term(gap, size)`` where gap = Σ_b (prob - actual)
+    sum (or with ``largest`` the maximum) of ``term(gap, size)`` where gap = |Σ_b (prob - actual)|
     and size = Σ_b 1 (with ``sample_weight`` both weigh each row); NULL without such a bin."""
 
     n: E
@@ -204,24 +204,22 @@ def _average_precision(ops: Any, s: PrecisionStats, zero_division: Any) -> E:
     return ops.when(s.n == 0, None, value)
 
 
-def _absolute(ops: Any, x: E) -> E:
-    return ops.when(x < 0, -x, x)
-
-
 def calibration_terms(ops: Any) -> dict[str, tuple[BinTerm, bool]]:
-    """Each norm's bin term (from the bin's gap sum g and size c) and whether the bins' terms
-    are combined by their maximum (else their sum); a bin of size 0 has no term.
+    """Each norm's bin term (from the bin's gap g = |Σ_b (prob - actual)| and size c) and
+    whether the bins' terms are combined by their maximum (else their sum); a bin of size 0 has
+    no term.
 
-    l1: |g|, summed then divided by n; l2: g² / c, summed, divided by n, rooted; max: |g| / c.
+    l1: g, summed then divided by n; l2: g² / c, summed, divided by n, rooted; max: g / c.
+    The l1 term needs no size (a bin of size 0 has g = 0), so engines may skip counting it.
     """
 
     def sized(term: BinTerm) -> BinTerm:
         return lambda g, c: ops.when(c > 0, term(g, c), None)
 
     return {
-        "l1": (sized(lambda g, c: _absolute(ops, g)), False),
+        "l1": (lambda g, c: g, False),
         "l2": (sized(lambda g, c: g * g / c), False),
-        "max": (sized(lambda g, c: _absolute(ops, g) / c), True),
+        "max": (sized(lambda g, c: g / c), True),
     }
 
 

@@ -153,17 +153,18 @@ def first_checked(q: Qualify, m: Measure, y: Sql, s: Sql) -> tuple[Sql, Sql]:
     return call(q("_mlsql_number_type_first"), Sql(score), score, m.name, y), s
 
 
-def over_bins(pairs: str, n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
+def over_bins(pairs: str, n_bins: object, term: SC.BinTerm, largest: bool, size: str) -> Sql:
     """The sum (or ``largest``: maximum) over the bins k < ``n_bins`` of ``term(gap, size)``,
-    from the group's (b, d, w) ``pairs``: one pass over them per bin, its rows filtered once."""
-    per_bin = let(
-        "list_filter(c, lambda x: x.b = k)",
-        "f",
-        term(
-            Sql("list_sum(list_transform(f, lambda x: x.d))"),
-            Sql("list_sum(list_transform(f, lambda x: x.w))"),
-        ),
-    )
+    from the group's (b, d[, w]) ``pairs``: one pass over them per bin, its rows filtered once;
+    ``size``: the size of the bin's rows ``f``. A term without the size (l1) reads the filtered
+    rows directly, as before the norms."""
+    rows = "list_filter(c, lambda x: x.b = k)"
+    gap = "abs(list_sum(list_transform({}, lambda x: x.d)))"
+    sized = term(Sql(gap.format("f")), Sql(size))
+    if size in str(sized):
+        per_bin = let(rows, "f", sized)
+    else:
+        per_bin = term(Sql(gap.format(rows)), Sql(size))
     combine = "list_max" if largest else "list_sum"
     return let(pairs, "c", f"{combine}(list_transform(range({n_bins}), lambda k: {per_bin}))")
 
@@ -203,10 +204,8 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
             b = SC.calibration_bin(ops, s, n_bins)
-            pairs = (
-                f"list(struct_pack(b := {b}, d := {s} - {y_num}, w := 1)) FILTER (WHERE {known})"
-            )
-            return over_bins(pairs, n_bins, term, largest)
+            pairs = f"list(struct_pack(b := {b}, d := {s} - {y_num})) FILTER (WHERE {known})"
+            return over_bins(pairs, n_bins, term, largest, "len(f)")
 
         return SC.CalibrationStats(n=n, over_bins=bins)
     rank_sum = q("_mlsql_positive_rank_sum")
@@ -258,7 +257,9 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
                 f"list(struct_pack(b := {b}, d := ({s} - {y_num}) * {w}, w := {w}))"
                 f" FILTER (WHERE {known})"
             )
-            return over_bins(pairs, n_bins, term, largest)
+            return over_bins(
+                pairs, n_bins, term, largest, "list_sum(list_transform(f, lambda x: x.w))"
+            )
 
         return SC.CalibrationStats(n=n, over_bins=bins)
     n_neg = Sql(f"sum(CASE WHEN {known} THEN (1 - {y_num}) * {w} END)")

@@ -221,7 +221,7 @@ def calibration_function(m: Measure) -> Any:
         first_of_bin = b.is_not_null() & b.is_first_distinct()
 
         def over_bins(_: int, term: SC.BinTerm, largest: bool) -> pl.Expr:
-            per_bin = term(d.sum().over(b), size.sum().over(b)).filter(first_of_bin)
+            per_bin = term(d.sum().over(b).abs(), size.sum().over(b)).filter(first_of_bin)
             return per_bin.max() if largest else per_bin.sum()
 
         stats = SC.CalibrationStats(one.sum(), over_bins)

@@ -173,7 +173,7 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
 
 
 def bin_terms(pairs: Column, term: SC.BinTerm, largest: bool) -> Column:
-    """Σ (``largest``: the maximum) over the bins of ``term(Σ d, Σ c)`` of the bin's (b, d, c)
+    """Σ (``largest``: the maximum) over the bins of ``term(|Σ d|, Σ c)`` of the bin's (b, d, c)
     pairs, sorted by bin: one pass keeping the bin in hand, its running sums and the total (or
     maximum) of the bins before it; NULL terms (empty bins) are left out.
 
@@ -188,7 +188,7 @@ def bin_terms(pairs: Column, term: SC.BinTerm, largest: bool) -> Column:
     )
 
     def closed(acc: Column) -> Column:  # the total with the bin in hand counted
-        value = term(acc["run"], acc["size"])
+        value = term(F.abs(acc["run"]), acc["size"])
         if largest:
             return F.greatest(acc["total"], value)
         return F.coalesce(acc["total"] + value, acc["total"], value)
