@@ -59,7 +59,9 @@ Notes
   gaps are torchmetrics' (its l2 is the root of the weighted mean of the
   squared gaps, not their root mean); torchmetrics puts p in the bin of the
   edges ``linspace(0, 1, n_bins + 1)`` (``bucketize``), which can differ from
-  floor(p · n_bins) for a p on an edge that is not a binary fraction.
+  floor(p · n_bins) for a p on an edge, and its default is 15 bins (mlsql's
+  10, scikit-learn's ``calibration_curve``'s 5). torchmetrics takes no
+  weights.
 - Rows where either side is NULL are skipped; over none the result is NULL.
 - ``sample_weight``: logloss, brier_score_loss and the calibration bins are
   weighted means (scikit-learn's ``sample_weight``; n_b and n are sums of
