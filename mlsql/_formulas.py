@@ -243,6 +243,23 @@ def share(ops: Ops, part: E, whole: E) -> E:
     return ops.when(whole == 0, None, part / whole)
 
 
+def choose(ops: Ops, value: Any, options: dict[str, Callable[[], E]]) -> E:
+    """The option named by ``value``: only it built when ``value`` is known (Python), else a CASE.
+
+    Examples
+    --------
+    >>> choose(None, "macro", {"micro": lambda: 1, "macro": lambda: 2})
+    2
+    """
+    if isinstance(value, str):
+        return options[value]()
+    items = list(options.items())
+    out = items[-1][1]()
+    for key, build in reversed(items[:-1]):
+        out = ops.when(value == key, build(), out)
+    return out
+
+
 @formula
 def hamming_loss(ops: Ops, fp: E, fn: E, n_rows: E, n_labels: E) -> E:
     """(fp + fn) / (rows x labels): the share of label decisions that are wrong.

@@ -710,6 +710,14 @@ N_BINS = Param(
     f"The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to "
     f"{MAX_BINS}.",
 )
+CALIBRATION_NORM = Param(
+    "norm",
+    "l1",
+    Options(("l1", "l2", "max")),
+    "How the bins' gaps |mean prob - share of positives| combine (torchmetrics'\n"
+    "norm): l1, their mean weighted by the bins' shares of the rows; l2, the root of\n"
+    "the weighted mean of their squares; max, the largest gap of a non-empty bin.",
+)
 SCORE_AVERAGE = Param(
     "average",
     "macro",
@@ -754,6 +762,7 @@ PARAMS = {
         THRESHOLD,
         TABLE_BETA,
         N_BINS,
+        CALIBRATION_NORM,
         SCORE_AVERAGE,
         THRESHOLD_BINS,
     )

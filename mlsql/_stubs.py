@@ -42,6 +42,7 @@ PARAM_TYPES = {
     "label": "Any",
     "n_bins": "int",
     "n_labels": "int | None",
+    "norm": "str",
     "p": "float",
     "positive": "Any",
     "threshold": "float | None",

@@ -549,23 +549,38 @@ def _brier(t: pa.Table, p: dict[str, Any]) -> Any:
     return sklearn_metrics().brier_score_loss(y, s) if y else None
 
 
-def calibration_error(y: list[int], prob: list[float], n_bins: int) -> Any:
-    """Σ over bins of n_b / n |mean prob_b - mean y_b|, in exact fractions of the inputs.
+def calibration_error(
+    y: list[int],
+    prob: list[float],
+    n_bins: int,
+    norm: str = "l1",
+    weights: list[float] | None = None,
+) -> Any:
+    """The calibration error of equal-width bins, in exact fractions of the inputs (a float
+    for 'l2', the root of a fraction).
 
     The bin of p is min(floor(p * n_bins), n_bins - 1) with p * n_bins rounded as a
-    double, the documented rule.
+    double, the documented rule. With g_b = |mean prob_b - mean y_b| and s_b = n_b / n (both
+    weighted by ``weights``), the norms follow torchmetrics' ``_ce_compute``
+    (torchmetrics/functional/classification/calibration_error.py): l1 Σ s_b g_b, l2
+    sqrt(Σ s_b g_b²), max the largest g_b (an empty bin's gap is 0 there, which never wins).
     """
-    if not y:
+    w = [Fraction(1)] * len(y) if weights is None else [Fraction(x) for x in weights]
+    n = sum(w, Fraction(0))
+    if not y or n == 0:
         return None
-    bins: dict[int, list[tuple[int, float]]] = {}
-    for yi, pi in zip(y, prob, strict=True):
-        bins.setdefault(min(math.floor(pi * n_bins), n_bins - 1), []).append((yi, pi))
-    total = Fraction(0)
-    for members in bins.values():
-        mean_p = sum(Fraction(pi) for _, pi in members) / len(members)
-        mean_y = Fraction(sum(yi for yi, _ in members), len(members))
-        total += Fraction(len(members), len(y)) * abs(mean_p - mean_y)
-    return total
+    size: dict[int, Fraction] = {}
+    gap: dict[int, Fraction] = {}
+    for yi, pi, wi in zip(y, prob, w, strict=True):
+        b = min(math.floor(pi * n_bins), n_bins - 1)
+        size[b] = size.get(b, Fraction(0)) + wi
+        gap[b] = gap.get(b, Fraction(0)) + wi * (Fraction(pi) - yi)
+    gaps = {b: abs(gap[b]) / size[b] for b in size if size[b] > 0}
+    if norm == "max":
+        return max(gaps.values())
+    if norm == "l2":
+        return math.sqrt(sum((size[b] / n * g * g for b, g in gaps.items()), Fraction(0)))
+    return sum((size[b] / n * g for b, g in gaps.items()), Fraction(0))
 
 
 REFERENCES["average_precision_score"] = Reference(
@@ -574,8 +589,20 @@ REFERENCES["average_precision_score"] = Reference(
 REFERENCES["brier_score_loss"] = Reference("probabilities", _brier, source="scikit-learn")
 REFERENCES["expected_calibration_error"] = Reference(
     "probabilities",
-    lambda t, p: calibration_error(*_known_scores(t, "prob"), p.get("n_bins", 10)),
-    ({}, {"n_bins": 1}, {"n_bins": 3}, {"n_bins": 8}),
+    lambda t, p: calibration_error(
+        *_known_scores(t, "prob"), p.get("n_bins", 10), p.get("norm", "l1")
+    ),
+    (
+        {},
+        {"n_bins": 1},
+        {"n_bins": 3},
+        {"n_bins": 8},
+        {"norm": "l2"},
+        {"norm": "max"},
+        {"n_bins": 3, "norm": "l2"},
+        {"n_bins": 8, "norm": "max"},
+    ),
+    source="torchmetrics (norm)",
 )
 
 # single-label

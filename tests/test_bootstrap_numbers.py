@@ -44,6 +44,8 @@ SCORES = [
     "brier_score_loss",
     "expected_calibration_error",
     ("expected_calibration_error", {"n_bins": 4}),
+    ("expected_calibration_error", {"n_bins": 4, "norm": "l2"}),
+    ("expected_calibration_error", {"norm": "max"}),
 ]
 
 

@@ -29,6 +29,12 @@ WORKED = {
     # 4 bins of width 1/4: {1, .75, .75 | 1, 1, 0}: 3/8 · |5/6 - 2/3| = 1/16; {.5 | 1}: 1/16;
     # {.375, .25 | 0, 0}: 2/8 · 5/16 = 5/64; {.125, 0 | 1, 0}: 2/8 · 7/16 = 7/64; total 5/16
     ("expected_calibration_error", (("n_bins", 4),)): Fraction(5, 16),
+    # the same bins' gaps g_b = |mean p - mean y|: 1/6 (3 rows), 1/2 (1), 5/16 (2), 7/16 (2);
+    # max (torchmetrics' norm='max'): the largest gap
+    ("expected_calibration_error", (("n_bins", 4), ("norm", "max"))): Fraction(1, 2),
+    # l2: sqrt(Σ n_b / n g_b²) = sqrt(3/8 · 1/36 + 1/8 · 1/4 + 2/8 · 25/256 + 2/8 · 49/256)
+    ("expected_calibration_error", (("n_bins", 4), ("norm", "l2"))): math.sqrt(Fraction(175, 1536)),
+    ("expected_calibration_error", (("n_bins", 4), ("norm", "L1"))): Fraction(5, 16),
     # one bin: |Σp - Σy| / n = |15/4 - 4| / 8
     ("expected_calibration_error", (("n_bins", 1),)): Fraction(1, 32),
     # ten bins: 1 -> bin 9 (the last bin is closed), .75 -> 7, .5 -> 5, .375 -> 3, .25 -> 2,
@@ -94,15 +100,16 @@ CALIBRATION_ACTUAL = [(i * 7 + i // 3) % 2 for i in range(len(CALIBRATION_PROB))
 CALIBRATION_WEIGHTS = [float(i % 4) for i in range(len(CALIBRATION_PROB))]
 
 
+@pytest.mark.parametrize("norm", ["l1", "l2", "max"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("n_bins", [1, 10, 1000])
-def test_calibration_error_with_many_bins_is_the_plain_python_value(engine, n_bins, weighted):
+def test_calibration_error_with_many_bins_is_the_plain_python_value(engine, n_bins, weighted, norm):
     """Any number of bins, in every engine: 1000 bins overflowed Polars' recursion limit and
     Spark's planner (a sum per bin); the bins are the documented rule's, as DuckDB's."""
     from tests.references import calibration_error
 
     t = table(CALIBRATION_ACTUAL, CALIBRATION_PROB)
-    params = {"n_bins": n_bins}
+    params: dict = {"n_bins": n_bins, "norm": norm}
     y, p = CALIBRATION_ACTUAL, CALIBRATION_PROB
     if weighted:  # integer weights: the rows repeated
         t = t.append_column("w", pa.array(CALIBRATION_WEIGHTS))
@@ -111,7 +118,29 @@ def test_calibration_error_with_many_bins_is_the_plain_python_value(engine, n_bi
         y = [v for v, r in zip(y, repeat, strict=True) for _ in range(r)]
         p = [v for v, r in zip(p, repeat, strict=True) for _ in range(r)]
     got = engine.aggregate("expected_calibration_error", t, columns=("actual", "prob"), **params)
-    assert math.isclose(got, calibration_error(y, p, n_bins), rel_tol=1e-12)
+    assert math.isclose(got, calibration_error(y, p, n_bins, norm), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("norm", ["l2", "max"])
+def test_calibration_norms_weigh_rows_as_repeats(engine, norm):
+    """Weights that are not whole numbers, against the oracle's weighted bins; a bin whose rows
+    all weigh 0 is empty, so it is no candidate for the largest gap (its gap would be 0 / 0)."""
+    from tests.references import calibration_error
+
+    y, p = [1, 0, 1, 0, 1], [0.05, 0.15, 0.55, 0.65, 0.95]
+    w = [0.5, 2.25, 0.0, 0.0, 1.75]
+    t = table(y, p).append_column("w", pa.array(w))
+    got = engine.aggregate(
+        "expected_calibration_error", t, columns=("actual", "prob"), n_bins=3, norm=norm,
+        sample_weight="w",
+    )  # fmt: skip
+    assert math.isclose(got, calibration_error(y, p, 3, norm, w), rel_tol=1e-12)
+
+
+def test_calibration_norms_over_no_rows_are_null(engine):
+    for norm in ("l1", "l2", "max"):
+        got = value(engine, "expected_calibration_error", [None, 1], [0.5, None], norm=norm)
+        assert got is None, norm
 
 
 def test_average_precision_ties_minus_zero_with_zero(engine):

@@ -79,6 +79,11 @@ PARAMETERS = {
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
     "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "
     "from 1 to 100000.",
+    "norm": (
+        "How the bins' gaps |mean prob - share of positives| combine, torchmetrics' `norm`: "
+        "`'l1'` (default) their mean weighted by the bins' shares of the rows, `'l2'` the root "
+        "of the weighted mean of their squares, `'max'` the largest gap of a non-empty bin."
+    ),
     "cost_fn": "The cost of a false negative: a finite number.",
     "cost_fp": "The cost of a false positive: a finite number.",
     "correction": (

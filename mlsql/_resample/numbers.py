@@ -362,7 +362,9 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
         return SC.LossStats(n=n, total_loss=total)
     if name == "expected_calibration_error":
         n = w @ data["known"].astype(float)
-        return SC.CalibrationStats(n=n, gap_sum=lambda n_bins: _gaps(w, data, n_bins))
+        return SC.CalibrationStats(
+            n=n, over_bins=lambda n_bins, term, largest: _over_bins(w, data, n_bins, term, largest)
+        )
     pos, neg = _of_batch(data, "per_score", w, lambda: _per_score(w, data))
     rows = _rows(ops, columns, data["known"])
     n_pos, n_neg = pos.sum(axis=-1), neg.sum(axis=-1)
@@ -382,8 +384,11 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
     return SC.PrecisionStats(n=rows, n_positive=n_pos, precision_sum=precision_sum)
 
 
-def _gaps(w: np.ndarray, data: dict[Any, Any], n_bins: int) -> np.ndarray:
-    """Σ over the bins of |Σ w (prob - actual)| per resample."""
+def _over_bins(
+    w: np.ndarray, data: dict[Any, Any], n_bins: int, term: SC.BinTerm, largest: bool
+) -> Any:
+    """Per resample, the sum (``largest``: maximum) over the non-empty bins of ``term(|Σ w (prob
+    - actual)|, Σ w)``; NULL (masked) without a non-empty bin."""
     key = ("bins", n_bins)
     if key not in data:
         bins = SC.calibration_bin(WeightedOps(1.0), data["score"], n_bins)
@@ -394,8 +399,12 @@ def _gaps(w: np.ndarray, data: dict[Any, Any], n_bins: int) -> np.ndarray:
         data[key] = (order, starts, data["gap"][order])
     order, starts, gap = data[key]
     if not len(order):
-        return np.zeros(len(w))
-    return np.abs(np.add.reduceat(w[:, order] * gap, starts, axis=1)).sum(axis=-1)
+        return np.ma.masked_all(len(w))
+    gaps = np.add.reduceat(w[:, order] * gap, starts, axis=1)
+    sizes = np.add.reduceat(w[:, order], starts, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.ma.masked_invalid(np.ma.filled(term(np.abs(gaps), sizes), np.nan))
+    return terms.max(axis=-1) if largest else terms.sum(axis=-1)
 
 
 # ------------------------------------------------------------------ measures

@@ -24,12 +24,15 @@ positives and N(>= s) all the rows scored at least s.
 
 ``brier_score_loss(actual, prob)``: the mean of (prob - actual)².
 
-``expected_calibration_error(actual, prob, n_bins := 10)``: Σ over the bins b
-of n_b / n |mean(prob)_b - mean(actual)_b| = Σ_b |Σ_b (prob - actual)| / n,
-with ``n_bins`` equal-width bins on [0, 1], the last closed: the bin of p is
-min(floor(p · n_bins), n_bins - 1), computed in double precision (so with 10
-bins 0.3 is in [0.3, 0.4) and 1 in [0.9, 1]). ``n_bins`` is a whole number
-from 1 to 100000 (``mlsql._params.MAX_BINS``).
+``expected_calibration_error(actual, prob, n_bins := 10, norm := 'l1')``: with
+g_b = |mean(prob)_b - mean(actual)_b| the gap of bin b and n_b its rows, Σ_b
+n_b / n g_b = Σ_b |Σ_b (prob - actual)| / n (``norm`` 'l1'), sqrt(Σ_b n_b / n
+g_b²) ('l2') or the largest g_b of a non-empty bin ('max'), torchmetrics'
+``binary_calibration_error(norm=)``. The bins are ``n_bins`` equal-width bins on
+[0, 1], the last closed: the bin of p is min(floor(p · n_bins), n_bins - 1),
+computed in double precision (so with 10 bins 0.3 is in [0.3, 0.4) and 1 in
+[0.9, 1]). ``n_bins`` is a whole number from 1 to 100000
+(``mlsql._params.MAX_BINS``).
 
 Notes
 -----
@@ -52,10 +55,17 @@ Notes
 - ``expected_calibration_error`` puts p in bin min(floor(p · n_bins),
   n_bins - 1), computed in double precision: equal-width bins on [0, 1], the
   last closed (with 10 bins 0.3 is in [0.3, 0.4) and 1 in [0.9, 1]); each
-  bin weighs n_b / n and empty bins add nothing.
+  bin weighs n_b / n and empty bins add nothing. Under 'l2' and 'max' the
+  gaps are torchmetrics' (its l2 is the root of the weighted mean of the
+  squared gaps, not their root mean); torchmetrics puts p in the bin of the
+  edges ``linspace(0, 1, n_bins + 1)`` (``bucketize``), which can differ from
+  floor(p · n_bins) for a p on an edge, and its default is 15 bins (mlsql's
+  10, scikit-learn's ``calibration_curve``'s 5). torchmetrics takes no
+  weights.
 - Rows where either side is NULL are skipped; over none the result is NULL.
 - ``sample_weight``: logloss, brier_score_loss and the calibration bins are
-  weighted means (scikit-learn's ``sample_weight``); ``auc`` is the weighted
+  weighted means (scikit-learn's ``sample_weight``; n_b and n are sums of
+  weights, and a bin whose rows all weigh 0 is empty); ``auc`` is the weighted
   Mann-Whitney statistic, Σ over (positive i, negative j) of w_i w_j (1 if
   i scores higher, 1/2 on a tie) over (Σ positive w)(Σ negative w), which is
   scikit-learn's ``roc_auc_score(sample_weight=)``; average precision weighs
@@ -133,12 +143,18 @@ class PrecisionStats:
     precision_sum: E
 
 
+#: a calibration bin's term from its gap |Σ_b (prob - actual)| and size Σ_b 1: an engine expression
+BinTerm = Callable[[E, E], E]
+
+
 @dataclass(frozen=True)
 class CalibrationStats:
-    """Known rows ``n`` and ``gap_sum(n_bins)``: Σ over the bins of |Σ_b (prob - actual)|."""
+    """Known rows ``n`` and ``over_bins(n_bins, term, largest)``: over the non-empty bins b, the
+    sum (or with ``largest`` the maximum) of ``term(gap, size)`` where gap = |Σ_b (prob - actual)|
+    and size = Σ_b 1 (with ``sample_weight`` both weigh each row); NULL without such a bin."""
 
     n: E
-    gap_sum: Callable[[Any], E]
+    over_bins: Callable[[Any, BinTerm, bool], E]
 
 
 @formula
@@ -190,8 +206,37 @@ def _average_precision(ops: Any, s: PrecisionStats, zero_division: Any) -> E:
     return ops.when(s.n == 0, None, value)
 
 
-def _calibration_error(ops: Any, s: CalibrationStats, n_bins: Any) -> E:
-    return F.share(ops, s.gap_sum(n_bins), s.n)
+def calibration_terms(ops: Any) -> dict[str, tuple[BinTerm, bool]]:
+    """Each norm's bin term (from the bin's gap g = |Σ_b (prob - actual)| and size c) and
+    whether the bins' terms are combined by their maximum (else their sum); a bin of size 0 has
+    no term.
+
+    l1: g, summed then divided by n; l2: g² / c, summed, divided by n, rooted; max: g / c.
+    The l1 term needs no size (a bin of size 0 has g = 0), so engines may skip counting it.
+    """
+
+    def sized(term: BinTerm) -> BinTerm:
+        return lambda g, c: ops.when(c > 0, term(g, c), None)
+
+    return {
+        "l1": (lambda g, c: g, False),
+        "l2": (sized(lambda g, c: g * g / c), False),
+        "max": (sized(lambda g, c: g / c), True),
+    }
+
+
+def _calibration_error(ops: Any, s: CalibrationStats, n_bins: Any, norm: Any) -> E:
+    terms = calibration_terms(ops)
+
+    def summed(norm: str) -> E:
+        return F.share(ops, s.over_bins(n_bins, *terms[norm]), s.n)
+
+    options = {
+        "l1": lambda: summed("l1"),
+        "l2": lambda: ops.sqrt(summed("l2")),
+        "max": lambda: ops.when(s.n == 0, None, s.over_bins(n_bins, *terms["max"])),
+    }
+    return F.choose(ops, norm, options)
 
 
 measure(
@@ -245,7 +290,7 @@ measure(
     "aggregate",
     FAMILY,
     "Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share"
-    " of positives|.",
+    " of positives| (norm 'l1'), or the l2 or max norm of the bins' gaps.",
     inputs=("actual", "prob"),
-    params=(N_BINS,),
+    params=(N_BINS, P.CALIBRATION_NORM),
 )(_calibration_error)

@@ -181,21 +181,6 @@ class CostStats:
 
 
 # ------------------------------------------------------------------ helpers
-def choose(ops: Any, value: Any, options: dict[str, Callable[[], E]]) -> E:
-    """The option named by ``value``: only it built when ``value`` is known (Python), else a CASE.
-
-    Examples
-    --------
-    >>> choose(None, "macro", {"micro": lambda: 1, "macro": lambda: 2})
-    2
-    """
-    if isinstance(value, str):
-        return options[value]()
-    items = list(options.items())
-    out = items[-1][1]()
-    for key, build in reversed(items[:-1]):
-        out = ops.when(value == key, build(), out)
-    return out
 
 
 def when_known(ops: Any, n: E, value: E, rows: E = None) -> E:
@@ -257,7 +242,7 @@ def averaged(ops: Any, s: ClassStats, ratio: Callable[..., E], average: Any, zd:
             s.axis, ratio(s.axis, s.counts, zd), s.actual, zd, s.pooled.nothing_to_score
         ),
     }
-    return when_known(ops, s.n, choose(ops, average, options), s.rows)
+    return when_known(ops, s.n, F.choose(ops, average, options), s.rows)
 
 
 # ------------------------------------------------------------------ one label column
@@ -424,7 +409,7 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E
         "linear": lambda: weighted("linear"),
         "quadratic": lambda: weighted("quadratic"),
     }
-    return when_known(ops, n, choose(ops, weights, options), s.rows)
+    return when_known(ops, n, F.choose(ops, weights, options), s.rows)
 
 
 @measure(

@@ -2668,9 +2668,10 @@ def expected_calibration_error(
     prob: _IntoExpr,
     *,
     n_bins: int = 10,
+    norm: str = "l1",
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
-    """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
+    """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives| (norm 'l1'), or the l2 or max norm of the bins' gaps.
 
     Parameters
     ----------
@@ -2680,6 +2681,10 @@ def expected_calibration_error(
         The probability of the positive class in each row, in [0, 1] (column name or expression).
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to 100000.
+    norm : {'l1', 'l2', 'max'}, default 'l1'
+        How the bins' gaps |mean prob - share of positives| combine (torchmetrics'
+        norm): l1, their mean weighted by the bins' shares of the rows; l2, the root of
+        the weighted mean of their squares; max, the largest gap of a non-empty bin.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

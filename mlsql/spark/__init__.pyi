@@ -2785,9 +2785,10 @@ def expected_calibration_error(
     prob: _IntoColumn,
     *,
     n_bins: int = 10,
+    norm: str = "l1",
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
+    """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives| (norm 'l1'), or the l2 or max norm of the bins' gaps.
 
     Parameters
     ----------
@@ -2797,6 +2798,10 @@ def expected_calibration_error(
         Column name or Column.
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to 100000.
+    norm : {'l1', 'l2', 'max'}, default 'l1'
+        How the bins' gaps |mean prob - share of positives| combine (torchmetrics'
+        norm): l1, their mean weighted by the bins' shares of the rows; l2, the root of
+        the weighted mean of their squares; max, the largest gap of a non-empty bin.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

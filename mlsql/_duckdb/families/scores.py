@@ -15,9 +15,9 @@ each positive with the next (``list_zip`` with the list shifted by one), and
 each run adds (its positives) x P(>= s) / N(>= s): one sort and a few linear
 list passes, no window and no pre-sorted input.
 
-``expected_calibration_error`` collects the group's (bin, prob - actual) pairs
-and sums them per bin (``n_bins`` is known only when the query runs): one pass
-over the list per bin.
+``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
+triples and sums them per bin (``n_bins`` is known only when the query runs): one
+pass over the list per bin, whose sums make the bin's term under ``norm``.
 
 Each of these keeps the group's rows in memory (a list).
 """
@@ -153,6 +153,22 @@ def first_checked(q: Qualify, m: Measure, y: Sql, s: Sql) -> tuple[Sql, Sql]:
     return call(q("_mlsql_number_type_first"), Sql(score), score, m.name, y), s
 
 
+def over_bins(pairs: str, n_bins: object, term: SC.BinTerm, largest: bool, size: str) -> Sql:
+    """The sum (or ``largest``: maximum) over the bins k < ``n_bins`` of ``term(gap, size)``,
+    from the group's (b, d[, w]) ``pairs``: one pass over them per bin, its rows filtered once;
+    ``size``: the size of the bin's rows ``f``. A term without the size (l1) reads the filtered
+    rows directly, as before the norms."""
+    rows = "list_filter(c, lambda x: x.b = k)"
+    gap = "abs(list_sum(list_transform({}, lambda x: x.d)))"
+    sized = term(Sql(gap.format("f")), Sql(size))
+    if size in str(sized):
+        per_bin = let(rows, "f", sized)
+    else:
+        per_bin = term(Sql(gap.format(rows)), Sql(size))
+    combine = "list_max" if largest else "list_sum"
+    return let(pairs, "c", f"{combine}(list_transform(range({n_bins}), lambda k: {per_bin}))")
+
+
 def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     """The statistics of score measure ``m`` over its (label, score) inputs."""
     label, score = SC.label_and_score(m)
@@ -186,18 +202,12 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=precision_sum)
     if m.name == "expected_calibration_error":
 
-        def gap_sum(n_bins: object) -> Sql:
+        def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
             b = SC.calibration_bin(ops, s, n_bins)
             pairs = f"list(struct_pack(b := {b}, d := {s} - {y_num})) FILTER (WHERE {known})"
-            per_bin = (
-                "abs(coalesce(list_sum(list_transform("
-                "list_filter(c, lambda x: x.b = k), lambda x: x.d)), 0))"
-            )
-            return let(
-                pairs, "c", f"list_sum(list_transform(range({n_bins}), lambda k: {per_bin}))"
-            )
+            return over_bins(pairs, n_bins, term, largest, "len(f)")
 
-        return SC.CalibrationStats(n=n, gap_sum=gap_sum)
+        return SC.CalibrationStats(n=n, over_bins=bins)
     rank_sum = q("_mlsql_positive_rank_sum")
 
     def ranks(first: str) -> str:  # positions of the positives, ties broken `first`
@@ -241,20 +251,17 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         return SC.PrecisionStats(n=count, n_positive=n_pos, precision_sum=precision_sum)
     if m.name == "expected_calibration_error":
 
-        def gap_sum(n_bins: object) -> Sql:
+        def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
             b = SC.calibration_bin(ops, s, n_bins)
             pairs = (
-                f"list(struct_pack(b := {b}, d := ({s} - {y_num}) * {w})) FILTER (WHERE {known})"
+                f"list(struct_pack(b := {b}, d := ({s} - {y_num}) * {w}, w := {w}))"
+                f" FILTER (WHERE {known})"
             )
-            per_bin = (
-                "abs(coalesce(list_sum(list_transform("
-                "list_filter(c, lambda x: x.b = k), lambda x: x.d)), 0))"
-            )
-            return let(
-                pairs, "c", f"list_sum(list_transform(range({n_bins}), lambda k: {per_bin}))"
+            return over_bins(
+                pairs, n_bins, term, largest, "list_sum(list_transform(f, lambda x: x.w))"
             )
 
-        return SC.CalibrationStats(n=n, gap_sum=gap_sum)
+        return SC.CalibrationStats(n=n, over_bins=bins)
     n_neg = Sql(f"sum(CASE WHEN {known} THEN (1 - {y_num}) * {w} END)")
     u = call(q("_mlsql_weighted_u"), Sql(f"list_sort({rows})"))
     count = Sql(f"count(CASE WHEN {known} THEN 1 END)")

@@ -207,19 +207,25 @@ def calibration_function(m: Measure) -> Any:
         raw = [pl.when(mask).then(e).cast(pl.Float64) for e, _ in pairs]
         return [*check(func, names, pairs), *raw]
 
-    def build(*inputs: pl.Expr, n_bins: int, sample_weight: pl.Expr | None = None) -> pl.Expr:
+    def build(
+        *inputs: pl.Expr, n_bins: int, norm: str, sample_weight: pl.Expr | None = None
+    ) -> pl.Expr:
         y, p = _label_score(m, inputs[:2])
         y_raw, p_raw = _label_score(m, inputs[2:])
         one = (p - y.cast(pl.Float64)) * 0 + 1
-        d = p_raw - y_raw
+        d, size = p_raw - y_raw, (p_raw - y_raw) * 0 + 1.0
         if sample_weight is not None:
             w = sample_weight.cast(pl.Float64)
-            one, d = one * w, d * w
+            one, d, size = one * w, d * w, size * w
         b = SC.calibration_bin(K.OPS, p_raw, n_bins)
         first_of_bin = b.is_not_null() & b.is_first_distinct()
-        gap = d.sum().over(b).abs().filter(first_of_bin).sum()
-        stats = SC.CalibrationStats(one.sum(), lambda _: gap)
-        return evaluate(m.build, stats, n_bins=n_bins)  # type: ignore[arg-type]
+
+        def over_bins(_: int, term: SC.BinTerm, largest: bool) -> pl.Expr:
+            per_bin = term(d.sum().over(b).abs(), size.sum().over(b)).filter(first_of_bin)
+            return per_bin.max() if largest else per_bin.sum()
+
+        stats = SC.CalibrationStats(one.sum(), over_bins)
+        return evaluate(m.build, stats, n_bins=n_bins, norm=norm)  # type: ignore[arg-type]
 
     return K.documented(function(POLARS, m, build, checked_and_raw, sys.modules[__name__]), m)
 

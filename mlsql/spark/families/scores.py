@@ -19,7 +19,7 @@ outside the aggregate and the input needs no order.
 ``brier_score_loss`` streams as ``logloss`` does. ``average_precision_score``
 collects and sorts the group's pairs as ``auc`` does (scores from the highest),
 and one pass over them adds, per run of equal scores, its positives x P(>= s)
-/ N(>= s). ``expected_calibration_error`` collects the group's (bin, prob - actual)
+/ N(>= s). ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
 pairs as DuckDB does, sorts them by bin and sums each bin's in one pass.
 
 Labels are boolean or 0/1 (any other value raises when read, with mlsql's
@@ -150,13 +150,15 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
         raw_known = label.isNotNull() & score.isNotNull()
         p = score.cast("double")
         d = F.when(raw_known, weighed(p - label.cast("double")))
+        size = F.when(raw_known, weighed(F.lit(1.0)))
 
-        def gap_sum(n_bins: int) -> Column:
+        def over_bins(n_bins: int, term: SC.BinTerm, largest: bool) -> Column:
             b = SC.calibration_bin(OPS, p, F.lit(n_bins)).cast("bigint")
-            pairs = F.collect_list(F.when(d.isNotNull(), F.struct(b.alias("b"), d.alias("d"))))
-            return bin_gaps(F.sort_array(pairs))
+            fields = F.struct(b.alias("b"), d.alias("d"), size.alias("c"))
+            pairs = F.collect_list(F.when(d.isNotNull(), fields))
+            return bin_terms(F.sort_array(pairs), term, largest)
 
-        return SC.CalibrationStats(n=n, gap_sum=gap_sum)
+        return SC.CalibrationStats(n=n, over_bins=over_bins)
     if measure.name.endswith("logloss"):
         p = F.least(F.greatest(s, F.lit(SC.CLIP)), F.lit(1 - SC.CLIP))
         term = SC.log_loss_term(OPS, y.cast("double"), F.log(p), F.log(1 - p))
@@ -170,9 +172,10 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=rows)
 
 
-def bin_gaps(pairs: Column) -> Column:
-    """Σ over the bins of |Σ of the bin's d|, from (b, d) pairs sorted by bin: one pass keeping
-    the bin in hand, its running sum and the total of the bins before it.
+def bin_terms(pairs: Column, term: SC.BinTerm, largest: bool) -> Column:
+    """Σ (``largest``: the maximum) over the bins of ``term(|Σ d|, Σ c)`` of the bin's (b, d, c)
+    pairs, sorted by bin: one pass keeping the bin in hand, its running sums and the total (or
+    maximum) of the bins before it; NULL terms (empty bins) are left out.
 
     One expression whatever the number of bins (a sum per bin overflowed Spark's planner at
     1000 bins); the pairs sorted make the sums independent of the rows' partitions.
@@ -180,18 +183,31 @@ def bin_gaps(pairs: Column) -> Column:
     start = F.struct(
         F.lit(None).cast("bigint").alias("b"),
         F.lit(0.0).alias("run"),
-        F.lit(0.0).alias("total"),
+        F.lit(0.0).alias("size"),
+        F.lit(None).cast("double").alias("total"),
     )
+
+    def closed(acc: Column) -> Column:  # the total with the bin in hand counted
+        value = term(F.abs(acc["run"]), acc["size"])
+        if largest:
+            return F.greatest(acc["total"], value)
+        return F.coalesce(acc["total"] + value, acc["total"], value)
 
     def step(acc: Column, x: Column) -> Column:
         same = F.coalesce(acc["b"] == x["b"], F.lit(False))
         return F.when(
-            same, F.struct(acc["b"], (acc["run"] + x["d"]).alias("run"), acc["total"])
+            same,
+            F.struct(
+                acc["b"],
+                (acc["run"] + x["d"]).alias("run"),
+                (acc["size"] + x["c"]).alias("size"),
+                acc["total"],
+            ),
         ).otherwise(
-            F.struct(x["b"], x["d"].alias("run"), (acc["total"] + F.abs(acc["run"])).alias("total"))
+            F.struct(x["b"], x["d"].alias("run"), x["c"].alias("size"), closed(acc).alias("total"))
         )
 
-    return F.aggregate(pairs, start, step, lambda acc: acc["total"] + F.abs(acc["run"]))
+    return F.aggregate(pairs, start, step, closed)
 
 
 def run_precision_sum(pairs: Column, weighted: bool = False) -> Column:
