@@ -143,3 +143,29 @@ def test_binary_tables_agree_with_the_2x2_measures(engine):
         for name in ("std_error", "z_value", "p_value"):
             got = engine.aggregate(f"cohen_kappa_{name}", t)
             assert close(got, engine.aggregate(f"binary_kappa_{name}", t)), (m, name)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_spark_over_labels_counts_the_cells(weighted):
+    """Spark's bounded path (given labels, one of which never occurs) sums the k x k cells it
+    counts: statsmodels on the (weighted) confusion matrix, where an empty class adds nothing."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    pytest.importorskip("pyspark")
+    from mlsql.spark.families.single_label import over_labels
+    from tests.engines.spark_engine import session
+
+    rng = random.Random(13)
+    rows = [(rng.choice("abc"), rng.choice("abcc"), rng.randint(1, 4) / 2) for _ in range(60)]
+    labels = ["a", "b", "c", "d"]
+    w = {"sample_weight": "w"} if weighted else {}
+    df = session().createDataFrame(rows, "a string, p string, w double")
+    got = df.agg(*(over_labels(name, "a", "p", labels, **w) for name in SAS)).first()
+    table = np.zeros((4, 4))
+    for a, p, weight in rows:
+        table[labels.index(a), labels.index(p)] += weight if weighted else 1
+    result = cohens_kappa(table)
+    for name, value in zip(SAS, got, strict=True):
+        assert close(value, float(result[A.KAPPA_RESULTS[name]])), name
