@@ -37,6 +37,15 @@ Notes
 - ``cohen_kappa_score`` is undefined only when every row is of one class on
   both sides (perfect agreement): its value then follows ``zero_division``
   (1 under 'diagnose'). scikit-learn returns NaN there.
+- ``cohen_kappa_std_error``, ``cohen_kappa_z_value``, ``cohen_kappa_p_value``,
+  ``cohen_kappa_low`` and ``cohen_kappa_high`` are statsmodels'
+  ``cohens_kappa(table)`` std_kappa, z_value, pvalue_two_sided, kappa_low and
+  kappa_upp of plain kappa (the 95% interval, kappa ± 1.96 std_kappa), the table's
+  rows ``actual`` and columns ``predicted`` (:mod:`mlsql.measures.kappa_tests`).
+  They are NaN where statsmodels divides 0 by 0 (one class on both sides; for z
+  and p also one class on a side, or no class on both sides), and the standard
+  error is 0 where the variance is 0 exactly, where statsmodels gives a tiny
+  number or NaN. bootstrap, compare and slices do not resample them.
 - ``matthews_corrcoef`` is undefined when either side holds one class only:
   ``zero_division`` (default 0 as scikit-learn; 'diagnose': 1 if every row is
   right, else 0).
