@@ -89,3 +89,68 @@ def exact_var_kappa(tp: int, fp: int, fn: int, tn: int) -> Fraction:
 def close_to_exact_std(value: float, tp: int, fp: int, fn: int, tn: int) -> bool:
     """Whether ``value`` is sqrt(var_kappa) to 1e-12 relative."""
     return math.isclose(value, math.sqrt(exact_var_kappa(tp, fp, fn, tn)), rel_tol=1e-12)
+
+
+# ------------------------------------------------------------------ k classes
+#: what statsmodels' cohens_kappa(table) names each k-class measure's value
+KAPPA_RESULTS = {
+    "cohen_kappa_std_error": "std_kappa",
+    "cohen_kappa_z_value": "z_value",
+    "cohen_kappa_p_value": "pvalue_two_sided",
+    "cohen_kappa_low": "kappa_low",
+    "cohen_kappa_high": "kappa_upp",
+}
+
+
+def confusion(rows: list[tuple[Any, Any]]) -> list[list[int]]:
+    """The confusion matrix of known (actual, predicted) rows over the sorted classes
+    seen on either side (rows: actual, columns: predicted)."""
+    known = [(a, p) for a, p in rows if a is not None and p is not None]
+    classes = sorted({a for a, _ in known} | {p for _, p in known})
+    at = {c: i for i, c in enumerate(classes)}
+    m = [[0] * len(classes) for _ in classes]
+    for a, p in known:
+        m[at[a]][at[p]] += 1
+    return m
+
+
+def exact_kappa_variance(m: list[list[int]]) -> tuple[Fraction, Fraction]:
+    """var_kappa and var_kappa0 of statsmodels' simple kappa, in exact fractions (the
+    Fleiss, Cohen and Everitt formula as statsmodels writes it)."""
+    k, n = len(m), sum(map(sum, m))
+    p = [[Fraction(x, n) for x in row] for row in m]
+    r = [sum(row) for row in p]
+    c = [sum(p[i][j] for i in range(k)) for j in range(k)]
+    pe = sum(r[i] * c[i] for i in range(k))
+    kappa = (sum(p[i][i] for i in range(k)) - pe) / (1 - pe)
+    a = sum(p[i][i] * (1 - (r[i] + c[i]) * (1 - kappa)) ** 2 for i in range(k))
+    b = (1 - kappa) ** 2 * sum(
+        p[i][j] * (c[i] + r[j]) ** 2 for i in range(k) for j in range(k) if i != j
+    )
+    var = (a + b - (kappa - pe * (1 - kappa)) ** 2) / (1 - pe) ** 2 / n
+    var0 = (pe + pe**2 - sum(c[i] * r[i] * (c[i] + r[i]) for i in range(k))) / ((1 - pe) ** 2 * n)
+    return var, var0
+
+
+def kappa_test(rows: list[tuple[Any, Any]], name: str) -> Any:
+    """``name`` (a key of :data:`KAPPA_RESULTS`) of statsmodels' cohens_kappa on the rows'
+    confusion matrix; where statsmodels divides 0 by 0 or rounds a variance that is 0
+    exactly, the documented value decided from exact fractions: NaN for every test with one
+    class on both sides, NaN for z and p where var_kappa0 is 0, a standard error of 0 (and
+    an interval of kappa alone) where var_kappa is 0."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
+
+    m = confusion(rows)
+    if not m:
+        return None
+    if len(m) == 1:
+        return NAN  # one class on both sides: the expected agreement is 1
+    var, var0 = exact_kappa_variance(m)
+    if name in ("cohen_kappa_z_value", "cohen_kappa_p_value") and var0 == 0:
+        return NAN  # kappa = 0 and var_kappa0 = 0
+    result = sm_kappa(np.array(m, dtype=float))
+    if var == 0 and name != "cohen_kappa_z_value" and name != "cohen_kappa_p_value":
+        # statsmodels rounds it: a tiny number, or NaN below 0
+        return 0.0 if name == "cohen_kappa_std_error" else float(result["kappa"])
+    return float(result[KAPPA_RESULTS[name]])

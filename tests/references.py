@@ -647,6 +647,12 @@ REFERENCES["cohen_kappa_score"] = Reference(
     lambda t, p: oracle_single.kappa(rows_of(t, *_SL), **_oracle_zd(p)),
     (*_zd(), {"weights": "linear"}, {"weights": "quadratic"}),
 )
+for _name in oracle_agreement.KAPPA_RESULTS:
+    REFERENCES[_name] = Reference(
+        "classes",
+        lambda t, p, name=_name: oracle_agreement.kappa_test(rows_of(t, *_SL), name),
+        source="statsmodels",
+    )
 REFERENCES["matthews_corrcoef"] = Reference(
     "classes", lambda t, p: oracle_single.mcc(rows_of(t, *_SL), **_oracle_zd(p)), _zd()
 )

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from mlsql._registry import measures
+from mlsql.measures.single_label import CLASS_MEASURES as SL_CLASS_MEASURES
 from tests import verdicts as V
 
 # ------------------------------------------------------------------ known differences
@@ -398,15 +399,8 @@ def test_of_two_inputs_of_a_wrong_type_the_first_is_named(
     assert V.verdict_of(err.value) == V.Verdict(error=f"{want} Got {first} <type>.")
 
 
-SINGLE_LABEL_CLASS_MEASURES = (
-    "precision_score",
-    "recall_score",
-    "fbeta_score",
-    "f1_score",
-    "balanced_accuracy_score",
-    "cohen_kappa_score",
-    "matthews_corrcoef",
-)
+#: every class-wise measure of the registry (kappa's tests too)
+SINGLE_LABEL_CLASS_MEASURES = SL_CLASS_MEASURES
 
 
 @pytest.mark.parametrize("func", SINGLE_LABEL_CLASS_MEASURES)

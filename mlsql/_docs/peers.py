@@ -278,6 +278,21 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         sk("cohen_kappa_score(weights=...)"),
         sm("cohens_kappa(table).kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
+    "cohen_kappa_std_error": (
+        sm("cohens_kappa(table).std_kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
+    ),
+    "cohen_kappa_z_value": (
+        sm("cohens_kappa(table).z_value", "statsmodels.stats.inter_rater.cohens_kappa"),
+    ),
+    "cohen_kappa_p_value": (
+        sm("cohens_kappa(table).pvalue_two_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
+    ),
+    "cohen_kappa_low": (
+        sm("cohens_kappa(table).kappa_low", "statsmodels.stats.inter_rater.cohens_kappa"),
+    ),
+    "cohen_kappa_high": (
+        sm("cohens_kappa(table).kappa_upp", "statsmodels.stats.inter_rater.cohens_kappa"),
+    ),
     "matthews_corrcoef": (sk("matthews_corrcoef"),),
     "class_error_rate": _NONE,
     "cost_error": _NONE,

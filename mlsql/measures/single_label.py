@@ -37,6 +37,15 @@ Notes
 - ``cohen_kappa_score`` is undefined only when every row is of one class on
   both sides (perfect agreement): its value then follows ``zero_division``
   (1 under 'diagnose'). scikit-learn returns NaN there.
+- ``cohen_kappa_std_error``, ``cohen_kappa_z_value``, ``cohen_kappa_p_value``,
+  ``cohen_kappa_low`` and ``cohen_kappa_high`` are statsmodels'
+  ``cohens_kappa(table)`` std_kappa, z_value, pvalue_two_sided, kappa_low and
+  kappa_upp of plain kappa (the 95% interval, kappa ± 1.96 std_kappa), the table's
+  rows ``actual`` and columns ``predicted`` (:mod:`mlsql.measures.kappa_tests`).
+  They are NaN where statsmodels divides 0 by 0 (one class on both sides; for z
+  and p also one class on a side, or no class on both sides), and the standard
+  error is 0 where the variance is 0 exactly, where statsmodels gives a tiny
+  number or NaN. bootstrap, compare and slices do not resample them.
 - ``matthews_corrcoef`` is undefined when either side holds one class only:
   ``zero_division`` (default 0 as scikit-learn; 'diagnose': 1 if every row is
   right, else 0).
@@ -68,7 +77,9 @@ from mlsql import _params as P
 from mlsql._formulas import Counts, formula
 from mlsql._registry import Param, declare, measure
 from mlsql.measures import contingency as C
+from mlsql.measures import kappa_tests as K
 from mlsql.measures.contingency import Table2x2
+from mlsql.measures.kappa_tests import KAPPA_TESTS
 from mlsql.measures.label_based import weighted_average
 
 E = Any  # an engine expression
@@ -82,7 +93,10 @@ CLASS_MEASURES = (
     "balanced_accuracy_score",
     "cohen_kappa_score",
     "matthews_corrcoef",
+    *KAPPA_TESTS,
 )
+#: class measures that also sum over the (actual, predicted) pairs (engines gather the pairs)
+PAIR_MEASURES = ("cohen_kappa_score", *KAPPA_TESTS)
 ZD = P.ZERO_DIVISION
 BETA = P.BETA
 AVERAGE = P.AVERAGE
@@ -131,7 +145,10 @@ class ClassStats:
     ``index`` is each class's position (0, 1, ...). ``pair_sum(term)`` is
     Σ over class pairs (i, j) of ``term(view_i, view_j)``; ``row_pair_sum(term)``
     is Σ over known rows of ``term(index of actual, index of predicted)``
-    (weighted kappa needs both).
+    (weighted kappa needs both). ``cell_sum(term)`` is Σ over known rows of
+    ``term(view of the actual class, view of the predicted class)``, that is
+    Σ over the confusion matrix's cells M_ij term(view_i, view_j): the term may
+    read only the two views (kappa's variance needs it).
     """
 
     n: E
@@ -143,6 +160,7 @@ class ClassStats:
     pair_sum: Callable[[Callable[[ClassView, ClassView], E]], E]
     row_pair_sum: Callable[[Callable[[E, E], E]], E]
     rows: E = None
+    cell_sum: Callable[[Callable[[ClassView, ClassView], E]], E] | None = None
 
     @property
     def counts(self) -> Counts:
@@ -410,6 +428,35 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E
         "quadratic": lambda: weighted("quadratic"),
     }
     return when_known(ops, n, F.choose(ops, weights, options), s.rows)
+
+
+KAPPA_SUMMARIES = {
+    "cohen_kappa_std_error": (
+        "Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa "
+        "std_kappa.",
+        K.std_error,
+    ),
+    "cohen_kappa_z_value": (
+        "kappa / its standard error under kappa = 0, over k classes: statsmodels' "
+        "cohens_kappa z_value.",
+        K.z_value,
+    ),
+    "cohen_kappa_p_value": (
+        "Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa "
+        "pvalue_two_sided.",
+        K.p_value,
+    ),
+    "cohen_kappa_low": (
+        "Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.",
+        lambda ops, s: K.interval(ops, s, -1),
+    ),
+    "cohen_kappa_high": (
+        "Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.",
+        lambda ops, s: K.interval(ops, s, 1),
+    ),
+}
+for _name, (_summary, _build) in KAPPA_SUMMARIES.items():
+    measure(_name, "aggregate", FAMILY, _summary)(_build)
 
 
 @measure(

@@ -71,7 +71,12 @@ __all__ = [
     "class_error_rate",
     "class_metrics",
     "clp",
+    "cohen_kappa_high",
+    "cohen_kappa_low",
+    "cohen_kappa_p_value",
     "cohen_kappa_score",
+    "cohen_kappa_std_error",
+    "cohen_kappa_z_value",
     "compare",
     "confusion_matrix",
     "confusion_matrix_wide",
@@ -2245,6 +2250,105 @@ def clp(
     One row per group over a frame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``clp`` column of :func:`multilabel_report`.
     """
 
+def cohen_kappa_high(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.cohen_kappa_high('actual', 'predicted')).item()
+    1.2185928298168915
+    """
+
+def cohen_kappa_low(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.cohen_kappa_low('actual', 'predicted')).item()
+    0.054134442910381164
+    """
+
+def cohen_kappa_p_value(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.cohen_kappa_p_value('actual', 'predicted')).item()
+    0.04550026389635844
+    """
+
 def cohen_kappa_score(
     actual: _IntoExpr,
     predicted: _IntoExpr,
@@ -2284,6 +2388,72 @@ def cohen_kappa_score(
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.cohen_kappa_score('actual', 'predicted')).item()
     0.6363636363636364
+    """
+
+def cohen_kappa_std_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.cohen_kappa_std_error('actual', 'predicted')).item()
+    0.29706116951423844
+    """
+
+def cohen_kappa_z_value(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.cohen_kappa_z_value('actual', 'predicted')).item()
+    2.0
     """
 
 def compare(

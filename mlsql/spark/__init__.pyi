@@ -69,7 +69,12 @@ __all__ = [
     "class_error_rate",
     "class_metrics",
     "clp",
+    "cohen_kappa_high",
+    "cohen_kappa_low",
+    "cohen_kappa_p_value",
     "cohen_kappa_score",
+    "cohen_kappa_std_error",
+    "cohen_kappa_z_value",
     "compare",
     "confusion_matrix",
     "confusion_matrix_wide",
@@ -2283,6 +2288,96 @@ def clp(
         One row per group.
     """
 
+def cohen_kappa_high(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def cohen_kappa_low(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def cohen_kappa_p_value(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
 def cohen_kappa_score(
     actual: _IntoColumn,
     predicted: _IntoColumn,
@@ -2335,6 +2430,66 @@ def cohen_kappa_score(
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.cohen_kappa_score('actual', 'predicted', weights='linear')).first()[0]
     0.7142857142857143
+    """
+
+def cohen_kappa_std_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def cohen_kappa_z_value(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
     """
 
 def compare(

@@ -157,6 +157,17 @@ def class_stats(
             f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {lit(term(ia, ip))}))"
         )
 
+    def cell_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Sql:
+        classes = f"struct_extract({cl}, 'classes')"
+        ia = Sql(f"list_position({classes}, e.key.a)")
+        ip = Sql(f"list_position({classes}, e.key.p)")
+        each = lit(term(view(ia), view(ip)))
+        if weighted:
+            return Sql(f"list_sum(list_transform({pairs}, lambda e: e.value * {each}))")
+        return Sql(
+            f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {each}))"
+        )
+
     return SL.ClassStats(
         n=Sql(f"struct_extract({cl}, 'n')"),
         index=Sql("(k - 1)"),
@@ -167,6 +178,7 @@ def class_stats(
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
         rows=Sql(f"struct_extract({cl}, 'rows')"),
+        cell_sum=cell_sum,
     )
 
 
@@ -267,7 +279,7 @@ def _class_lists(q: Qualify) -> list[Macro]:
 
 def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     """``_mlsql_<name>_of(cl [, pairs], params)`` and the public aggregate calling it."""
-    pairs = m.name == "cohen_kappa_score"
+    pairs = m.name in SL.PAIR_MEASURES
     inner_params = ("cl", *(("pairs",) if pairs else ()), *(p.name for p in m.params))
 
     def inner(suffix: str, weighted: bool) -> Macro:

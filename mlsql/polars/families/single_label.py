@@ -134,12 +134,24 @@ def class_stats(
         each = term(ia, ip)
         return OPS.sum(each if weight is None else each * weight.filter(mask))
 
+    def cell_sum(term: Any) -> pl.Expr:
+        def view(at: pl.Expr) -> SL.ClassView:
+            return SL.ClassView(
+                at, per_class["actual"].gather(at), per_class["predicted"].gather(at)
+            )
+
+        ia = classes.search_sorted(a).cast(pl.Int64)
+        ip = classes.search_sorted(p).cast(pl.Int64)
+        each = term(view(ia), view(ip))
+        return OPS.sum(each if weight is None else each * weight.filter(mask))
+
     return SL.ClassStats(
         n=n,
         index=pl.int_range(0, size, dtype=pl.Int64),
         axis=OPS,
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        cell_sum=cell_sum,
         rows=None if weight is None else mask.sum().cast(pl.Int64),
         **per_class,
     )
@@ -262,6 +274,12 @@ def _in_scope(m: Measure) -> Any:
             extras[name] = raw.row_pair_sum(term)
             return field(name)
 
+        def cell_sum(term: Any) -> pl.Expr:  # the term reads only the views: outside too
+            assert raw.cell_sum is not None
+            name = f"row_sum_{len(extras)}"
+            extras[name] = raw.cell_sum(term)
+            return field(name)
+
         def pair_sum(term: Any) -> pl.Expr:
             size = pl.len().cast(pl.Int64)
             cells = pl.int_range(0, size * size, dtype=pl.Int64)
@@ -278,6 +296,7 @@ def _in_scope(m: Measure) -> Any:
             axis=ops,
             pair_sum=pair_sum,
             row_pair_sum=row_pair_sum,
+            cell_sum=cell_sum,
         )
         out = m.build(ops, scoped, **checked)  # type: ignore[misc]
         out = out if isinstance(out, pl.Expr) else pl.lit(out)

@@ -454,14 +454,20 @@ def check_labels(labels: Any, func: str) -> list[Any]:
 
 
 def counted_classes(
-    actual: Column, predicted: Column, labels: Sequence[Any], weight: Column | None = None
+    actual: Column,
+    predicted: Column,
+    labels: Sequence[Any],
+    weight: Column | None = None,
+    cells: bool = False,
 ) -> tuple[Column, Callable[[Callable[[Any, Any], Any]], Column]]:
     """The :func:`class_struct` of a group whose classes are ``labels`` (sorted, distinct):
     bounded, one count (or sum of weights) per class and side, no row collected.
 
     The struct also holds ``outside``, the known rows whose actual or predicted class
     is not a label. Returns the struct and ``row_pair_sum(term)``, Σ over known rows
-    of ``term(index of actual, index of predicted)`` as a streaming sum.
+    of ``term(index of actual, index of predicted)`` as a streaming sum. With ``cells``
+    the struct holds the k x k confusion matrix too (``cells``, actual-major), which
+    :func:`class_stats` sums terms of the class totals over (``cell_sum``).
     """
     known = both_known(actual, predicted)
     if weight is not None:
@@ -487,6 +493,9 @@ def counted_classes(
         per_class(lambda c: (actual == c) & (predicted == c)).alias("correct"),
         F.count(F.when(known & ~inside, 1)).alias("outside"),
     ]
+    if cells:
+        matrix = [tally(known & (actual == a) & (predicted == p)) for a in values for p in values]
+        fields.append(F.array(*matrix).alias("cells"))
 
     def row_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
         classes = F.array(*values)
@@ -542,6 +551,24 @@ def class_stats(
 
         return let(runs(F.sort_array(s["pairs"])), over)
 
+    def cell_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Column:
+        if row_pair_sum is not None:  # counted: the k x k cells, actual-major
+            size = F.size(classes)
+
+            def cell(count: Column, c: Column) -> Column:
+                i, j = (c / size).cast("int"), c % size
+                return count * column(term(view(i), view(j)))
+
+            return total(F.transform(s["cells"], cell))
+
+        def each(r: Column) -> Column:
+            ia = F.array_position(classes, r["a"]).cast("int") - 1
+            ip = F.array_position(classes, r["p"]).cast("int") - 1
+            value = column(term(view(ia), view(ip)))
+            return r["w"] * value if weighted else value
+
+        return total(F.transform(s["pairs"], each))
+
     return SL.ClassStats(
         n=s["n"],
         index=PerClass(lambda i: i),
@@ -552,6 +579,7 @@ def class_stats(
         pair_sum=pair_sum,
         row_pair_sum=rows_pair_sum if row_pair_sum is None else row_pair_sum,
         rows=s["rows"] if weighted else None,
+        cell_sum=cell_sum,
     )
 
 
@@ -745,7 +773,8 @@ def _build(m: Measure) -> Callable[..., Column]:
                     return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
 
                 return let(class_struct(actual, predicted, sample_weight), formula)
-            counted, row_pair_sum = counted_classes(actual, predicted, labels, sample_weight)
+            cells = m.name in SL.KAPPA_TESTS
+            counted, row_pair_sum = counted_classes(actual, predicted, labels, sample_weight, cells)
             message = LABELS_OUTSIDE.format(func=m.name, labels=list(labels))
 
             def bounded(s: Column) -> Column:

@@ -1,0 +1,167 @@
+"""Cohen's kappa over k classes: its standard error, z test and confidence interval.
+
+statsmodels' ``statsmodels.stats.inter_rater.cohens_kappa(table)`` on the
+confusion matrix (rows ``actual``, columns ``predicted``), written once over
+the class axis of :class:`~mlsql.measures.single_label.ClassStats`: A_i and
+P_i the rows truly of class i and predicted as it, M_ii the rows right, M_ij
+the cells, n the rows.
+
+==========================  ===================================================
+mlsql                       statsmodels ``cohens_kappa(table)``
+==========================  ===================================================
+cohen_kappa_std_error       std_kappa: sqrt(var_kappa), Fleiss, Cohen and
+                            Everitt (1969)
+cohen_kappa_z_value         z_value: kappa / sqrt(var_kappa0), the variance
+                            under kappa = 0
+cohen_kappa_p_value         pvalue_two_sided: 2 P(Z > |z|)
+cohen_kappa_low             kappa_low: kappa - 1.959963984540054 std_kappa
+cohen_kappa_high            kappa_upp: kappa + 1.959963984540054 std_kappa
+==========================  ===================================================
+
+The 2x2 forms (``binary_kappa_*``) are the same statistics of a two-class
+table, written over its four cells in :mod:`mlsql.measures.contingency`.
+
+Notes
+-----
+Plain (unweighted) kappa only: statsmodels' weighted variance is not offered yet.
+NULL over no known rows; NaN where statsmodels divides 0 by 0: every row of one
+class on both sides (the expected agreement is 1), and for z and its p-value
+also where var_kappa0 is 0 (kappa is 0 there too): either side holds one class
+only, or no class occurs on both sides. The variances are computed as sums of
+counts that are exact for whole counts, so the standard error is 0 exactly
+where the variance is (perfect agreement, one class on a side, a disagreement
+of constant P_i + A_j): statsmodels rounds it to a tiny number there, or to
+NaN below 0.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mlsql.measures import contingency as C
+
+if TYPE_CHECKING:
+    from mlsql.measures.single_label import ClassStats, ClassView
+
+E = Any  # an engine expression
+
+#: the 97.5% quantile of the standard normal (statsmodels' interval: alpha = 0.05, two-sided)
+Z_975 = 1.959963984540054
+#: the measures this module defines, in their registry order
+KAPPA_TESTS = (
+    "cohen_kappa_std_error",
+    "cohen_kappa_z_value",
+    "cohen_kappa_p_value",
+    "cohen_kappa_low",
+    "cohen_kappa_high",
+)
+
+
+def _square(x: E) -> E:
+    return x * x
+
+
+def _terms(ops: Any, s: ClassStats) -> dict[str, E]:
+    """The sums the variances need, in counts (sums of weights): n; dis, the rows where the
+    sides differ, and chance, Σ_{i != j} A_i P_j, each summed where classes differ (as
+    ``cohen_kappa_score`` does, so 1 - agreement does not cancel); D = Σ M_ii;
+    T = Σ A_i P_i; U = Σ A_i P_i (A_i + P_i); Sd = Σ M_ii (A_i + P_i) and
+    S2 = Σ_ij M_ij (P_i + A_j)²."""
+
+    def off_diagonal(a: ClassView, b: ClassView) -> E:
+        return ops.when(a.index == b.index, 0.0, a.actual * b.predicted)
+
+    def y_squared(a: ClassView, b: ClassView) -> E:  # cell (i, j): (P_i + A_j)²
+        return _square(a.predicted + b.actual)
+
+    assert s.cell_sum is not None, "the engine gives no cell sums"
+    both = s.actual + s.predicted
+    return {
+        "n": s.n,
+        "dis": s.row_pair_sum(lambda i, j: ops.when(i == j, 0.0, 1.0)),
+        "chance": s.pair_sum(off_diagonal),
+        "d": s.axis.sum(s.correct),
+        "t": s.axis.sum(s.actual * s.predicted),
+        "u": s.axis.sum(s.actual * s.predicted * both),
+        "sd": s.axis.sum(s.correct * both),
+        "s2": s.cell_sum(y_squared),
+    }
+
+
+def _variances(t: dict[str, E]) -> tuple[E, E, E]:
+    """kappa, var_kappa and var_kappa0 from :func:`_terms` (each bound once).
+
+    statsmodels' var_kappa is Var(X) / ((1 - pe)² n) for X_ij = δ_ij - (1 - kappa) Y_ij / n
+    over the cells' shares, Y_ij = P_i + A_j. Written as Var(δ) - 2 q Cov(δ, Y / n) +
+    q² Var(Y / n) with q = 1 - kappa, each a difference of sums in counts that is exact for
+    whole counts, its variance is 0 exactly where X is constant (perfect agreement, or a
+    disagreement whose Y is constant), not a rounding residue:
+    var_kappa = (D dis n² - 2 q n (n Sd - 2 D T) + q² (n S2 - 4 T²)) / (chance² n) and
+    var_kappa0 = (n² T + T² - n U) / (chance² n).
+    """
+    n, chance, dis, d, tt = t["n"], t["chance"], t["dis"], t["d"], t["t"]
+    kappa = (chance - n * dis) / chance
+    q = n * dis / chance
+    var_x = d * dis * (n * n) - 2 * q * n * (n * t["sd"] - 2 * d * tt)
+    var_x = var_x + _square(q) * (n * t["s2"] - 4 * _square(tt))
+    var = var_x / (_square(chance) * n)
+    var0 = (n * n * tt + _square(tt) - n * t["u"]) / (_square(chance) * n)
+    return kappa, var, var0
+
+
+def _bound(ops: Any, s: ClassStats, body: Any) -> E:
+    """``body(kappa, var_kappa, var_kappa0)`` with the sums bound once, NULL over no known
+    rows and NaN where every row is of one class on both sides."""
+    t = _terms(ops, s)
+    names = list(t)
+
+    def inner(*values: E) -> E:
+        bound = dict(zip(names, values, strict=True))
+        value = ops.let(_variances(bound), body, "kappa_var")
+        return ops.when(bound["chance"] == 0, ops.nan(), value)
+
+    value = ops.let(tuple(t.values()), inner, "kappa_terms")
+    return ops.when((s.n if s.rows is None else s.rows) == 0, None, value)
+
+
+def _one_side(s: ClassStats) -> E:
+    """Whether ``actual`` or ``predicted`` holds one class only (its total is n)."""
+    whole = s.axis.when(s.actual == s.n, 1, 0) + s.axis.when(s.predicted == s.n, 1, 0)
+    return s.axis.sum(whole) > 0
+
+
+def std_error(ops: Any, s: ClassStats) -> E:
+    """sqrt(var_kappa) (statsmodels' std_kappa); 0 where either side holds one class."""
+
+    one_side = _one_side(s)
+
+    def body(kappa: E, var: E, var0: E) -> E:
+        return ops.when(one_side, 0.0, ops.sqrt(ops.when(var < 0, 0.0, var)))
+
+    return _bound(ops, s, body)
+
+
+def z_value(ops: Any, s: ClassStats) -> E:
+    """kappa / sqrt(var_kappa0) (statsmodels' z_value); NaN where var_kappa0 is 0 (and so is
+    kappa): a side holds one class, or no class occurs on both sides (Σ A_i P_i = 0)."""
+
+    def body(kappa: E, var: E, var0: E) -> E:
+        return ops.when(var0 <= 0, ops.nan(), kappa / ops.sqrt(ops.when(var0 < 0, 0.0, var0)))
+
+    return ops.when(_one_side(s) & (s.n > 0), ops.nan(), _bound(ops, s, body))
+
+
+def p_value(ops: Any, s: ClassStats) -> E:
+    """2 P(Z > |z|) = erfc(|z| / sqrt 2) (statsmodels' pvalue_two_sided)."""
+    z = z_value(ops, s)
+    return ops.let((z,), lambda z: C.erfc(ops, ops.when(z < 0, -z, z) / 2**0.5), "kappa_z")
+
+
+def interval(ops: Any, s: ClassStats, side: int) -> E:
+    """kappa + side x 1.959963984540054 x std_kappa (statsmodels' kappa_low, kappa_upp)."""
+    std = std_error(ops, s)
+
+    def body(kappa: E, var: E, var0: E) -> E:
+        return kappa
+
+    return _bound(ops, s, body) + side * Z_975 * std

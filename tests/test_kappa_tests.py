@@ -1,0 +1,171 @@
+"""Cohen's kappa over k classes: standard error, z test and interval against statsmodels' own
+test values, exact fractions and statsmodels itself.
+
+statsmodels' ``statsmodels/stats/tests/test_inter_rater.py`` checks ``cohens_kappa`` on
+``table10`` against a SAS printout (``UnweightedCohens``: kappa 0.4842, ASE 0.1380, 95%
+limits 0.2137 and 0.7547, ASE under H0 0.1484, Z 3.2626, two-sided p 0.0011) and on the
+``anxiety`` ratings against R's irr ``kappa2`` (``test_cohens_kappa_irr``, raters 2 and 3,
+unweighted: z -0.0604067, p 0.9518317). Random tables run in tests/test_every_measure.py
+(reference: statsmodels, tests/oracle_agreement.py).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pyarrow as pa
+import pytest
+
+from tests import oracle_agreement as A
+from tests.test_single_label_tables import close, needs
+
+#: the Spark cases run with the long tests (one Spark query per measure and case)
+LONG_ENGINES = ("spark",)
+
+#: statsmodels' table10 (rows: actual, columns: predicted; classes 0, 1, 2)
+TABLE10 = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]
+#: SAS's numbers for table10 as statsmodels' UnweightedCohens holds them (4 decimals)
+SAS = {
+    "cohen_kappa_std_error": 0.1380,
+    "cohen_kappa_low": 0.2137,
+    "cohen_kappa_high": 0.7547,
+    "cohen_kappa_z_value": 3.2626,
+    "cohen_kappa_p_value": 0.0011,
+}
+#: statsmodels' anxiety ratings, raters 2 and 3 (test_cohens_kappa_irr's columns 1 and 2)
+ANXIETY_2 = [3, 6, 4, 6, 2, 4, 2, 4, 3, 3, 2, 3, 3, 3, 2, 2, 1, 3, 3, 4]
+ANXIETY_3 = [2, 1, 4, 4, 3, 2, 1, 6, 1, 1, 1, 2, 3, 3, 1, 1, 3, 3, 2, 2]
+#: R irr's kappa2(anxiety[, 2:3]): z and p-value (statsmodels checks 5 and 6 decimals)
+IRR = {"cohen_kappa_z_value": (-0.0604067, 1e-5), "cohen_kappa_p_value": (0.9518317, 1e-6)}
+
+
+def rows_of(matrix: list[list[int]]) -> pa.Table:
+    cells = [(i, j) for i, row in enumerate(matrix) for j, n in enumerate(row) for _ in range(n)]
+    return pa.table({"actual": [a for a, _ in cells], "predicted": [p for _, p in cells]})
+
+
+def _exact(matrix: list[list[int]], name: str) -> float:
+    """The measure from the exact-fraction variances (statsmodels' formulas)."""
+    var, var0 = A.exact_kappa_variance(matrix)
+    k, n = len(matrix), sum(map(sum, matrix))
+    r = [sum(row) for row in matrix]
+    c = [sum(matrix[i][j] for i in range(k)) for j in range(k)]
+    pe = sum(r[i] * c[i] for i in range(k)) / n**2
+    kappa = (sum(matrix[i][i] for i in range(k)) / n - pe) / (1 - pe)
+    z = kappa / math.sqrt(var0)
+    return {
+        "cohen_kappa_std_error": math.sqrt(var),
+        "cohen_kappa_low": kappa - _z975() * math.sqrt(var),
+        "cohen_kappa_high": kappa + _z975() * math.sqrt(var),
+        "cohen_kappa_z_value": z,
+        "cohen_kappa_p_value": math.erfc(abs(z) / math.sqrt(2)),
+    }[name]
+
+
+def _z975() -> float:
+    """statsmodels' interval is at alpha 0.05: the normal's 97.5% quantile (scipy)."""
+    from scipy.stats import norm
+
+    return float(norm.ppf(0.975))
+
+
+@pytest.mark.parametrize("name", sorted(SAS))
+def test_statsmodels_sas_table(engine, name):
+    needs(engine, name)
+    got = engine.aggregate(name, rows_of(TABLE10))
+    assert abs(got - SAS[name]) <= 5e-5
+    assert close(got, _exact(TABLE10, name))
+
+
+@pytest.mark.parametrize("name", sorted(SAS))
+def test_statsmodels_gives_the_sas_numbers(name):
+    got = A.kappa_test(_pairs(TABLE10), name)
+    assert abs(got - SAS[name]) <= 5e-5
+    assert close(got, _exact(TABLE10, name))
+
+
+def _pairs(matrix: list[list[int]]) -> list[tuple[int, int]]:
+    t = rows_of(matrix)
+    return list(zip(t["actual"].to_pylist(), t["predicted"].to_pylist(), strict=True))
+
+
+@pytest.mark.parametrize("name", sorted(IRR))
+def test_r_irr_anxiety_ratings(engine, name):
+    needs(engine, name)
+    table = pa.table({"actual": ANXIETY_2, "predicted": ANXIETY_3})
+    want, tolerance = IRR[name]
+    got = engine.aggregate(name, table)
+    assert abs(got - want) <= tolerance
+    assert close(got, A.kappa_test(list(zip(ANXIETY_2, ANXIETY_3, strict=True)), name))
+
+
+#: tables whose variance is 0 exactly (perfect agreement; a disagreement of constant
+#: P_i + A_j; one class on a side), and tables where var_kappa0 is 0 (no class on both sides)
+ZERO_VARIANCE = [
+    [[3, 0], [0, 2]],
+    [[0, 2], [2, 0]],
+    [[0, 3, 3], [3, 0, 0], [3, 0, 0]],
+    [[2, 1, 0], [0, 0, 0], [0, 0, 0]],
+]
+DISJOINT = [[[0, 0, 1], [0, 0, 2], [0, 0, 0]], [[0, 2, 3], [0, 0, 0], [0, 0, 0]]]
+
+
+def test_these_variances_are_zero_exactly():
+    for m in ZERO_VARIANCE:
+        assert A.exact_kappa_variance(m)[0] == 0, m
+    for m in DISJOINT:
+        assert A.exact_kappa_variance(m)[1] == 0, m
+
+
+@pytest.mark.parametrize("name", sorted(SAS))
+def test_edge_tables(engine, name):
+    """Zero variances give a standard error of 0 exactly (no rounding residue), NaN z and
+    p-values where var_kappa0 is 0, NaN with one class on both sides, NULL over no rows."""
+    needs(engine, name)
+    for m in [*ZERO_VARIANCE, *DISJOINT, [[4]]]:
+        got = engine.aggregate(name, rows_of(m))
+        assert close(got, A.kappa_test(_pairs(m), name)), (m, got)
+        if name == "cohen_kappa_std_error" and m in ZERO_VARIANCE:
+            assert got == 0.0, m
+    nothing = pa.table({"actual": pa.array([None], pa.int64()), "predicted": [1]})
+    assert engine.aggregate(name, nothing) is None
+
+
+def test_binary_tables_agree_with_the_2x2_measures(engine):
+    """Over two classes the k-class standard error and z are the binary_kappa_* ones."""
+    for name in ("std_error", "z_value", "p_value"):
+        needs(engine, f"cohen_kappa_{name}")
+    rng = random.Random(5)
+    for _ in range(3):
+        m = [[rng.randint(1, 9) for _ in range(2)] for _ in range(2)]
+        t = rows_of(m)
+        for name in ("std_error", "z_value", "p_value"):
+            got = engine.aggregate(f"cohen_kappa_{name}", t)
+            assert close(got, engine.aggregate(f"binary_kappa_{name}", t)), (m, name)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_spark_over_labels_counts_the_cells(weighted):
+    """Spark's bounded path (given labels, one of which never occurs) sums the k x k cells it
+    counts: statsmodels on the (weighted) confusion matrix, where an empty class adds nothing."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    pytest.importorskip("pyspark")
+    from mlsql.spark.families.single_label import over_labels
+    from tests.engines.spark_engine import session
+
+    rng = random.Random(13)
+    rows = [(rng.choice("abc"), rng.choice("abcc"), rng.randint(1, 4) / 2) for _ in range(60)]
+    labels = ["a", "b", "c", "d"]
+    w = {"sample_weight": "w"} if weighted else {}
+    df = session().createDataFrame(rows, "a string, p string, w double")
+    got = df.agg(*(over_labels(name, "a", "p", labels, **w) for name in SAS)).first()
+    table = np.zeros((4, 4))
+    for a, p, weight in rows:
+        table[labels.index(a), labels.index(p)] += weight if weighted else 1
+    result = cohens_kappa(table)
+    for name, value in zip(SAS, got, strict=True):
+        assert close(value, float(result[A.KAPPA_RESULTS[name]])), name
