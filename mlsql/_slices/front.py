@@ -400,7 +400,7 @@ def finish(
             req.min_weight is None or weight_of(tuples) >= req.min_weight
         ):
             text = slice_text(req, req.sets[index], key, cuts)
-            parts.append(stats.Slice(text, n_rows, tuples))
+            parts.append(stats.Slice(text, n_rows, tuples, index))
     parts.sort(key=lambda p: p.text)
     return stats.table(
         req.chosen,
