@@ -632,8 +632,9 @@ def test_more_tuples_than_the_bound_give_one_error(monkeypatch: pytest.MonkeyPat
         messages.add(str(err.value))
     assert messages == {
         "slices holds the statistic tuples of every slice in memory, at most 199; mse has more "
-        "here (its tuples are about one per row, in each grouping set and in all the data). "
-        "Slice a sample of the rows, or fewer candidates or depth 1."
+        "here (its tuples are about one per row: its exact resamples need each row's numbers, "
+        "in each grouping set and in all the data). Slice a sample of the rows (the intervals "
+        "are then the sample's), or fewer candidates or depth 1."
     }
     monkeypatch.setattr(front, "MAX_TUPLES", 200)
     for engine in FAST_ENGINES:
