@@ -1028,3 +1028,24 @@ def test_a_slice_and_its_rest_are_one_draw_of_their_grouping_set() -> None:
             list(np.quantile(diffs, [0.05, 0.95]))
         )
     assert sorted(r["slice"] for r in got) == ["lang = 'de'", "lang = 'en'"]
+
+
+@pytest.mark.parametrize(
+    ("actual", "predicted", "measure"), [("y", "yhat", "mae"), ("label", "score", "auc")]
+)
+def test_native_and_portable_draws_give_the_same_table(
+    monkeypatch: pytest.MonkeyPatch, actual: str, predicted: str, measure: str
+) -> None:
+    """The per-row measures draw Poisson(1) by the C kernel or by numpy: the same numbers, so
+    the same table, intervals included (weights too, where some tuples repeat)."""
+    data = simulate_numbers(21, 400)
+    cols = data.to_pydict()
+    for i in range(100):  # repeated tuples: m > 1
+        cols[actual][i], cols[predicted][i] = cols[actual][i % 5], cols[predicted][i % 5]
+    data = pa.table(cols)
+    kwargs: dict[str, Any] = {"depth": 2, "n_resamples": 200, "sample_weight": "w"}
+    native = run_slices("duckdb", data, actual, predicted, ["lang", "length"], measure, **kwargs)
+    monkeypatch.setenv("MLSQL_NATIVE", "0")
+    portable = run_slices("duckdb", data, actual, predicted, ["lang", "length"], measure, **kwargs)
+    assert native == portable
+    assert len(native) > 5
