@@ -8,10 +8,11 @@ The statistics are those :func:`mlsql.bootstrap` resamples, of every kind
 their sorted label sets for the macro and weighted averages, the (actual,
 predicted) cell of one label per row, and the numbers of the regression and
 score measures. A slice and its rest share no row, so the Poisson bootstrap
-resamples them independently: :func:`resample` draws all the data once per
-resample and splits each tuple's draw between the slice and its rest by
-binomial thinning (Poisson splitting: exactly that distribution, as it
-explains), and evaluates the measure on every slice and rest at once
+resamples them independently: :func:`resample` draws the slices of one
+grouping set (which share no row) and what ``min_rows`` left out of them as
+one partition of the data, each slice from its own stream, and a slice's rest
+is the set's draws minus its own (exactly that distribution, as it explains);
+it evaluates the measure on a set's slices and rests at once
 (:func:`mlsql._resample.run.evaluate`). That gives the slice's interval, the
 interval of the difference slice - rest, and its two-sided bootstrap p-value
 (:func:`mlsql._resample.run.bootstrap_p_value`).
@@ -35,8 +36,6 @@ from mlsql._resample import numbers as NUM
 from mlsql._resample import run
 from mlsql._resample.measures import Chosen, stats_kind
 
-#: the statistics kinds of numbers, whose values are checked (finite, 0/1 labels, probabilities)
-NUMBER_KINDS = ("regression", "scores")
 #: a statistic tuple: the measure's statistics, then the tuple's weight (None: unknown)
 Tuple = tuple[Any, ...]
 
@@ -50,18 +49,6 @@ class Slice:
     rows: int
     tuples: Mapping[Tuple, int]
     group: int
-
-
-def rest_of(whole: Mapping[Tuple, int], part: Mapping[Tuple, int]) -> dict[Tuple, int]:
-    """The tuples of ``whole`` minus those of ``part`` (the rest of the data), m > 0 only.
-
-    Examples
-    --------
-    >>> rest_of({(1, 2, 2, 1.0): 5, (0, 1, 1, 1.0): 2}, {(1, 2, 2, 1.0): 3})
-    {(1, 2, 2, 1.0): 2, (0, 1, 1, 1.0): 2}
-    """
-    out = {t: m - part.get(t, 0) for t, m in whole.items()}
-    return {t: m for t, m in out.items() if m > 0}
 
 
 def _values(value: Any, kind: str) -> Any:
