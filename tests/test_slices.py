@@ -632,8 +632,9 @@ def test_more_tuples_than_the_bound_give_one_error(monkeypatch: pytest.MonkeyPat
         messages.add(str(err.value))
     assert messages == {
         "slices holds the statistic tuples of every slice in memory, at most 199; mse has more "
-        "here (its tuples are about one per row, in each grouping set and in all the data). "
-        "Slice a sample of the rows, or fewer candidates or depth 1."
+        "here (its tuples are about one per row: its exact resamples need each row's numbers, "
+        "in each grouping set and in all the data). Slice a sample of the rows (the intervals "
+        "are then the sample's), or fewer candidates or depth 1."
     }
     monkeypatch.setattr(front, "MAX_TUPLES", 200)
     for engine in FAST_ENGINES:
@@ -958,3 +959,93 @@ def test_sql_slices_on_a_database_file_writes_nothing_into_it(tmp_path: Any) -> 
             "SELECT function_name FROM duckdb_functions() WHERE function_name = 'slices'"
         ).fetchall()
     assert names == []
+
+
+def test_a_slice_and_its_rest_are_one_draw_of_their_grouping_set() -> None:
+    """The resamples follow the documented scheme (``mlsql._slices.stats.resample``), by an
+    oracle written from the rows: each slice draws Poisson(m) per distinct (tp, |A|, |P|)
+    from its own stream, what ``min_rows`` left out from the set's, and the rest is the
+    set's draws minus the slice's (the old code drew the rest anew: other numbers)."""
+    import numpy as np
+
+    from mlsql._resample.run import stream
+
+    rng = random.Random(5)
+    langs, actual, predicted = [], [], []
+    for i in range(260):
+        langs.append("de" if i % 2 else "en" if i < 250 else "fr")  # fr: 5 rows, left out
+        a = set(rng.sample(LABELS, rng.randint(1, 3)))
+        p = {x for x in a if rng.random() < 0.7} | set(rng.sample(LABELS, rng.randint(0, 1)))
+        actual.append(sorted(a))
+        predicted.append(sorted(p))
+    data = pa.table({"lang": langs, "actual": actual, "predicted": predicted})
+    n_resamples, seed = 60, 3
+    got = run_slices(
+        "duckdb", data, "actual", "predicted", "lang", "micro_f1",
+        n_resamples=n_resamples, confidence=0.9, seed=seed,
+    )  # fmt: skip
+
+    def tuples(keep: Any) -> dict[tuple[int, int, int, float], int]:
+        out: dict[tuple[int, int, int, float], int] = {}
+        for lang, a, p in zip(langs, actual, predicted, strict=True):
+            if keep(lang):
+                t = (len(set(a) & set(p)), len(set(a)), len(set(p)), 1.0)
+                out[t] = out.get(t, 0) + 1
+        return out
+
+    def f1(draws: Any, keys: list[tuple[int, int, int, float]]) -> Any:
+        stats = np.array([k[:3] for k in keys], dtype=float)
+        tp, n_a, n_p = (draws @ stats).T
+        return 2 * tp / (n_a + n_p)
+
+    left = tuples(lambda lang: lang == "fr")
+    left_keys = sorted(left)
+    left_draws = stream(seed, (0, "rest")).poisson(
+        [left[k] for k in left_keys], (n_resamples, len(left_keys))
+    )
+    sides = {}
+    for lang in ("de", "en"):
+        mine = tuples(lambda x, lang=lang: x == lang)
+        keys = sorted(mine)
+        text = f"lang = '{lang}'"
+        sides[text] = (
+            keys,
+            stream(seed, (text,)).poisson([mine[k] for k in keys], (n_resamples, len(keys))),
+        )
+    every = sorted(tuples(lambda _: True))
+    total = np.zeros((n_resamples, len(every)))
+    spread = [(left_keys, left_draws), *sides.values()]
+    for keys, draws in spread:
+        total[:, [every.index(k) for k in keys]] += draws
+    for row in got:
+        keys, draws = sides[row["slice"]]
+        value = f1(draws, keys)
+        placed = np.zeros_like(total)
+        placed[:, [every.index(k) for k in keys]] = draws
+        diffs = value - f1(total - placed, every)
+        assert [row["low"], row["high"]] == pytest.approx(list(np.quantile(value, [0.05, 0.95])))
+        assert [row["diff_low"], row["diff_high"]] == pytest.approx(
+            list(np.quantile(diffs, [0.05, 0.95]))
+        )
+    assert sorted(r["slice"] for r in got) == ["lang = 'de'", "lang = 'en'"]
+
+
+@pytest.mark.parametrize(
+    ("actual", "predicted", "measure"), [("y", "yhat", "mae"), ("label", "score", "auc")]
+)
+def test_native_and_portable_draws_give_the_same_table(
+    monkeypatch: pytest.MonkeyPatch, actual: str, predicted: str, measure: str
+) -> None:
+    """The per-row measures draw Poisson(1) by the C kernel or by numpy: the same numbers, so
+    the same table, intervals included (weights too, where some tuples repeat)."""
+    data = simulate_numbers(21, 400)
+    cols = data.to_pydict()
+    for i in range(100):  # repeated tuples: m > 1
+        cols[actual][i], cols[predicted][i] = cols[actual][i % 5], cols[predicted][i % 5]
+    data = pa.table(cols)
+    kwargs: dict[str, Any] = {"depth": 2, "n_resamples": 200, "sample_weight": "w"}
+    native = run_slices("duckdb", data, actual, predicted, ["lang", "length"], measure, **kwargs)
+    monkeypatch.setenv("MLSQL_NATIVE", "0")
+    portable = run_slices("duckdb", data, actual, predicted, ["lang", "length"], measure, **kwargs)
+    assert native == portable
+    assert len(native) > 5

@@ -346,7 +346,7 @@ def interval(values: np.ndarray, confidence: float) -> tuple[Any, Any, Any]:
     return float(low), float(high), float(np.std(kept, ddof=1))
 
 
-def _groups(
+def groups(
     rows: Any, n_key: int, chosen: Sequence[Chosen], n_sides: int, func: str
 ) -> Iterator[tuple[Key, list[tuple[dict[str, Any], np.ndarray]], np.ndarray]]:
     """Per group of the statistics table: (its values, per side (columns, tuple weights),
@@ -383,9 +383,9 @@ def bootstrap(
     weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
     out = []
-    groups = list(_groups(rows, n_by, chosen, 1, "bootstrap"))
-    tick = _Ticks(len(groups), n_resamples)
-    for key, ((cols, w),), m in groups:
+    found = list(groups(rows, n_by, chosen, 1, "bootstrap"))
+    tick = _Ticks(len(found), n_resamples)
+    for key, ((cols, w),), m in found:
         values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples, tick)
         for measure, (resamples,) in zip(chosen, values, strict=True):
             (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :], m[None, :])
@@ -476,9 +476,9 @@ def compare(
     with it. Both rows of an id get the same Poisson(1) draw, each times its own weight.
     """
     out = []
-    groups = list(_groups(rows, n_by + 1, chosen, 2, "compare"))
-    tick = _Ticks(len(groups), n_resamples)
-    for key, ((base, w_base), (model, w_model)), m in groups:
+    found = list(groups(rows, n_by + 1, chosen, 2, "compare"))
+    tick = _Ticks(len(found), n_resamples)
+    for key, ((base, w_base), (model, w_model)), m in found:
         values = resampled(
             chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples, tick
         )

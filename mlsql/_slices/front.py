@@ -48,7 +48,9 @@ MIN_ROWS = 30
 #: the most statistic tuples (rows of the grouping-sets scan, over every grouping set and all
 #: the data) a call holds in memory, about 0.5 KB each as Python objects: 1,000,000 is about
 #: 500 MB. The label-set and class measures have a few distinct tuples per slice; the macro
-#: and weighted averages one per distinct pair of label sets; numbers about one per row.
+#: and weighted averages one per distinct pair of label sets; numbers about one per row: their
+#: exact resamples need each row's numbers (a slice's Poisson-weighted sum of errors is no
+#: function of a few sums), so they are bounded by sampling the rows, not by summarizing them.
 MAX_TUPLES = 1_000_000
 
 CANDIDATES_MESSAGE = (
@@ -78,15 +80,16 @@ MEASURE_MESSAGE = (
 TUPLES_MESSAGE = (
     "slices holds the statistic tuples of every slice in memory, at most {most:,}; {measure} "
     "has more here (its tuples are {what}, in each grouping set and in all the data). "
-    "Slice a sample of the rows, or fewer candidates or depth 1."
+    "Slice a sample of the rows (the intervals are then the sample's), or fewer candidates "
+    "or depth 1."
 )
 #: what a measure's statistic tuples are, by kind (for :data:`TUPLES_MESSAGE`)
 TUPLES_WHAT = {
     "label_sets": "the distinct (tp, |A|, |P|, weight)",
     "label_lists": "the distinct pairs of label sets and weight",
     "classes": "the distinct (actual, predicted, weight)",
-    "regression": "about one per row",
-    "scores": "about one per row",
+    "regression": "about one per row: its exact resamples need each row's numbers",
+    "scores": "about one per row: its exact resamples need each row's numbers",
 }
 
 
@@ -401,7 +404,7 @@ def finish(
             req.min_weight is None or weight_of(tuples) >= req.min_weight
         ):
             text = slice_text(req, req.sets[index], key, cuts)
-            parts.append(stats.Slice(text, n_rows, tuples))
+            parts.append(stats.Slice(text, n_rows, tuples, index))
     parts.sort(key=lambda p: p.text)
     return stats.table(
         req.chosen,

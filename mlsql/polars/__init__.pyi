@@ -6572,10 +6572,13 @@ def slices(
 
     Notes
     -----
-    Memory: the statistic tuples of every grouping set and of all the data,
-    as ``mlsql.slices`` says: a few per slice for the label-set and class
-    measures, about one per row for the regression and score measures; a
-    call holds at most a million and says so past that.
+    Memory and time: the statistic tuples of every grouping set and of all
+    the data, as ``mlsql.slices`` says: a few per slice for the label-set and
+    class measures, about one per row for the regression and score measures
+    (their exact resamples need each row's numbers); a call holds at most a
+    million and says so past that (slice a sample of the rows, fewer
+    candidates or depth 1), and resampling numbers costs about rows x slices
+    x ``n_resamples``.
 
     Examples
     --------

@@ -162,7 +162,9 @@ def slices(
         expected_calibration_error). The driver collects the distinct
         statistic tuples of every slice, at most a million (about 500 MB;
         past that it says so): a few per slice for the label-set and class
-        measures, about one per row for the regression and score measures.
+        measures, about one per row for the regression and score measures
+        (their exact resamples need each row's numbers: slice a sample of the
+        rows, fewer candidates or depth 1 past the bound).
     depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
         As ``mlsql.slices`` takes them.
     sample_weight : str or pyspark.sql.Column, optional
