@@ -78,6 +78,11 @@ PARAMETERS = {
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
     "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "
     "from 1 to 100000.",
+    "drop_intermediate": (
+        "`true` drops each threshold whose step in fp and tp from the previous one equals "
+        "its step to the next (scikit-learn's `drop_intermediate=True`, its default); `false` "
+        "(mlsql's default) keeps every distinct score."
+    ),
     "cost_fn": "The cost of a false negative: a finite number.",
     "cost_fp": "The cost of a false positive: a finite number.",
     "correction": (
