@@ -255,6 +255,13 @@ TABLES = {
         "increasing threshold).",
         ("source", "scored", "det_zero_division", "by", "sample_weight"),
     ),
+    "confusion_matrix_at_thresholds": (
+        "One row per (group, label of a score map, distinct score), from the highest: "
+        "threshold, tn, fp, fn, tp predicting positive every row scored >= threshold "
+        "(scikit-learn's counts, which it returns as five arrays; DOUBLE, sums of weights "
+        "when weighted).",
+        ("source", "scored", "by", "sample_weight"),
+    ),
     "calibration_table": (
         "One row per non-empty calibration bin (and group): bin, low, high, count, "
         "mean_score, observed_rate; the bins of expected_calibration_error.",

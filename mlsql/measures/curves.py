@@ -33,6 +33,10 @@ Notes
   scikit-learn refuses data of one class; mlsql trims the same way and the
   undefined rate is ``zero_division``. scikit-learn's ``drop_intermediate``
   of ``det_curve`` (default False) is not offered.
+- ``confusion_matrix_at_thresholds`` gives the counts of each threshold: tn,
+  fp, fn, tp (DOUBLE, sums of weights when weighted), by decreasing threshold
+  as scikit-learn's, which returns them as five arrays; it has no +inf row and
+  no ``zero_division`` (nothing is divided).
 - Each group's first row has threshold +inf, a DOUBLE ``inf``, where nothing
   is predicted positive: scikit-learn's first ROC point (0, 0 at threshold
   inf) and its last precision-recall point (precision 1, recall 0), which
@@ -92,7 +96,10 @@ COLUMNS = {
     "precision_recall_curve": ("threshold", "precision", "recall"),
     "roc_curve": ("threshold", "fpr", "tpr"),
     "det_curve": ("threshold", "fpr", "fnr"),
+    "confusion_matrix_at_thresholds": ("threshold", "tn", "fp", "fn", "tp"),
 }
+#: the tables of counts, without a ratio (no ``zero_division``) nor the +inf point
+COUNTS = ("confusion_matrix_at_thresholds",)
 #: the curves whose table leaves out some points (the engines give each point its neighbours)
 FILTERED = ("roc_curve", "det_curve")
 
@@ -189,8 +196,21 @@ def det_point_kept(
     return ((point.fp > 0) | (following.fp != 0)) & (previous.tp < final_tp)
 
 
+def counts_point_kept(point: CurvePoint) -> E:
+    """Whether a point is in a table of :data:`COUNTS`: a threshold of a score (scikit-learn's
+    ``confusion_matrix_at_thresholds`` has no +inf)."""
+    return point.threshold != float("inf")
+
+
 def values(ops: Any, name: str, s: CurveStats, zero_division: Any) -> dict[str, E]:
     """The value columns of curve ``name`` after its threshold, in output order."""
+    if name in COUNTS:
+        return {
+            "tn": s.n_negative - s.fp,
+            "fp": s.fp,
+            "fn": s.n_positive - s.tp,
+            "tp": s.tp,
+        }
     if name == "precision_recall_curve":
         return {
             "precision": curve_precision(ops, s.tp, s.fp),
@@ -234,4 +254,13 @@ declare(
     " found: threshold, fpr, fnr (scikit-learn's points, reversed).",
     inputs=INPUTS,
     params=(ZD, BY),
+)
+declare(
+    "confusion_matrix_at_thresholds",
+    "table",
+    FAMILY,
+    "One row per (group, label of a score map, distinct score) from the highest: threshold,"
+    " tn, fp, fn, tp predicting positive every row scored >= threshold (scikit-learn's counts).",
+    inputs=INPUTS,
+    params=(BY,),
 )

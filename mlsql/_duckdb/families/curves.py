@@ -127,6 +127,8 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     """
     s = CV.CurveStats(tp=Sql("tp"), fp=Sql("fp"), n_positive=Sql("pos"), n_negative=Sql("neg"))
     columns = CV.values(ops, name, s, Sql("zd"))
+    if name in CV.COUNTS:  # DOUBLE, as Polars and Spark give them (sums of weights or not)
+        columns = {col: Sql(f"CAST({expr} AS DOUBLE)") for col, expr in columns.items()}
     select = ",\n               ".join(f"{expr} AS {col}" for col, expr in columns.items())
     w_name, weight = _row_weight(q, name, weighted)
     outputs = CV.output_columns(name)
@@ -175,7 +177,11 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
         SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
         FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
 {unscored("SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k")}"""
-    checks = f"{q('_mlsql_check_zero_division')}(zero_division, '{name}') AS zd"
+    checks = (
+        "NULL AS zd"
+        if name in CV.COUNTS
+        else f"{q('_mlsql_check_zero_division')}(zero_division, '{name}') AS zd"
+    )
     where = ""
     neighbours = (
         CV.CurvePoint(Sql("prev_t"), Sql("prev_fp"), Sql("prev_tp")),
@@ -187,6 +193,8 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
         where = f"\n        WHERE NOT di OR {CV.roc_point_kept(*neighbours)}"
     elif name == "det_curve":
         where = f"\n        WHERE {CV.det_point_kept(*neighbours, Sql('top'))}"
+    elif name in CV.COUNTS:
+        where = f"\n        WHERE {CV.counts_point_kept(neighbours[1])}"
     return (
         head
         + f"""    thresholds AS (
@@ -239,6 +247,8 @@ def _span(name: str) -> str:
     """Which thresholds curve ``name`` shows, as its macro's description says it."""
     if name == "det_curve":
         return "from the last with no false positive to the first with every positive found"
+    if name in CV.COUNTS:
+        return "from the highest"
     return "+inf first"
 
 
@@ -254,13 +264,13 @@ def _tables(q: Qualify, ops: SqlOps, native: bool) -> list[Macro]:
                 "actual",
                 "score",
                 *(("sample_weight",) if weighted else ()),
-                "zero_division := 0",
+                *(() if name in CV.COUNTS else ("zero_division := 0",)),
                 *((f"{CV.DI.name} := {str(CV.DI.default).lower()}",) if name in CV.DROPS else ()),
                 '"by" := NULL',
             ),
             _curve(q, ops, name, weighted, native),
             f"One row per (group, label of a score map, distinct score), {_span(name)}: "
-            f"{', '.join(CV.COLUMNS[name])} (scikit-learn's points"
+            f"{', '.join(CV.COLUMNS[name])} (scikit-learn's {'counts' if name in CV.COUNTS else 'points'}"
             f"{', each row weighted by sample_weight' if weighted else ''}).",
             table=True,
         )

@@ -372,6 +372,8 @@ def _curve(
     ordered = points.sort([*keys, S], descending=[*(False for _ in keys), True], nulls_last=True)
     if drop_intermediate or func == "det_curve":
         ordered = ordered.filter(_kept(func, keys))
+    elif func in CV.COUNTS:
+        ordered = ordered.filter(CV.counts_point_kept(CV.CurvePoint(pl.col(S), None, None)))
     out = ordered.select(
         *shown,
         pl.col(S).alias("threshold"),
@@ -472,4 +474,31 @@ def det_curve(
     return _curve("det_curve", source, actual, score, zero_division, by, sample_weight)
 
 
-__all__ = ["det_curve", "precision_recall_curve", "roc_curve"]
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (Float64); lazy if ``source`` is; ordered by group, label
+        and descending threshold.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [0, 1, 1, 0], "s": [0.1, 0.5, 0.5, 0.9], "w": [1, 2, 1, 1]})
+    >>> mp.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").rows()
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
+    """,
+)
+def confusion_matrix_at_thresholds(
+    source: Frame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> Frame:
+    return _curve("confusion_matrix_at_thresholds", source, actual, score, 0, by, sample_weight)
+
+
+__all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]

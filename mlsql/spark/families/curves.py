@@ -190,6 +190,8 @@ def _curve(
         # a window function may not stand in a WHERE clause: a column first
         kept = "__mlsql_kept"
         points = points.withColumn(kept, _kept(func, keys)).where(F.col(kept)).drop(kept)
+    elif func in CV.COUNTS:
+        points = points.where(CV.counts_point_kept(CV.CurvePoint(F.col("threshold"), None, None)))
     stats = CV.CurveStats(ref("tp"), ref("fp"), ref("pos"), ref("neg"))
     values = CV.values(TEXT, func, stats, zd)
     doubles = {c: SparkSql(f"CAST({text(e)} AS DOUBLE)") for c, e in values.items()}
@@ -317,4 +319,31 @@ def det_curve(
     return _curve("det_curve", source, actual, score, zero_division, by, sample_weight)
 
 
-__all__ = ["det_curve", "precision_recall_curve", "roc_curve"]
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (DOUBLE); ordered by group, label and descending threshold.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0, 0.1, 1), (1, 0.5, 2), (1, 0.5, 1), (0, 0.9, 1)], "y int, s double, w int")
+    >>> [tuple(r) for r in ms.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").collect()]
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
+    """,
+)
+def confusion_matrix_at_thresholds(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    return _curve("confusion_matrix_at_thresholds", source, actual, score, 0, by, sample_weight)
+
+
+__all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]
