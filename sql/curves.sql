@@ -413,3 +413,123 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, "by
         FROM points CROSS JOIN params
         WHERE (((fp > 0) OR (next_fp <> 0)) AND (prev_tp < top)))
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC);
+
+-- confusion_matrix_at_thresholds(source, actual, score, "by"): One row per (group, label of a score map, distinct score), from the highest: threshold, tn, fp, fn, tp (scikit-learn's counts).
+-- confusion_matrix_at_thresholds(source, actual, score, sample_weight, "by"): One row per (group, label of a score map, distinct score), from the highest: threshold, tn, fp, fn, tp (scikit-learn's counts, each row weighted by sample_weight).
+CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "by" := NULL) AS TABLE 
+    (WITH known AS NOT MATERIALIZED (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'confusion_matrix_at_thresholds') AS cells, w
+        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix_at_thresholds' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || CASE WHEN system.main.len(CAST(n AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(n AS VARCHAR[]), 'string_agg', ', ') END || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
+    known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
+    steps AS (
+        SELECT g, c.k AS k, c.s AS s, system.main.sum(c.y * w) AS hits, system.main.sum(w) AS n, system.main.count(*) AS m
+        FROM (SELECT g, w, system.main.unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n
+        FROM (SELECT g, k, system.main.sum(n) AS n, system.main.sum(m) AS m FROM steps GROUP BY g, k) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.m > per_label.m),
+    thresholds AS (
+        SELECT g, k, s, system.main.sum(hits) AS hits, system.main.sum(n) AS n
+        FROM (SELECT g, k, s, hits, n FROM steps
+              UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
+    cumulative AS (
+        SELECT g, k, s AS threshold,
+               system.main.sum(hits) OVER w AS tp, system.main.sum(n - hits) OVER w AS fp,
+               system.main.sum(hits) OVER (PARTITION BY g, k) AS pos,
+               system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
+        FROM thresholds
+        WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    points AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
+    params AS (SELECT NULL AS zd)
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), system.main.unnest(k), threshold,
+               CAST((neg - fp) AS DOUBLE) AS tn,
+               CAST(fp AS DOUBLE) AS fp,
+               CAST((pos - tp) AS DOUBLE) AS fn,
+               CAST(tp AS DOUBLE) AS tp,
+               g AS __mlsql_g, k AS __mlsql_k
+        FROM points CROSS JOIN params
+        WHERE (threshold <> 'inf'::DOUBLE))
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
+    (source, actual, score, sample_weight, "by" := NULL) AS TABLE 
+    (WITH known AS NOT MATERIALIZED (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'confusion_matrix_at_thresholds') AS cells, w
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix_at_thresholds') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix_at_thresholds' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || CASE WHEN system.main.len(CAST(n AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(n AS VARCHAR[]), 'string_agg', ', ') END || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
+        WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
+    known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
+    steps AS (
+        SELECT g, c.k AS k, c.s AS s, system.main.sum(c.y * w) AS hits, system.main.sum(w) AS n, system.main.count(*) AS m
+        FROM (SELECT g, w, system.main.unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n
+        FROM (SELECT g, k, system.main.sum(n) AS n, system.main.sum(m) AS m FROM steps GROUP BY g, k) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.m > per_label.m),
+    thresholds AS (
+        SELECT g, k, s, system.main.sum(hits) AS hits, system.main.sum(n) AS n
+        FROM (SELECT g, k, s, hits, n FROM steps
+              UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
+    cumulative AS (
+        SELECT g, k, s AS threshold,
+               system.main.sum(hits) OVER w AS tp, system.main.sum(n - hits) OVER w AS fp,
+               system.main.sum(hits) OVER (PARTITION BY g, k) AS pos,
+               system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
+        FROM thresholds
+        WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    points AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
+    params AS (SELECT NULL AS zd)
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), system.main.unnest(k), threshold,
+               CAST((neg - fp) AS DOUBLE) AS tn,
+               CAST(fp AS DOUBLE) AS fp,
+               CAST((pos - tp) AS DOUBLE) AS fn,
+               CAST(tp AS DOUBLE) AS tp,
+               g AS __mlsql_g, k AS __mlsql_k
+        FROM points CROSS JOIN params
+        WHERE (threshold <> 'inf'::DOUBLE))
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC);

@@ -74,6 +74,7 @@ __all__ = [
     "cohen_kappa_score",
     "compare",
     "confusion_matrix",
+    "confusion_matrix_at_thresholds",
     "confusion_matrix_wide",
     "cost_error",
     "cov",
@@ -2383,6 +2384,47 @@ def confusion_matrix(
     >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
     >>> mp.confusion_matrix(df, "a", "p").rows()
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
+    """
+
+def confusion_matrix_at_thresholds(
+    source: _Frame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> _Frame:
+    """One row per (group, label of a score map, distinct score), from the highest: threshold, tn, fp, fn, tp predicting positive every row scored >= threshold (scikit-learn's counts, which it returns as five arrays; DOUBLE, sums of weights when weighted).
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    by : str or sequence of str, optional
+        Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (Float64); lazy if ``source`` is; ordered by group, label
+        and descending threshold.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [0, 1, 1, 0], "s": [0.1, 0.5, 0.5, 0.9], "w": [1, 2, 1, 1]})
+    >>> mp.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").rows()
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
     """
 
 def confusion_matrix_wide(

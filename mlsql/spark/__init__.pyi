@@ -72,6 +72,7 @@ __all__ = [
     "cohen_kappa_score",
     "compare",
     "confusion_matrix",
+    "confusion_matrix_at_thresholds",
     "confusion_matrix_wide",
     "cost_error",
     "cost_map",
@@ -2439,6 +2440,47 @@ def confusion_matrix(
     >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
     >>> [tuple(r) for r in ms.confusion_matrix(df, "a", "p").collect()]
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
+    """
+
+def confusion_matrix_at_thresholds(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    """One row per (group, label of a score map, distinct score), from the highest: threshold, tn, fp, fn, tp predicting positive every row scored >= threshold (scikit-learn's counts, which it returns as five arrays; DOUBLE, sums of weights when weighted).
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    by : str or sequence of str, optional
+        Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (DOUBLE); ordered by group, label and descending threshold.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0, 0.1, 1), (1, 0.5, 2), (1, 0.5, 1), (0, 0.9, 1)], "y int, s double, w int")
+    >>> [tuple(r) for r in ms.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").collect()]
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
     """
 
 def confusion_matrix_wide(
