@@ -10,6 +10,10 @@
  * tuples; each label sums its cells in that order from 0, as numpy.add.at does in the
  * portable code.
  *
+ * mlsql_label_sums_whole: the same sums where the weights are whole numbers (Poisson draws of
+ * an unweighted call) and each (tuple, label) cell comes once, in 32-bit integers: exact, so the
+ * same numbers, with half the memory traffic.
+ *
  * mlsql_poisson_one: Poisson(1) by the inverse CDF of uniforms from a generator's raw 64 bits:
  * a table of the 4096 top-12-bit cells (a value, or -1 where a cell straddles a step of the
  * CDF, then searched as searchsorted(cdf, u, 'right') with u = (raw >> 11) / 2^53).
@@ -25,7 +29,7 @@
 #define MLSQL_EXPORT __attribute__((visibility("default")))
 #endif
 
-MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 4; }
+MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 5; }
 
 /* resamples summed in one pass over the cells (the cells are read once per block) */
 #define MLSQL_BLOCK 8
@@ -78,6 +82,71 @@ MLSQL_EXPORT int64_t mlsql_label_sums(const double *w, int64_t n_resamples, int6
         for (int64_t c = 0; c < n_cells; c++) o[cell_label[c]] += row[cell_tuple[c]];
     }
     return 0;
+}
+
+/* mlsql_label_sums where every weight is a whole number and a (tuple, label) cell comes at
+   most once: the same blocks and tiles, the weights and sums as 32-bit unsigned integers (half
+   the bytes of doubles: a cell's add reads and writes half a cache line). Each sum is then of
+   whole numbers below 2^32, so exact, and the same double as mlsql_label_sums adds. Returns 0;
+   -2 where a weight is not a whole number in [0, 2^31) or a resample's weights of the tuples
+   read add up to 2^32 or more (a sum could wrap: the caller sums in doubles instead; out is
+   then undefined); -1 where its scratch cannot be had. */
+MLSQL_EXPORT int64_t mlsql_label_sums_whole(const double *w, int64_t n_resamples, int64_t n_tuples,
+                                            const int64_t *cell_tuple, const int64_t *cell_label,
+                                            int64_t n_cells, double *out, int64_t n_labels) {
+    uint32_t *acc =
+        malloc((size_t)(n_labels > 0 ? n_labels : 1) * MLSQL_BLOCK * sizeof(uint32_t));
+    uint32_t *tile = malloc((size_t)MLSQL_TILE * MLSQL_BLOCK * sizeof(uint32_t));
+    if (!acc || !tile) {
+        free(acc);
+        free(tile);
+        return -1;
+    }
+    int64_t status = 0;
+    for (int64_t r = 0; r < n_resamples && status == 0; r += MLSQL_BLOCK) {
+        const int nb = n_resamples - r < MLSQL_BLOCK ? (int)(n_resamples - r) : MLSQL_BLOCK;
+        const double *row = w + r * n_tuples;
+        uint64_t total[MLSQL_BLOCK] = {0};
+        int bad = 0;
+        memset(acc, 0, (size_t)n_labels * MLSQL_BLOCK * sizeof(uint32_t));
+        if (nb < MLSQL_BLOCK) memset(tile, 0, (size_t)MLSQL_TILE * MLSQL_BLOCK * sizeof(uint32_t));
+        int64_t c = 0;
+        for (int64_t t0 = 0; t0 < n_tuples && c < n_cells; t0 += MLSQL_TILE) {
+            int64_t t1 = t0 + MLSQL_TILE < n_tuples ? t0 + MLSQL_TILE : n_tuples;
+            if (cell_tuple[c] >= t1) continue;
+            for (int b = 0; b < nb; b++) {
+                const double *x = row + b * n_tuples;
+                uint64_t sum = 0;
+                for (int64_t t = t0; t < t1; t++) {
+                    double v = x[t];
+                    int ok = v >= 0.0 && v < 2147483648.0; /* false for NaN */
+                    uint32_t k = ok ? (uint32_t)v : 0u;
+                    bad |= !ok | ((double)k != v);
+                    sum += k;
+                    tile[(t - t0) * MLSQL_BLOCK + b] = k;
+                }
+                total[b] += sum;
+            }
+            for (int b = 0; b < nb; b++) bad |= total[b] > UINT32_MAX;
+            if (bad) break;
+            for (; c < n_cells && cell_tuple[c] < t1; c++) {
+                const uint32_t *x = tile + (cell_tuple[c] - t0) * MLSQL_BLOCK;
+                uint32_t *y = acc + cell_label[c] * MLSQL_BLOCK;
+                for (int b = 0; b < MLSQL_BLOCK; b++) y[b] += x[b];
+            }
+        }
+        if (bad) {
+            status = -2;
+            break;
+        }
+        for (int b = 0; b < nb; b++) {
+            double *o = out + (r + b) * n_labels;
+            for (int64_t l = 0; l < n_labels; l++) o[l] = (double)acc[l * MLSQL_BLOCK + b];
+        }
+    }
+    free(acc);
+    free(tile);
+    return status;
 }
 
 /* Poisson(1) of 64 raw bits: the table's value of the top 12 bits, else searched */

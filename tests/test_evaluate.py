@@ -281,6 +281,105 @@ def test_spark_evaluates_regression_from_grouped_sums_not_rows():
         assert abs(r["estimate"] - want) <= 1e-12 * abs(want), (r, want)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_duckdb_evaluates_regression_from_grouped_sums_not_rows(weighted):
+    """DuckDB's ``evaluate`` of the regression measures runs grouped passes, as Spark's: no
+    aggregate of its plan holds a group's values (a ``list``), and the centred sums stay exact
+    far from zero (values near 1e12, against exact fractions; every weight 1)."""
+    import mlsql
+    from mlsql._duckdb.evaluate import evaluate_sql
+    from mlsql._evaluate import front as EV
+
+    table = _far_from_zero().append_column("c", pa.array([1.0] * 80))
+    weight = "c" if weighted else None
+    asked = ["r2", "rse", "rae", "micro_f1"][:3]
+    con = mlsql.connect()
+    con.register("t", table)
+    req = EV.request(table.column_names, "y", "p", asked, "g", weight)
+    plan = "\n".join(
+        r[-1] for r in con.execute("EXPLAIN " + evaluate_sql(req, "FROM t", "y", "p")).fetchall()
+    )
+    held = re.findall(r"\b(list|array_agg|histogram)\(", plan)
+    assert not held, plan
+    out = mlsql.evaluate(table, "y", "p", asked, by="g", sample_weight=weight, con=con)
+    for g, measure, estimate in out.fetchall():
+        group = [row for row in table.to_pylist() if row["g"] == g]
+        want = float(_exact_regression(group)[measure])
+        assert abs(estimate - want) <= 1e-12 * abs(want), (g, measure, estimate, want)
+
+
+@pytest.mark.long
+def test_duckdb_regression_passes_read_one_rounding_of_each_mean():
+    """At a million rows per group DuckDB's parallel ``avg`` rounds differently from one run
+    to the next: a pass that computed a group's mean again (rae's shift, from rows joined to
+    their means) summed |d - c| against another rounding, off by 1e-6 relative. Each mean is
+    computed once. Values near 1e12 (eighths) against exact integer sums."""
+    import mlsql
+
+    con = mlsql.connect()
+    n = 4_000_000
+    con.execute(
+        "CREATE TABLE t AS SELECT (i % 2) AS g, (hash(i) % 1000)::BIGINT AS ky, "
+        f"(hash(i + 7) % 1000)::BIGINT AS kp FROM range({n}) r(i)"
+    )
+    con.execute("CREATE VIEW v AS SELECT g, 1e12 + ky / 8.0 AS y, 1e12 + kp / 8.0 AS p FROM t")
+    got = mlsql.evaluate("v", "y", "p", ["rae", "r2"], by="g", con=con).fetchall()
+    for g in (0, 1):
+        ky, kp = zip(*con.execute("SELECT ky, kp FROM t WHERE g = ?", [g]).fetchall(), strict=True)
+        m, total = len(ky), sum(ky)
+        sae = sum(abs(a - b) for a, b in zip(ky, kp, strict=True))
+        sad = Fraction(sum(abs(m * a - total) for a in ky), m)
+        sse = sum((a - b) ** 2 for a, b in zip(ky, kp, strict=True))
+        sst = Fraction(sum((m * a - total) ** 2 for a in ky), m * m)
+        want = {"rae": float(sae / sad), "r2": float(1 - sse / sst)}
+        for group, measure, estimate in got:
+            if group == g:
+                assert abs(estimate - want[measure]) <= 1e-12 * abs(want[measure]), (g, measure)
+
+
+@pytest.mark.long
+def test_spark_regression_passes_sum_exactly_at_a_million_rows_per_group():
+    """The passes' centred sums are exact sums (``exact_sum``): a DOUBLE ``sum`` of them put
+    r2 and explained variance 4e-11 off at 1.25M rows per group near 1e12. Values near 1e12
+    (eighths, from hashes of the row number), against exact integer sums."""
+    from pyspark.sql import functions as F
+
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import session
+
+    ids = session().range(2_500_000)
+    keys = ids.select(
+        (F.col("id") % 2).alias("g"),
+        (F.abs(F.hash("id")) % 1000).cast("long").alias("ky"),
+        (F.abs(F.hash(F.col("id") + 7)) % 1000).cast("long").alias("kp"),
+    )
+    df = keys.select(
+        "g",
+        (F.lit(1e12) + F.col("ky") / 8.0).alias("y"),
+        (F.lit(1e12) + F.col("kp") / 8.0).alias("p"),
+    )
+    out = ms.evaluate(df, "y", "p", ["r2", "explained_variance", "rae"], by="g").collect()
+    got = {(r["g"], r["measure"]): r["estimate"] for r in out}
+    rows = keys.collect()
+    for g in (0, 1):
+        ky = [r[1] for r in rows if r[0] == g]
+        kp = [r[2] for r in rows if r[0] == g]
+        m, total = len(ky), sum(ky)
+        sse = sum((a - b) ** 2 for a, b in zip(ky, kp, strict=True))
+        sst = Fraction(sum((m * a - total) ** 2 for a in ky), m * m)
+        sae = sum(abs(a - b) for a, b in zip(ky, kp, strict=True))
+        sad = Fraction(sum(abs(m * a - total) for a in ky), m)
+        err = [a - b for a, b in zip(ky, kp, strict=True)]
+        var_err = Fraction(sum((m * e - sum(err)) ** 2 for e in err), m * m * m)
+        want = {
+            "r2": float(1 - sse / sst),
+            "explained_variance": float(1 - var_err / (sst / m)),
+            "rae": float(sae / sad),
+        }
+        for measure, value in want.items():
+            assert abs(got[(g, measure)] - value) <= 1e-12 * abs(value), (g, measure, got, value)
+
+
 def test_spark_regression_passes_broadcast_no_hash_relation():
     """The grouped passes join the rows to their group's means without a broadcast hash
     relation: Spark sizes its first page by the heap (16-64 MB however few the groups) and

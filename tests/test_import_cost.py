@@ -59,7 +59,8 @@ import mlsql
 con = mlsql.connect()
 assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == 2 / 3
 loaded = sorted(m for m in sys.modules if m.startswith("mlsql._duckdb.families"))
-print("mlsql._duckdb.library" in sys.modules, "numpy" in sys.modules, len(loaded))
+registry = "mlsql.measures" in sys.modules
+print("mlsql._duckdb.library" in sys.modules, "numpy" in sys.modules, registry, len(loaded))
 """
 
 
@@ -82,5 +83,5 @@ def test_connect_with_the_library_stored_builds_none_of_it(tmp_path):
     for done in runs:
         assert done.returncode == 0, done.stderr
     assert runs[0].stdout.split()[0] == "True"  # the first run built it
-    built, _numpy, families = runs[1].stdout.split()
-    assert (built, families) == ("False", "0")
+    built, _numpy, registry, families = runs[1].stdout.split()
+    assert (built, registry, families) == ("False", "False", "0")

@@ -27,6 +27,8 @@ from mlsql._resample import labels as LL
 from mlsql._resample import native as NATIVE
 from mlsql._resample import numbers as NUM
 
+ROOT = Path(__file__).resolve().parents[1]
+
 needs_native = pytest.mark.skipif(NATIVE.kernels() is None, reason="resample kernels not built")
 
 
@@ -88,6 +90,165 @@ def test_per_label_sums_native_equal_portable_and_oracle(
         assert counts.tolist() == _oracle_sums(w, pairs, n_labels)
 
 
+def _random_side(rng: np.random.Generator, n_tuples: int, n_labels: int) -> LL.Side:
+    """A side of ``n_tuples`` tuples of 3 actual and 3 predicted labels, some lists NULL."""
+    actual, predicted = (
+        LL.Lists(
+            np.argsort(rng.random((n_tuples, n_labels)))[:, :3].ravel(), np.full(n_tuples, 3), valid
+        )
+        for valid in (rng.random(n_tuples) > 0.1, rng.random(n_tuples) > 0.1)
+    )
+    return LL.side_cells(actual, predicted, list(range(n_labels)))
+
+
+@needs_native
+@pytest.mark.parametrize("n_resamples", [1, 7, 8, 9, 20])
+@pytest.mark.parametrize("n_tuples", [1, 2048, 2049, 5000])
+def test_whole_number_sums_are_the_double_sums_and_the_oracle(
+    monkeypatch: pytest.MonkeyPatch, n_resamples: int, n_tuples: int
+) -> None:
+    """Distinct cells under whole-number weights (an unweighted call's draws) are summed as
+    integers: the same numbers as the double sums, the portable path and the oracle."""
+    rng = np.random.default_rng(n_tuples + n_resamples)
+    n_labels = 13
+    keys = np.unique(rng.integers(0, n_tuples, 3000) * n_labels + rng.integers(0, n_labels, 3000))
+    t, c = keys // n_labels, keys % n_labels
+    w = rng.poisson(1.5, (n_resamples, n_tuples)).astype(float)
+    w[:, 0] = 40  # whole numbers above a Poisson(1)'s
+    lib = NATIVE.kernels()
+    out = np.full((n_resamples, n_labels), np.nan)
+    tuples, labels = np.ascontiguousarray(t), np.ascontiguousarray(c)
+    args = (w, n_resamples, n_tuples, tuples, labels, len(t), out, n_labels)
+    assert lib.mlsql_label_sums_whole(*args) == 0  # the integer sums were taken
+    pairs = [(int(a), int(b)) for a, b in zip(t, c, strict=True)]
+    assert out.tolist() == _oracle_sums(w, pairs, n_labels)
+    cells = LL.Cells.of(t, c, distinct=True)
+    native, portable = _both(monkeypatch, lambda: LL.per_label(w, cells, n_labels))
+    assert native.tolist() == portable.tolist() == out.tolist()
+
+
+@needs_native
+@pytest.mark.parametrize("bad", [0.5, -1.0, float("nan"), float("inf"), 2.0**31, 2.0**31 - 1])
+def test_whole_number_sums_fall_back_to_doubles(
+    monkeypatch: pytest.MonkeyPatch, bad: float
+) -> None:
+    """A weight that is not a whole number in [0, 2^31), or a resample's weights adding up to
+    2^32 or more (a sum could wrap), are summed in doubles: the oracle's numbers."""
+    n_tuples, n_labels = 3000, 4
+    t = np.repeat(np.arange(n_tuples), 2)
+    c = np.tile([0, 3], n_tuples)
+    w = np.ones((9, n_tuples))
+    w[4, 2500:] = bad  # in the second tile, after whole numbers
+    lib = NATIVE.kernels()
+    out = np.empty((9, n_labels))
+    args = (w, 9, n_tuples, np.ascontiguousarray(t), np.ascontiguousarray(c), len(t), out, n_labels)
+    assert lib.mlsql_label_sums_whole(*args) == -2
+    cells = LL.Cells.of(t, c, distinct=True)
+    native, portable = _both(monkeypatch, lambda: LL.per_label(w, cells, n_labels))
+    expected = _oracle_sums(w, list(zip(t.tolist(), c.tolist(), strict=True)), n_labels)
+    assert np.array_equal(native, np.array(expected), equal_nan=True)
+    assert np.array_equal(portable, native, equal_nan=True)
+
+
+def test_side_cells_come_in_tuple_order_and_are_the_sets_cells() -> None:
+    """One sort gives a side's tp, fp, fn and known cells side by side, tuples ascending."""
+    rng = np.random.default_rng(3)
+    n_tuples, n_labels = 400, 9
+    side = _random_side(rng, n_tuples, n_labels)
+    tuples, labels = side.joined[None].by_tuple
+    assert np.all(np.diff(tuples) >= 0)
+    assert side.joined[None].distinct
+    tp, fp, fn, n = side.cells(None)
+    assert n == n_labels
+    got = sorted(zip(tuples.tolist(), labels.tolist(), strict=True))
+    expected = sorted(
+        [(int(t), int(label)) for t, label in zip(tp.tuples, tp.label_of_cells(), strict=True)]
+        + [
+            (int(t), n + int(label))
+            for t, label in zip(fp.tuples, fp.label_of_cells(), strict=True)
+        ]
+        + [
+            (int(t), 2 * n + int(label))
+            for t, label in zip(fn.tuples, fn.label_of_cells(), strict=True)
+        ]
+        + [(int(t), 3 * n) for t in np.flatnonzero(side.known)]
+    )
+    assert got == expected
+    assert side.row_tp.tolist() == np.bincount(tp.tuples, minlength=n_tuples).tolist()
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_pair_of_unweighted_sides_is_summed_in_one_pass(
+    monkeypatch: pytest.MonkeyPatch, native: bool
+) -> None:
+    """Both sides of a compare's group read the same draws: one per_label call per batch
+    gives each side the numbers of its own call."""
+    if native and NATIVE.kernels() is None:
+        pytest.skip("resample kernels not built")
+    if not native:
+        monkeypatch.setenv("MLSQL_NATIVE", "0")
+    rng = np.random.default_rng(8)
+    sides = [_random_side(rng, 300, 11) for _ in range(2)]
+    w = rng.poisson(1.0, (10, 300)).astype(float)
+    alone = [s.counts(w, None) for s in sides] + [s.counts(w, ["x", 3, 0]) for s in sides]
+    calls = []
+    per_label = LL.per_label
+    monkeypatch.setattr(LL, "per_label", lambda *a: calls.append(1) or per_label(*a))
+    pair = LL.Pair(sides)
+    together = [pair.counts(s, w, None) for s in sides] + [
+        pair.counts(s, w, ["x", 3, 0]) for s in sides
+    ]
+    assert len(calls) == 2  # one per set of labels, not one per side
+    for (known, counts), (known_, counts_) in zip(alone, together, strict=True):
+        assert known.tolist() == known_.tolist()
+        assert [c.tolist() for c in counts] == [c.tolist() for c in counts_]
+    other = w * 2  # other weights: made again, for the side that asks
+    assert (
+        pair.counts(sides[1], other, None)[0].tolist() == sides[1].counts(other, None)[0].tolist()
+    )
+
+
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("m", [[1.0] * 30, [1.0, 3.0, 1.0, 0.5, 1.0, 1.0, 2.0, 1.0]])
+def test_draws_into_a_buffer_are_the_fresh_draws(
+    monkeypatch: pytest.MonkeyPatch, native: bool, m: list[float]
+) -> None:
+    if native and NATIVE.kernels() is None:
+        pytest.skip("resample kernels not built")
+    if not native:
+        monkeypatch.setenv("MLSQL_NATIVE", "0")
+    m_ = np.array(m)
+    fresh = NUM.draw(np.random.default_rng(4), m_, 50)
+    buffer = np.full((60, len(m)), -1.0)
+    into = NUM.draw(np.random.default_rng(4), m_, 50, buffer[:50])
+    assert np.shares_memory(into, buffer) and into.tolist() == fresh.tolist()
+    assert (buffer[50:] == -1).all()
+    one = m_ == 1  # the m = 1 columns: the inverse CDF of the stream's first uniforms
+    u = np.random.default_rng(4).random((50, int(one.sum())))
+    assert into[:, one].tolist() == [[_oracle_poisson(x) for x in row] for row in u.tolist()]
+
+
+def test_compare_of_label_lists_leaves_arrows_query_engine_unimported() -> None:
+    """The models' id counts need no Arrow group_by (it imports Arrow's query engine, acero)."""
+    script = (
+        "import sys, pyarrow as pa, mlsql\n"
+        "rows = pa.table({'id': [1, 2, 1, 2], 'model': ['A', 'A', 'B', 'B'],\n"
+        "    'actual': [['x'], ['y']] * 2, 'predicted': [['x'], ['x'], ['y'], ['y']]})\n"
+        "out = mlsql.compare(rows, 'actual', 'predicted', ['macro_f1'], n_resamples=20)\n"
+        "assert out.fetchall()[0][:2] == ('B', 'macro_f1')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pyarrow.acero')))\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "[]"
+
+
 def _oracle_poisson(u: float) -> int:
     cdf = list(np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(30)]))
     return bisect.bisect_right(cdf, u)
@@ -133,7 +294,6 @@ def test_native_draws_leave_the_stream_where_the_portable_ones_do(
 
 
 # ---------------------------------------------------------------- under AddressSanitizer
-ROOT = Path(__file__).resolve().parents[1]
 
 #: the kernels of a sanitized build (its folder: argv[1]) against the portable code, on shapes
 #: at the edges of their blocks and tiles (one tuple, a tile and one, fewer resamples than a
@@ -164,6 +324,11 @@ for n_tuples, n_labels, n_cells, n_resamples in shapes:
     cells = LL.Cells.of(keys // n_labels, keys % n_labels)
     w = rng.poisson(1.0, (n_resamples, n_tuples)) * rng.random(n_tuples)
     native, portable = both(lambda: LL.per_label(w, cells, n_labels))
+    assert native.tolist() == portable.tolist(), (n_tuples, n_labels, n_cells, n_resamples)
+    # the integer sums: whole-number weights over distinct cells
+    whole = LL.Cells.of(keys // n_labels, keys % n_labels, distinct=True)
+    draws = rng.poisson(1.0, (n_resamples, n_tuples)).astype(float)
+    native, portable = both(lambda: LL.per_label(draws, whole, n_labels))
     assert native.tolist() == portable.tolist(), (n_tuples, n_labels, n_cells, n_resamples)
 for m in ([1.0] * 3, [1.0, 4.0, 1.0, 0.5], [2.0, 3.0], []):
     for n in (1, 7, 33):

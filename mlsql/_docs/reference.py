@@ -17,6 +17,7 @@ from typing import Any
 
 from mlsql._docs import examples as E
 from mlsql._docs.formulas import docstring, formulas_of
+from mlsql._docs.peers import cell_text, peers_of
 from mlsql._registry import ENGINES, KINDS, Measure, measures
 
 GENERATED = "<!-- Generated from the registry by `python -m mlsql._docs generate`: do not edit. -->"
@@ -232,6 +233,8 @@ def section(m: Measure, con: Any) -> str:
     out.append(f"*{m.kind}*: {KINDS[m.kind]}. Inputs: {', '.join(f'`{i}`' for i in m.inputs)}.")
     if m.aliases:
         out += ["", "Aliases: " + ", ".join(f"`{a}`" for a in m.aliases) + "."]
+    found = peers_of(m.name)
+    out += ["", "Peers: " + ("; ".join(p.markdown() for p in found) if found else "none") + "."]
     names = formulas_of(m)
     if names:
         out += ["", "**Formula**", ""]
@@ -289,8 +292,8 @@ def family_page(family: str, con: Any) -> str:
     out = [GENERATED, "", f"# {title(family)}", "", intro, "", "## Functions", ""]
     out.append(
         table(
-            ["function", "kind", "summary"],
-            ([f"[`{m.name}`](#{m.name})", m.kind, m.summary] for m in ms),
+            ["function", "kind", "summary", "peers"],
+            ([f"[`{m.name}`](#{m.name})", m.kind, m.summary, cell_text(m.name)] for m in ms),
         )
     )
     out += [
@@ -310,7 +313,11 @@ def index_page() -> str:
     out.append(
         "One page per family of measures, generated from the registry "
         "(`mlsql/_registry.py`, `mlsql/measures/`). The same names, parameters and "
-        "numbers in DuckDB SQL, Polars and Spark."
+        "numbers in DuckDB SQL, Polars and Spark. The *peers* column names the functions "
+        "of scikit-learn, statsmodels, SciPy, Spark MLlib, torchmetrics, ranx, trec_eval "
+        "and Hivemall that give the same number, within the conventions each function's "
+        "notes state (where a peer raises an error or gives NaN, mlsql applies "
+        "`zero_division`); a dash: no peer has it."
     )
     out += ["", "## Families", ""]
     out += [
@@ -321,8 +328,8 @@ def index_page() -> str:
     for m in measures():
         link = f"[`{m.name}`]({page_name(m.family)}#{m.name})"
         aliases = ", ".join(f"`{a}`" for a in m.aliases)
-        rows.append([link, aliases, title(m.family), m.kind])
-    out.append(table(["function", "aliases", "family", "kind"], rows))
+        rows.append([link, aliases, title(m.family), m.kind, cell_text(m.name)])
+    out.append(table(["function", "aliases", "family", "kind", "peers"], rows))
     out += ["", "## Not in every engine", "", gaps(), ""]
     return "\n".join(out)
 

@@ -4,7 +4,9 @@ The source is read as ``bootstrap`` reads it (:func:`mlsql._duckdb.resample._sou
 a table or view name, a query, a path, a relation or a DataFrame); the checks and
 messages are :mod:`mlsql._evaluate.front`'s. Memory is DuckDB's for the measures'
 aggregates: each holds per group what its macro holds (counts for the set and class
-measures; the rows' values for the sort-based AUC, AP and the medians). The per-label
+measures; the rows' values for the sort-based AUC, AP and the medians). The regression
+measures, whose macros hold each group's values until its mean is known, run instead as
+grouped passes (:mod:`mlsql._duckdb.evaluate_regression`): a few numbers per group. The per-label
 averages of label lists (macro_*, weighted_*, ...) are their aggregate macros, two levels
 in one: per (group, label) counts, then the registry's per-label formulas averaged; on
 ``mlsql.connect()`` the counts come from the native per-label aggregate (groups x labels),
@@ -18,6 +20,7 @@ from typing import Any
 
 import duckdb
 
+from mlsql._duckdb import evaluate_regression as ER
 from mlsql._duckdb.families.evaluate import by_position
 from mlsql._evaluate import front as EV
 from mlsql._sqlexpr import Sql, lit, quote_ident
@@ -65,12 +68,27 @@ def evaluate_sql(
     weight = None
     if req.sample_weight is not None:  # checked once, in messages of evaluate
         weight = f"_mlsql_weight({quote_ident(req.sample_weight)}, {lit(EV.FUNC)})"
+    regression = [(i, item) for i, item in enumerate(req.items) if ER.applies(item)]
+    ctes: list[str] = []
+    if regression:  # the passes read the source several times: its parameters bind once
+        ctes.append(f"__mlsql_src AS NOT MATERIALIZED (SELECT * {clause})")
+        clause = "FROM __mlsql_src"
     values = [
         f"{call_sql(item, names, weight, by_position(item.name))} AS __mlsql_v{i}"
         for i, item in enumerate(req.items)
+        if not ER.applies(item)
     ]
     group_by = f" GROUP BY {', '.join(groups)}" if groups else ""
-    wide = f"SELECT {', '.join([*groups, *values])} {clause}{group_by}"
+    wide = f"SELECT {', '.join([*groups, *values] or ['count(*) AS __mlsql_n'])} {clause}{group_by}"
+    if regression:  # grouped passes (memory per group, not per row), joined to the rest
+        more, passes = ER.values_sql(regression, clause, actual, predicted, groups, weight)
+        ctes += more
+        picked = ", ".join(["w.*", *(f"x.__mlsql_v{i}" for i, _ in regression)])
+        if groups:
+            on = " AND ".join(f"w.{g} IS NOT DISTINCT FROM x.{g}" for g in groups)
+            wide = f"SELECT {picked} FROM ({wide}) AS w JOIN ({passes}) AS x ON {on}"
+        else:
+            wide = f"SELECT {picked} FROM ({wide}) AS w CROSS JOIN ({passes}) AS x"
     unpacked = (
         "unnest(list_value("
         + ", ".join(
@@ -82,8 +100,9 @@ def evaluate_sql(
     )
     order = ", ".join([*(f"{g} NULLS FIRST" for g in groups), "__mlsql_i"])
     keep = ", ".join([*groups, "measure", "estimate"])
+    source = f"WITH {', '.join(ctes)} " if ctes else ""
     return (
-        f"SELECT {keep} FROM (SELECT {', '.join([*groups, unpacked])} FROM ({wide})) "
+        f"{source}SELECT {keep} FROM (SELECT {', '.join([*groups, unpacked])} FROM ({wide})) "
         f"ORDER BY {order}"
     )
 
@@ -133,6 +152,9 @@ def evaluate(
     -----
     One ``GROUP BY`` computes every measure (each is mlsql's aggregate macro of
     that name, with its parameters), and the row per group is unpivoted. The
+    regression measures run as grouped passes instead (the means per group,
+    then centred sums over the rows joined to them): their memory grows with
+    the groups, where their macros hold each group's values. The
     estimate equals the aggregate's value: ``evaluate(t, 'a', 'p', ['micro_f1'],
     by='g')`` is ``SELECT g, micro_f1(a, p) FROM t GROUP BY g``. The SQL table
     macro ``evaluate`` gives the same rows in SQL alone.

@@ -14,11 +14,12 @@ column per list, never a Python object per label). Here, per group:
    compares the lists), so one seed gives one result whatever order an engine
    returned them in (:func:`tuple_order`);
 2. each side's per-label tp, fp and fn form a sparse (tuples x labels) 0/1
-   matrix, kept as its cells sorted by label (:func:`side_cells`), and each
-   tuple's (tp, |A|, |P|) for the label-set measures of the same call;
+   matrix, kept as its cells in tuple order, from one sort (:func:`side_cells`),
+   and each tuple's (tp, |A|, |P|) for the label-set measures of the same call;
 3. a batch of resamples' per-label counts are its weights (resamples x tuples)
    times that matrix (:func:`per_label`: a sum of the weights of each label's
-   cells), computed once per batch and side for every measure of the call,
+   cells), computed once per batch and side for every measure of the call
+   (both sides of a compare at once where they read the same draws: :class:`Pair`),
    and the registry's per-label formulas (:mod:`mlsql.measures.label_based`)
    average them over the labels.
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -203,63 +205,125 @@ def tuple_order(sides: Sequence[tuple[Lists, Lists, np.ndarray, np.ndarray]]) ->
 
 
 # ------------------------------------------------------------------ cells
-@dataclass
 class Cells:
-    """A sparse 0/1 (tuples x labels) matrix: its cells' tuples, sorted by label, and where
-    each label's cells start."""
+    """A sparse 0/1 (tuples x labels) matrix, from its cells (``tuples[i]``, ``labels[i]``) in
+    any order: label-major (:attr:`tuples`, :attr:`starts`, :attr:`labels`: each label's cells
+    in ascending tuples, the portable sums' order) and tuple-major (:attr:`by_tuple`, the
+    native kernel's), each sorted when first read.
 
-    tuples: np.ndarray
-    starts: np.ndarray
-    labels: np.ndarray
-    #: the cells' (tuples, labels) in tuple order, for the native kernel (kept once made)
-    by_tuple: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    Examples
+    --------
+    >>> c = Cells.of(np.array([2, 0, 1]), np.array([1, 1, 0]))
+    >>> c.tuples.tolist(), c.starts.tolist(), c.labels.tolist()
+    ([1, 0, 2], [0, 1], [0, 1])
+    >>> [a.tolist() for a in c.by_tuple]
+    [[0, 1, 2], [1, 0, 1]]
+    """
+
+    def __init__(
+        self, tuples: np.ndarray, labels: np.ndarray, by_tuple: bool = False, distinct: bool = False
+    ) -> None:
+        self._cells = (np.asarray(tuples, np.int64), np.asarray(labels, np.int64))
+        #: no (tuple, label) cell comes twice (known from how the cells were made): the native
+        #: sums may then add whole-number weights as integers
+        self.distinct = distinct
+        self._by_label: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._by_tuple = self._cells if by_tuple else None
 
     @classmethod
-    def of(cls, tuples: np.ndarray, labels: np.ndarray) -> Cells:
-        """The cells (``tuples[i]``, ``labels[i]``), in any order."""
-        order = np.lexsort((tuples, labels))
-        t, c = tuples[order], labels[order]
-        starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]]) if len(c) else np.zeros(0, np.int64)
-        return cls(t, starts, c[starts] if len(c) else np.zeros(0, np.int64))
+    def of(cls, tuples: np.ndarray, labels: np.ndarray, distinct: bool = False) -> Cells:
+        """The cells (``tuples[i]``, ``labels[i]``), in any order (``distinct``: none twice)."""
+        return cls(tuples, labels, distinct=distinct)
+
+    @classmethod
+    def in_tuple_order(
+        cls, tuples: np.ndarray, labels: np.ndarray, distinct: bool = False
+    ) -> Cells:
+        """The cells (``tuples[i]``, ``labels[i]``), ``tuples`` ascending (no sort for the kernel)."""
+        return cls(tuples, labels, by_tuple=True, distinct=distinct)
+
+    def __len__(self) -> int:
+        return len(self._cells[0])
+
+    def _label_major(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._by_label is None:
+            t, c = self._cells
+            order = np.lexsort((t, c))
+            t, c = t[order], c[order]
+            starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]]) if len(c) else c[:0]
+            self._by_label = (t, starts, c[starts])
+        return self._by_label
+
+    @property
+    def tuples(self) -> np.ndarray:
+        """The cells' tuples, label-major (a label's in ascending tuples)."""
+        return self._label_major()[0]
+
+    @property
+    def starts(self) -> np.ndarray:
+        """Where each label's cells start in :attr:`tuples`."""
+        return self._label_major()[1]
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The labels that have cells, ascending."""
+        return self._label_major()[2]
+
+    @property
+    def by_tuple(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cells' (tuples, labels), tuples ascending (a label's cells in ascending tuples)."""
+        if self._by_tuple is None:
+            t, c = self._cells
+            order = np.argsort(t, kind="stable")
+            self._by_tuple = (np.ascontiguousarray(t[order]), np.ascontiguousarray(c[order]))
+        return self._by_tuple
 
     def label_of_cells(self) -> np.ndarray:
-        """Each cell's label."""
+        """Each cell's label, label-major."""
         return np.repeat(self.labels, np.diff(np.r_[self.starts, len(self.tuples)]))
 
     def restricted(self, lookup: np.ndarray) -> Cells:
         """The cells of the labels that ``lookup`` (group code -> position, -1: left out) keeps."""
-        c = self.label_of_cells()
+        t, c = self._cells
         mapped = lookup[c] if len(c) else c
         keep = mapped >= 0
-        return Cells.of(self.tuples[keep], mapped[keep])
+        return Cells.of(t[keep], mapped[keep], self.distinct)
 
 
 @dataclass
 class Side:
-    """One side (a model's rows) of a group's tuples: per-label cells and per-tuple counts."""
+    """One side (a model's rows) of a group's tuples: per-label cells and per-tuple counts.
 
-    tp: Cells
-    fp: Cells
-    fn: Cells
+    ``joined``: the cells of tp (labels 0..L-1), fp (L..2L-1), fn (2L..3L-1) and the known
+    tuples (3L) side by side, L the group's labels (key None), or the given labels (their key).
+    """
+
+    joined: dict[Any, Cells]
     known: np.ndarray  # 1.0 where neither list is NULL
     labels: list[Any]  # the group's labels, in code order
     row_tp: np.ndarray
     row_actual: np.ndarray
     row_predicted: np.ndarray
     given: dict[Any, tuple[Cells, Cells, Cells, int]] = field(default_factory=dict)
-    joined: dict[Any, Cells] = field(default_factory=dict)
 
     def cells(self, labels: Iterable[Any] | None) -> tuple[Cells, Cells, Cells, int]:
         """(tp, fp, fn cells, number of labels) over the group's labels, or the given ones."""
-        if labels is None:
-            return self.tp, self.fp, self.fn, len(self.labels)
-        universe = list(dict.fromkeys(labels))
-        key = tuple(universe)
+        key = None if labels is None else tuple(dict.fromkeys(labels))
+        if None not in self.given:  # the group's labels: cut out of the joined cells
+            n = len(self.labels)
+            t, c = self.joined[None]._cells
+            tp, fp, fn = (
+                Cells.of(t[(lo <= c) & (c < lo + n)], c[(lo <= c) & (c < lo + n)] - lo, True)
+                for lo in (0, n, 2 * n)
+            )
+            self.given[None] = (tp, fp, fn, n)
         if key not in self.given:
+            universe = list(key or ())
             index = {label: i for i, label in enumerate(universe)}
             lookup = np.array([index.get(x, -1) for x in self.labels], dtype=np.int64)
-            tp, fp, fn = (c.restricted(lookup) for c in (self.tp, self.fp, self.fn))
-            self.given[key] = (tp, fp, fn, len(universe))
+            tp, fp, fn, _ = self.given[None]
+            restricted = [c.restricted(lookup) for c in (tp, fp, fn)]
+            self.given[key] = (restricted[0], restricted[1], restricted[2], len(universe))
         return self.given[key]
 
     def counts(self, w: np.ndarray, labels: Iterable[Any] | None) -> tuple[np.ndarray, list[Any]]:
@@ -269,40 +333,105 @@ class Side:
         fp on L..2L-1, fn on 2L..3L-1, the known tuples on 3L): the weights are read once,
         and each sum adds the same cells in the same order as four calls would.
         """
-        tp, fp, fn, n_labels = self.cells(labels)
+        cells, n_labels = self.joined_cells(labels)
+        return split_counts(per_label(w, cells, 3 * n_labels + 1), n_labels)
+
+    def joined_cells(self, labels: Iterable[Any] | None) -> tuple[Cells, int]:
+        """(the tp, fp, fn and known cells side by side, the number of labels L)."""
         key = None if labels is None else tuple(dict.fromkeys(labels))
+        n_labels = len(self.labels) if key is None else len(key)
         if key not in self.joined:
-            parts = [
-                (c.tuples, c.label_of_cells() + i * n_labels) for i, c in enumerate((tp, fp, fn))
-            ]
+            tp, fp, fn, _ = self.cells(labels)
+            parts = [(c._cells[0], c._cells[1] + i * n_labels) for i, c in enumerate((tp, fp, fn))]
             known = np.flatnonzero(self.known)
             parts.append((known, np.full(len(known), 3 * n_labels, np.int64)))
-            self.joined[key] = Cells.of(*(np.concatenate(p) for p in zip(*parts, strict=True)))
-        sums = per_label(w, self.joined[key], 3 * n_labels + 1)
-        return sums[:, 3 * n_labels], [sums[:, i * n_labels : (i + 1) * n_labels] for i in range(3)]
+            t, c = (np.concatenate(p) for p in zip(*parts, strict=True))
+            self.joined[key] = Cells.of(t, c, distinct=all(x.distinct for x in (tp, fp, fn)))
+        return self.joined[key], n_labels
+
+
+def split_counts(sums: np.ndarray, n_labels: int) -> tuple[np.ndarray, list[Any]]:
+    """(known rows, [tp, fp, fn]) of a side's joined sums (resamples x 3L + 1)."""
+    return sums[:, 3 * n_labels], [sums[:, i * n_labels : (i + 1) * n_labels] for i in range(3)]
+
+
+@dataclass
+class Pair:
+    """The sides of a compare's group whose tuples all weigh 1: each batch they read the same
+    draws, so their sums are made in one kernel pass over the draws (each side's cells side by
+    side; every label's sum adds the same cells in the same order as a call per side).
+
+    The sums are made for the weights a side asks with: a side that asks with other weights
+    gets them made again, so the numbers never depend on the sharing.
+    """
+
+    sides: list[Side]
+    kept: dict[Any, Any] = field(default_factory=dict)
+    joined: dict[Any, tuple[Cells, list[int]]] = field(default_factory=dict)
+
+    def counts(
+        self, side: Side, w: np.ndarray, labels: Iterable[Any] | None
+    ) -> tuple[np.ndarray, list[Any]]:
+        """:meth:`Side.counts` of ``side`` (one of :attr:`sides`), made with the others'."""
+        key = None if labels is None else tuple(dict.fromkeys(labels))
+        if self.kept.get("weights") is not w:
+            self.kept = {"weights": w}
+        if key not in self.kept:
+            if key not in self.joined:
+                parts = [s.joined_cells(labels) for s in self.sides]
+                offsets = np.cumsum([0] + [3 * n + 1 for _, n in parts])
+                t = np.concatenate([p.by_tuple[0] for p, _ in parts])
+                labels_of = [
+                    p.by_tuple[1] + o for (p, _), o in zip(parts, offsets[:-1], strict=True)
+                ]
+                order = np.argsort(t, kind="stable")
+                cells = Cells.in_tuple_order(
+                    t[order], np.concatenate(labels_of)[order], all(p.distinct for p, _ in parts)
+                )
+                self.joined[key] = (cells, [n for _, n in parts])
+            cells, widths = self.joined[key]
+            sums = per_label(w, cells, sum(3 * n + 1 for n in widths))
+            out, lo = [], 0
+            for n in widths:
+                out.append(split_counts(sums[:, lo : lo + 3 * n + 1], n))
+                lo += 3 * n + 1
+            self.kept[key] = out
+        return self.kept[key][next(i for i, s in enumerate(self.sides) if s is side)]
 
 
 def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
-    """The tp, fp and fn cells of tuples with these lists (NULL on either side: no cell)."""
-    n = len(actual.lengths)
+    """The tp, fp and fn cells of tuples with these lists (NULL on either side: no cell).
+
+    One sort of every (tuple, label, side) code and of the known tuples gives the cells in
+    tuple order: a label in both lists of a tuple is a tp (its two codes are neighbours),
+    one in the actual list alone a fn, in the predicted list alone a fp.
+    """
+    n, n_labels = len(actual.lengths), len(labels)
     known = actual.valid & predicted.valid
-    size = max(len(labels), 1)
+    width = n_labels + 1  # a tuple's labels, then its known cell
     a_owner, p_owner = actual.owner, predicted.owner
     a_keep, p_keep = known[a_owner], known[p_owner]
-    ka = a_owner[a_keep] * size + actual.codes[a_keep]
-    kp = p_owner[p_keep] * size + predicted.codes[p_keep]
-    both = np.intersect1d(ka, kp, assume_unique=True)
-    only_a = np.setdiff1d(ka, both, assume_unique=True)
-    only_p = np.setdiff1d(kp, both, assume_unique=True)
-
-    def cells(keys: np.ndarray) -> Cells:
-        return Cells.of(keys // size, keys % size)
-
-    row_tp = np.bincount(both // size, minlength=n).astype(float)
+    keys = np.sort(
+        np.concatenate(
+            [
+                (a_owner[a_keep] * width + actual.codes[a_keep]) * 2,
+                (p_owner[p_keep] * width + predicted.codes[p_keep]) * 2 + 1,
+                np.flatnonzero(known) * width * 2 + n_labels * 2,
+            ]
+        )
+    )
+    cell, from_predicted = keys >> 1, (keys & 1).astype(bool)
+    tuples, code = cell // width, cell % width
+    same = cell[1:] == cell[:-1]  # the actual code of a tp, then its predicted code
+    tp, second = np.r_[same, False], np.r_[False, same]
+    label = np.where(
+        code == n_labels,
+        3 * n_labels,
+        code + np.where(tp, 0, np.where(from_predicted, n_labels, 2 * n_labels)),
+    )
+    row_tp = np.bincount(tuples[tp], minlength=n).astype(float)
     return Side(
-        tp=cells(both),
-        fp=cells(only_p),
-        fn=cells(only_a),
+        joined={None: Cells.in_tuple_order(tuples[~second], label[~second], distinct=True)},
         known=known.astype(float),
         labels=labels,
         row_tp=row_tp,
@@ -313,13 +442,6 @@ def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
 
 def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     """:func:`per_label` by the native kernel: the cells in tuple order (a label's keep theirs)."""
-    if cells.by_tuple is None:
-        labels = np.repeat(cells.labels, np.diff(np.r_[cells.starts, len(cells.tuples)]))
-        order = np.argsort(cells.tuples, kind="stable")
-        cells.by_tuple = (
-            np.ascontiguousarray(cells.tuples[order], dtype=np.int64),
-            np.ascontiguousarray(labels[order], dtype=np.int64),
-        )
     tuples, labels = cells.by_tuple
     weights = np.ascontiguousarray(w, dtype=np.float64)
     # the kernel indexes by these without checking: every cell must name a column and a label
@@ -330,9 +452,13 @@ def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.nda
     ):
         raise ValueError("per-label sums: a cell's tuple or label is out of range")
     out = np.empty((len(w), n_labels))
-    if lib.mlsql_label_sums(
-        weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels
-    ):
+    args = (weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels)
+    # whole-number weights (the draws of an unweighted call) over distinct cells: summed as
+    # integers, exactly (-2: a weight is not whole or a sum could pass 2^32; in doubles then)
+    status = lib.mlsql_label_sums_whole(*args) if cells.distinct else -2
+    if status == -2:
+        status = lib.mlsql_label_sums(*args)
+    if status:
         raise MemoryError("per-label sums: no memory for a block of sums")
     return out
 
@@ -353,7 +479,7 @@ def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     array([[2., 3.],
            [0., 3.]])
     """
-    n = len(cells.tuples)
+    n = len(cells)
     if not n or not len(w):
         return np.zeros((len(w), n_labels))
     lib = NATIVE.kernels()
@@ -388,7 +514,8 @@ def evaluate(
         kept.clear()
         kept["weights"] = weights
     if key not in kept:
-        kept[key] = side.counts(weights, labels)
+        pair: Pair | None = columns.get("pair")
+        kept[key] = (side.counts if pair is None else partial(pair.counts, side))(weights, labels)
     n_rows, counts = kept[key]
     out = []
     for start in range(0, len(n_rows), BATCH):
@@ -487,5 +614,9 @@ def tuples(
         for actual, predicted, w, known in sides:
             side = side_cells(actual.take(ranked), predicted.take(ranked), labels)
             group.append((side_columns(side, known[ranked]), w[ranked]))
+        if n_sides > 1 and all(bool((w == 1).all()) for _, w in group):
+            pair = Pair([c["side"] for c, _ in group])  # the sides read the same draws
+            for c, _ in group:
+                c["pair"] = pair
         out.append((key, group, m))
     return out

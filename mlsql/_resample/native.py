@@ -30,7 +30,7 @@ def _load() -> Any:
         return None
     try:
         lib = ctypes.CDLL(str(found[0]))
-        if lib.mlsql_resample_version() != 4:
+        if lib.mlsql_resample_version() != 5:
             return None
     except (OSError, AttributeError):
         return None
@@ -40,6 +40,8 @@ def _load() -> Any:
         *(_INTS, _INTS, _N),
         *(_DOUBLES, _N),
     ]
+    lib.mlsql_label_sums_whole.restype = ctypes.c_int64
+    lib.mlsql_label_sums_whole.argtypes = lib.mlsql_label_sums.argtypes
     lib.mlsql_poisson_one.restype = None
     lib.mlsql_poisson_one.argtypes = [
         *(_BITS, _N, _N),

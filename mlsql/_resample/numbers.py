@@ -144,20 +144,32 @@ def _from_bits(raw: np.ndarray) -> np.ndarray:
     return k
 
 
-def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
+def draw(
+    rng: np.random.Generator, m: np.ndarray, n_resamples: int, out: np.ndarray | None = None
+) -> np.ndarray:
     """Poisson(m) weights (resamples x tuples): Poisson(1) by :func:`poisson_one` where m = 1
-    (first, for every such tuple), then ``rng.poisson`` for the other tuples."""
+    (first, for every such tuple), then ``rng.poisson`` for the other tuples.
+
+    ``out``: a (resamples x tuples) float array to write them to (a batch's buffer, reused:
+    no fresh pages per batch), else a new one.
+    """
     one = m == 1
-    if one.all():
-        return poisson_one(rng, (n_resamples, len(m)))
-    out = np.empty((n_resamples, len(m)))
+    others = np.flatnonzero(~one)
+    if out is None:
+        out = np.empty((n_resamples, len(m)))
     lib = NATIVE.kernels()
+    if not len(others):
+        if lib is not None:
+            _native_poisson_one(lib, rng, n_resamples, len(m), out, len(m), None)
+        else:
+            out[...] = poisson_one(rng, (n_resamples, len(m)))
+        return out
     if lib is not None:  # the draws go straight to their columns
         cols = np.flatnonzero(one).astype(np.int64)
         _native_poisson_one(lib, rng, n_resamples, len(cols), out, len(m), cols.ctypes.data)
     else:
-        out[:, one] = poisson_one(rng, (n_resamples, int(one.sum())))
-    out[:, ~one] = rng.poisson(m[~one], size=(n_resamples, int((~one).sum())))
+        out[:, one] = poisson_one(rng, (n_resamples, len(m) - len(others)))
+    out[:, others] = rng.poisson(m[others], size=(n_resamples, len(others)))
     return out
 
 

@@ -281,9 +281,12 @@ def batches(
     drawn by its faster :func:`~mlsql._resample.numbers.draw`.
     """
     size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
+    buffer = np.empty((size, len(m))) if per_row else None
     for start in range(0, n_resamples, size):
         n = min(size, n_resamples - start)
-        yield NUM.draw(rng, m, n) if per_row else draw(rng, m, n)
+        # per_row: one buffer for every batch (a fresh view of it each: no batch's weights
+        # are read once the next is drawn)
+        yield NUM.draw(rng, m, n, buffer[:n]) if buffer is not None else draw(rng, m, n)
 
 
 def resampled(

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mlsql._errors import MlsqlError
-from mlsql._front.tables import check_columns
 from mlsql._sqlexpr import lit, quote_ident
 
 if TYPE_CHECKING:
@@ -201,6 +200,8 @@ def request(
     named = [("actual", actual), ("predicted", predicted), *(("candidates", c) for c in given)]
     if sample_weight is not None:
         named.append(("sample_weight", sample_weight))
+    from mlsql._front.tables import check_columns  # the registry: with a call, not on connect
+
     check_columns("slices", columns, named)
     return Request(
         list(given),
