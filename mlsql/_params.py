@@ -476,6 +476,36 @@ class Options:
         return _number_text(text)
 
 
+@dataclass(frozen=True)
+class Boolean:
+    """A boolean: ``True`` or ``False`` (never 0, 1 or a string; numpy's booleans pass)."""
+
+    type_doc: str = "bool"
+    spark_type: str = "BOOLEAN"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return "a boolean (True or False)"
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form (a Python bool)."""
+        ok = isinstance(value, bool) or type(value).__name__ == "bool_"
+        return ok, bool(value) if ok else None
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, its checked value) for a value of any type."""
+        return f"typeof({x}) = 'BOOLEAN'", f"TRY_CAST({x} AS BOOLEAN)"
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """Spark SQL (valid, value) for the BOOLEAN ``x``."""
+        return f"{x} IS NOT NULL", x
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the value it stands for: true or false (any case), else
+        the text."""
+        return {"true": True, "false": False}.get(text.lower(), text)
+
+
 def _number_text(text: str) -> Any:
     """``text`` as an int or float when it reads as one (as Python writes numbers), else itself.
 
@@ -743,6 +773,15 @@ THRESHOLD_BINS = Param(
     "take the bin edges as candidate thresholds; default: every distinct score.",
     key="threshold_bins",
 )
+DROP_INTERMEDIATE = Param(
+    "drop_intermediate",
+    False,
+    Boolean(),
+    "Drop the thresholds whose point lies on the straight segment between its\n"
+    "neighbours (scikit-learn's rule: second differences of fp and tp both 0); the\n"
+    "+inf point and the first and last thresholds always stay. False by default, all\n"
+    "points (scikit-learn's default is True).",
+)
 #: every parameter declared with a constraint, by its check key (one SQL check macro each)
 PARAMS = {
     p.check_key: p
@@ -765,5 +804,6 @@ PARAMS = {
         CALIBRATION_NORM,
         SCORE_AVERAGE,
         THRESHOLD_BINS,
+        DROP_INTERMEDIATE,
     )
 }

@@ -124,6 +124,12 @@ CREATE OR REPLACE MACRO _mlsql_check_threshold_bins(x, func) AS
          WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 AND TRY_CAST(x AS BIGINT) <= 100000 THEN TRY_CAST(x AS BIGINT)
          ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_drop_intermediate(x, func): Validate drop_intermediate: a boolean (True or False).
+CREATE OR REPLACE MACRO _mlsql_check_drop_intermediate(x, func) AS 
+    CASE WHEN x IS NULL THEN system.main.error('The ''drop_intermediate'' parameter of ' || func || ' must be a boolean (True or False). Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.typeof(x) = 'BOOLEAN' THEN TRY_CAST(x AS BOOLEAN)
+         ELSE system.main.error('The ''drop_intermediate'' parameter of ' || func || ' must be a boolean (True or False). Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
     CASE zero_division

@@ -842,6 +842,13 @@ ELSEWHERE = {
         "tests/test_curves.py::test_curves_equal_scikit_learn_on_random_data_with_ties"
     ),
     "roc_curve": "tests/test_curves.py::test_curves_equal_scikit_learn_on_random_data_with_ties",
+    "det_curve": (
+        "tests/test_det_curve.py::test_equals_scikit_learn_on_random_data_with_ties_and_weights"
+    ),
+    "confusion_matrix_at_thresholds": (
+        "tests/test_confusion_at_thresholds.py::"
+        "test_equals_scikit_learn_on_random_data_with_ties_and_weights"
+    ),
     "calibration_table": (
         "tests/test_thresholds.py::test_calibration_table_is_sklearns_curve_and_its_ece"
     ),

@@ -197,7 +197,11 @@ def test_curves_take_boolean_labels(engine):
 
 
 def test_registry_declares_the_curves():
-    assert {m.name for m in measures(family="curves")} == set(CURVES)
+    assert {m.name for m in measures(family="curves")} == {
+        *CURVES,
+        "det_curve",
+        "confusion_matrix_at_thresholds",
+    }
 
 
 # ------------------------------------------------------------------ per label, over score maps

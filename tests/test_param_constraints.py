@@ -43,6 +43,7 @@ RULES = {
     "n_bins": "a whole number from 1 to 100000",
     "norm": "one of 'l1', 'l2', 'max'",
     "threshold_bins": "a whole number from 1 to 100000 (or NULL for exact thresholds)",
+    "drop_intermediate": "a boolean (True or False)",
 }
 
 
@@ -65,6 +66,8 @@ def invalid_values(p: Param) -> list[Any]:
     nullable = isinstance(c, P.Nullable)
     inner = c.inner if nullable else c
     out: list[Any] = [] if nullable else [None]
+    if isinstance(inner, P.Boolean):  # 0 and 1, their texts and a float are no booleans
+        return [*out, 0, 1, "true", "False", 1.0, math.nan]
     out.append(True)
     if isinstance(inner, P.Number):
         out.append("2")
@@ -113,7 +116,8 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "correction": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None,
-             "n_bins": 1, "norm": "L2", "threshold_bins": None, "p": 0.5}  # fmt: skip
+             "n_bins": 1, "norm": "L2", "threshold_bins": None, "p": 0.5,
+             "drop_intermediate": True}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
         for value in invalid_values(p):

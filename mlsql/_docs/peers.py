@@ -117,6 +117,8 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     # curves
     "precision_recall_curve": (sk("precision_recall_curve"),),
     "roc_curve": (sk("roc_curve(drop_intermediate=False)"),),
+    "det_curve": (sk("det_curve"),),
+    "confusion_matrix_at_thresholds": (sk("confusion_matrix_at_thresholds"),),
     # per-label tables and their averages
     "label_metrics": (
         sk("precision_recall_fscore_support(average=None)"),

@@ -84,6 +84,11 @@ PARAMETERS = {
         "`'l1'` (default) their mean weighted by the bins' shares of the rows, `'l2'` the root "
         "of the weighted mean of their squares, `'max'` the largest gap of a non-empty bin."
     ),
+    "drop_intermediate": (
+        "`true` drops each threshold whose step in fp and tp from the previous one equals "
+        "its step to the next (scikit-learn's `drop_intermediate=True`, its default); `false` "
+        "(mlsql's default) keeps every distinct score."
+    ),
     "cost_fn": "The cost of a false negative: a finite number.",
     "cost_fp": "The cost of a false positive: a finite number.",
     "correction": (

@@ -175,6 +175,17 @@ TABLE_PARAMS = {
         "    Value of recall or tpr without positive rows, of fpr without negative rows\n"
         "    (scikit-learn: recall 1, fpr and tpr nan)."
     ),
+    "drop_intermediate": (
+        "drop_intermediate : bool, default False\n"
+        "    True drops each threshold whose step in fp and tp from the previous one equals\n"
+        "    its step to the next (scikit-learn's drop_intermediate=True, its default);\n"
+        "    False keeps every distinct score."
+    ),
+    "det_zero_division": (
+        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
+        "    Value of fnr without positive rows, of fpr without negative rows (scikit-learn\n"
+        "    refuses data of one class)."
+    ),
     "calibration_columns": (
         "actual, prob : str\n    Column names: binary labels (boolean or 0/1) and probabilities."
     ),
@@ -233,8 +244,23 @@ TABLES = {
     ),
     "roc_curve": (
         "One row per (group, label of a score map, distinct score), from the highest, after a "
-        "first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
-        ("source", "scored", "curve_zero_division", "by", "sample_weight"),
+        "first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points; all of them "
+        "unless drop_intermediate).",
+        ("source", "scored", "curve_zero_division", "drop_intermediate", "by", "sample_weight"),
+    ),
+    "det_curve": (
+        "Detection error tradeoff: one row per (group, label of a score map, distinct score), "
+        "from the highest, from the last with no false positive to the first with every "
+        "positive found: threshold, fpr, fnr (scikit-learn's points, which it gives by "
+        "increasing threshold).",
+        ("source", "scored", "det_zero_division", "by", "sample_weight"),
+    ),
+    "confusion_matrix_at_thresholds": (
+        "One row per (group, label of a score map, distinct score), from the highest: "
+        "threshold, tn, fp, fn, tp predicting positive every row scored >= threshold "
+        "(scikit-learn's counts, which it returns as five arrays; DOUBLE, sums of weights "
+        "when weighted).",
+        ("source", "scored", "by", "sample_weight"),
     ),
     "calibration_table": (
         "One row per non-empty calibration bin (and group): bin, low, high, count, "

@@ -1,8 +1,9 @@
-"""Precision-recall and ROC curves as tables: one row per distinct threshold.
+"""Precision-recall, ROC and DET curves as tables: one row per distinct threshold.
 
-``precision_recall_curve(source, actual, score)`` and ``roc_curve(source,
-actual, score)`` take a table (or frame), the names of its label column and of
-its score column, and optional ``by`` grouping columns. A numeric score
+``precision_recall_curve(source, actual, score)``, ``roc_curve(source,
+actual, score)`` and ``det_curve(source, actual, score)`` take a table (or
+frame), the names of its label column and of its score column, and optional
+``by`` grouping columns. A numeric score
 column against a binary label (boolean or 0/1) gives one curve per group; a
 score map (a map label -> score, or a list of {label, score} structs, as the
 label-ranking measures read them) against a list of true labels gives one
@@ -15,6 +16,27 @@ Notes
   scored >= t: precision = tp / (tp + fp) and recall = tp / P, or fpr =
   fp / N and tpr = tp / P (P, N: the group's positive and negative rows),
   scikit-learn's points with ``drop_intermediate=False``.
+- ``roc_curve(..., drop_intermediate := true)`` drops the thresholds where the
+  second differences of fp and tp are both 0 (the step from the previous
+  threshold equals the step to the next), keeping +inf, the first and the last
+  threshold of each group and label: scikit-learn's ``drop_intermediate=True``
+  points. mlsql's default is ``false`` (every point, as its tables have always
+  been), where scikit-learn's is ``True``. The steps compared are those of the
+  cumulative sums; with fractional weights the engines add them in their own
+  order, so a point on the segment may differ in the last bit and stay where
+  scikit-learn drops it (or the reverse); with whole weights they are exact.
+- ``det_curve`` (detection error tradeoff) has the ROC table's points with
+  fpr = fp / N and fnr = (P - tp) / P, from the last threshold (+inf
+  included) with no false positive to the first where every positive is
+  found, as scikit-learn's ``det_curve`` trims them; scikit-learn returns
+  them by increasing threshold, mlsql from the highest as its other curves.
+  scikit-learn refuses data of one class; mlsql trims the same way and the
+  undefined rate is ``zero_division``. scikit-learn's ``drop_intermediate``
+  of ``det_curve`` (default False) is not offered.
+- ``confusion_matrix_at_thresholds`` gives the counts of each threshold: tn,
+  fp, fn, tp (DOUBLE, sums of weights when weighted), by decreasing threshold
+  as scikit-learn's, which returns them as five arrays; it has no +inf row and
+  no ``zero_division`` (nothing is divided).
 - Each group's first row has threshold +inf, a DOUBLE ``inf``, where nothing
   is predicted positive: scikit-learn's first ROC point (0, 0 at threshold
   inf) and its last precision-recall point (precision 1, recall 0), which
@@ -65,12 +87,21 @@ E = Any  # an engine expression
 FAMILY = "curves"
 ZD = P.ZERO_DIVISION
 BY = Param("by", None)
+DI = P.DROP_INTERMEDIATE
+#: the curves that take ``drop_intermediate``
+DROPS = ("roc_curve",)
 INPUTS = ("source", "actual", "score")
 #: each table's columns after the group columns
 COLUMNS = {
     "precision_recall_curve": ("threshold", "precision", "recall"),
     "roc_curve": ("threshold", "fpr", "tpr"),
+    "det_curve": ("threshold", "fpr", "fnr"),
+    "confusion_matrix_at_thresholds": ("threshold", "tn", "fp", "fn", "tp"),
 }
+#: the tables of counts, without a ratio (no ``zero_division``) nor the +inf point
+COUNTS = ("confusion_matrix_at_thresholds",)
+#: the curves whose table leaves out some points (the engines give each point its neighbours)
+FILTERED = ("roc_curve", "det_curve")
 
 
 def output_columns(name: str) -> tuple[str, ...]:
@@ -108,12 +139,87 @@ def curve_rate(ops: Any, count: E, total: E, zero_division: Any) -> E:
     return F.ratio(ops, count, total, zero_division, True)
 
 
+@dataclass(frozen=True)
+class CurvePoint:
+    """A point of a curve's table: its threshold and cumulative fp and tp."""
+
+    threshold: E
+    fp: E
+    tp: E
+
+
+def roc_point_kept(previous: CurvePoint, point: CurvePoint, following: CurvePoint) -> E:
+    """Whether a ROC point stays under ``drop_intermediate=True`` (scikit-learn's rule).
+
+    A point is dropped when the second differences of fp and tp there are both 0: the
+    step from the previous point equals the step to the following one. The +inf point and
+    the first point after it always stay (``previous.threshold`` is +inf there: the engines
+    give the +inf row a previous point (+inf, -1, -1)), and so does the last point: the
+    engines give it a following point (-inf, -1, -1), which no cumulative count equals a
+    step to. scikit-learn compares the points of the distinct scores alone and then adds
+    +inf, which this rule gives on the table that has it.
+
+    Examples
+    --------
+    >>> p = lambda t, fp, tp: CurvePoint(t, fp, tp)
+    >>> bool(roc_point_kept(p(0.7, 1, 1), p(0.5, 2, 2), p(0.3, 3, 3)))
+    False
+    >>> bool(roc_point_kept(p(0.7, 1, 1), p(0.5, 2, 2), p(0.3, 3, 4)))
+    True
+    """
+    return (
+        (previous.threshold == float("inf"))
+        | (following.fp - point.fp != point.fp - previous.fp)
+        | (following.tp - point.tp != point.tp - previous.tp)
+    )
+
+
+def det_point_kept(
+    previous: CurvePoint, point: CurvePoint, following: CurvePoint, final_tp: E
+) -> E:
+    """Whether a point is on scikit-learn's DET curve, which starts at the last point with
+    no false positive and stops at the first where every positive is found (``final_tp``:
+    the last cumulative tp, the positives' weight).
+
+    The engines' neighbours are those of :func:`roc_point_kept`: the +inf row's previous
+    tp is -1, the last row's following fp -1 (not 0: the last row stays when it is the
+    only one without false positives).
+
+    Examples
+    --------
+    >>> p = lambda t, fp, tp: CurvePoint(t, fp, tp)
+    >>> bool(det_point_kept(p(0.9, 0, 1), p(0.7, 0, 2), p(0.5, 1, 2), 2))  # last fp = 0
+    True
+    >>> bool(det_point_kept(p(0.7, 0, 2), p(0.5, 1, 2), p(0.3, 2, 2), 2))  # past tp = P
+    False
+    """
+    return ((point.fp > 0) | (following.fp != 0)) & (previous.tp < final_tp)
+
+
+def counts_point_kept(point: CurvePoint) -> E:
+    """Whether a point is in a table of :data:`COUNTS`: a threshold of a score (scikit-learn's
+    ``confusion_matrix_at_thresholds`` has no +inf)."""
+    return point.threshold != float("inf")
+
+
 def values(ops: Any, name: str, s: CurveStats, zero_division: Any) -> dict[str, E]:
     """The value columns of curve ``name`` after its threshold, in output order."""
+    if name in COUNTS:
+        return {
+            "tn": s.n_negative - s.fp,
+            "fp": s.fp,
+            "fn": s.n_positive - s.tp,
+            "tp": s.tp,
+        }
     if name == "precision_recall_curve":
         return {
             "precision": curve_precision(ops, s.tp, s.fp),
             "recall": curve_recall(ops, s.tp, s.fp, s.n_positive, zero_division),
+        }
+    if name == "det_curve":
+        return {
+            "fpr": curve_rate(ops, s.fp, s.n_negative, zero_division),
+            "fnr": curve_rate(ops, s.n_positive - s.tp, s.n_positive, zero_division),
         }
     return {
         "fpr": curve_rate(ops, s.fp, s.n_negative, zero_division),
@@ -135,7 +241,26 @@ declare(
     "table",
     FAMILY,
     "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
-    " threshold, fpr, tpr (scikit-learn's points).",
+    " threshold, fpr, tpr (scikit-learn's points); drop_intermediate drops its collinear ones.",
+    inputs=INPUTS,
+    params=(ZD, DI, BY),
+)
+declare(
+    "det_curve",
+    "table",
+    FAMILY,
+    "Detection error tradeoff: one row per (group, label of a score map, distinct score) from"
+    " the highest, from the last with no false positive to the first with every positive"
+    " found: threshold, fpr, fnr (scikit-learn's points, reversed).",
     inputs=INPUTS,
     params=(ZD, BY),
+)
+declare(
+    "confusion_matrix_at_thresholds",
+    "table",
+    FAMILY,
+    "One row per (group, label of a score map, distinct score) from the highest: threshold,"
+    " tn, fp, fn, tp predicting positive every row scored >= threshold (scikit-learn's counts).",
+    inputs=INPUTS,
+    params=(BY,),
 )

@@ -79,11 +79,13 @@ __all__ = [
     "cohen_kappa_z_value",
     "compare",
     "confusion_matrix",
+    "confusion_matrix_at_thresholds",
     "confusion_matrix_wide",
     "cost_error",
     "cov",
     "coverage_error",
     "dcg",
+    "det_curve",
     "error_rate",
     "evaluate",
     "expected_calibration_error",
@@ -2554,6 +2556,47 @@ def confusion_matrix(
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
     """
 
+def confusion_matrix_at_thresholds(
+    source: _Frame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> _Frame:
+    """One row per (group, label of a score map, distinct score), from the highest: threshold, tn, fp, fn, tp predicting positive every row scored >= threshold (scikit-learn's counts, which it returns as five arrays; DOUBLE, sums of weights when weighted).
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    by : str or sequence of str, optional
+        Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (Float64); lazy if ``source`` is; ordered by group, label
+        and descending threshold.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [0, 1, 1, 0], "s": [0.1, 0.5, 0.5, 0.9], "w": [1, 2, 1, 1]})
+    >>> mp.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").rows()
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
+    """
+
 def confusion_matrix_wide(
     source: _AnyFrame,
     actual: str,
@@ -2746,6 +2789,51 @@ def dcg(
     >>> df = pl.DataFrame({'correct_items': [[1, 2, 4], [5]], 'rank_items': [[1, 3, 2, 6], [4, 5]]})
     >>> df.select(mp.dcg('correct_items', 'rank_items', k=2)).item()
     0.8154648767857287
+    """
+
+def det_curve(
+    source: _Frame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> _Frame:
+    """Detection error tradeoff: one row per (group, label of a score map, distinct score), from the highest, from the last with no false positive to the first with every positive found: threshold, fpr, fnr (scikit-learn's points, which it gives by increasing threshold).
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of fnr without positive rows, of fpr without negative rows (scikit-learn
+        refuses data of one class).
+    by : str or sequence of str, optional
+        Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        fnr; lazy if ``source`` is; ordered by group, label and descending
+        threshold.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+    >>> mp.det_curve(df, "y", "s").rows()
+    [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
     """
 
 def error_rate(
@@ -5766,10 +5854,11 @@ def roc_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> _Frame:
-    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
+    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points; all of them unless drop_intermediate).
 
     Parameters
     ----------
@@ -5783,6 +5872,10 @@ def roc_curve(
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         Value of recall or tpr without positive rows, of fpr without negative rows
         (scikit-learn: recall 1, fpr and tpr nan).
+    drop_intermediate : bool, default False
+        True drops each threshold whose step in fp and tp from the previous one equals
+        its step to the next (scikit-learn's drop_intermediate=True, its default);
+        False keeps every distinct score.
     by : str or sequence of str, optional
         Grouping columns.
     sample_weight : str, optional

@@ -77,12 +77,14 @@ __all__ = [
     "cohen_kappa_z_value",
     "compare",
     "confusion_matrix",
+    "confusion_matrix_at_thresholds",
     "confusion_matrix_wide",
     "cost_error",
     "cost_map",
     "cov",
     "coverage_error",
     "dcg",
+    "det_curve",
     "error_rate",
     "evaluate",
     "expected_calibration_error",
@@ -2595,6 +2597,47 @@ def confusion_matrix(
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
     """
 
+def confusion_matrix_at_thresholds(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    """One row per (group, label of a score map, distinct score), from the highest: threshold, tn, fp, fn, tp predicting positive every row scored >= threshold (scikit-learn's counts, which it returns as five arrays; DOUBLE, sums of weights when weighted).
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    by : str or sequence of str, optional
+        Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (DOUBLE); ordered by group, label and descending threshold.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0, 0.1, 1), (1, 0.5, 2), (1, 0.5, 1), (0, 0.9, 1)], "y int, s double, w int")
+    >>> [tuple(r) for r in ms.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").collect()]
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
+    """
+
 def confusion_matrix_wide(
     source: DataFrame,
     actual: str,
@@ -2834,6 +2877,51 @@ def dcg(
     >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])], 'correct_items array<int>, rank_items array<int>')
     >>> df.agg(ms.dcg('correct_items', 'rank_items', k=2)).first()[0]
     0.8154648767857288
+    """
+
+def det_curve(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    """Detection error tradeoff: one row per (group, label of a score map, distinct score), from the highest, from the last with no false positive to the first with every positive found: threshold, fpr, fnr (scikit-learn's points, which it gives by increasing threshold).
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of fnr without positive rows, of fpr without negative rows (scikit-learn
+        refuses data of one class).
+    by : str or sequence of str, optional
+        Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        fnr; ordered by group, label and descending threshold.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)], "y int, s double")
+    >>> [tuple(r) for r in ms.det_curve(df, "y", "s").collect()]
+    [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
     """
 
 def error_rate(
@@ -6382,10 +6470,11 @@ def roc_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> DataFrame:
-    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
+    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points; all of them unless drop_intermediate).
 
     Parameters
     ----------
@@ -6399,6 +6488,10 @@ def roc_curve(
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         Value of recall or tpr without positive rows, of fpr without negative rows
         (scikit-learn: recall 1, fpr and tpr nan).
+    drop_intermediate : bool, default False
+        True drops each threshold whose step in fp and tp from the previous one equals
+        its step to the next (scikit-learn's drop_intermediate=True, its default);
+        False keeps every distinct score.
     by : str or sequence of str, optional
         Grouping columns.
     sample_weight : str, optional

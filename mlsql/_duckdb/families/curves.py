@@ -1,4 +1,4 @@
-"""Precision-recall and ROC curves in DuckDB: table macros over a source.
+"""Precision-recall, ROC and DET curves in DuckDB: table macros over a source.
 
 ``precision_recall_curve(source, actual, score, zero_division := 0, "by" :=
 NULL)`` and ``roc_curve(...)`` (each also with ``sample_weight``, the name of a
@@ -39,14 +39,14 @@ from mlsql._duckdb import native as _native
 from mlsql._duckdb.families.label_scores import NATIVE_SCORE_LISTS
 from mlsql._duckdb.families.ranking import ENTRY_TYPES
 from mlsql._duckdb.families.single_label import KEEP, _columns, _row_weight
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.library import Macro, Qualify, check_param
 from mlsql._duckdb.ops import SqlOps
 from mlsql._sqlexpr import Sql
 from mlsql.measures import curves as CV
 
 FILE = "curves.sql"
 DESCRIPTION = (
-    "Precision-recall and ROC curves as tables: one row per distinct threshold, "
+    "Precision-recall, ROC and DET curves as tables: one row per distinct threshold, "
     "scikit-learn's points."
 )
 ORDER = 45
@@ -127,6 +127,8 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     """
     s = CV.CurveStats(tp=Sql("tp"), fp=Sql("fp"), n_positive=Sql("pos"), n_negative=Sql("neg"))
     columns = CV.values(ops, name, s, Sql("zd"))
+    if name in CV.COUNTS:  # DOUBLE, as Polars and Spark give them (sums of weights or not)
+        columns = {col: Sql(f"CAST({expr} AS DOUBLE)") for col, expr in columns.items()}
     select = ",\n               ".join(f"{expr} AS {col}" for col, expr in columns.items())
     w_name, weight = _row_weight(q, name, weighted)
     outputs = CV.output_columns(name)
@@ -175,6 +177,24 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
         SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
         FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
 {unscored("SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k")}"""
+    checks = (
+        "NULL AS zd"
+        if name in CV.COUNTS
+        else f"{q('_mlsql_check_zero_division')}(zero_division, '{name}') AS zd"
+    )
+    where = ""
+    neighbours = (
+        CV.CurvePoint(Sql("prev_t"), Sql("prev_fp"), Sql("prev_tp")),
+        CV.CurvePoint(Sql("threshold"), Sql("fp"), Sql("tp")),
+        CV.CurvePoint(Sql("next_t"), Sql("next_fp"), Sql("next_tp")),
+    )
+    if name in CV.DROPS:
+        checks += f", {check_param(CV.DI, q, name)} AS di"
+        where = f"\n        WHERE NOT di OR {CV.roc_point_kept(*neighbours)}"
+    elif name == "det_curve":
+        where = f"\n        WHERE {CV.det_point_kept(*neighbours, Sql('top'))}"
+    elif name in CV.COUNTS:
+        where = f"\n        WHERE {CV.counts_point_kept(neighbours[1])}"
     return (
         head
         + f"""    thresholds AS (
@@ -188,22 +208,52 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
                sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
-    points AS (
-        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
-        UNION ALL
-        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    params AS (SELECT {q("_mlsql_check_zero_division")}(zero_division, '{name}') AS zd)
+{_points(name)}
+    params AS (SELECT {checks})
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), unnest(k), threshold,
                {select},
                g AS __mlsql_g, k AS __mlsql_k
-        FROM points CROSS JOIN params)
+        FROM points CROSS JOIN params{where})
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC"""
     )
 
 
+def _points(name: str) -> str:
+    """The ``points`` CTE: the cumulative counts of every threshold and the +inf point; for a
+    curve of :data:`mlsql.measures.curves.FILTERED` each with its neighbours' (before the
+    +inf point (+inf, -1, -1), after the last (-inf, -1, -1)) and the last cumulative tp,
+    which the rules of :mod:`mlsql.measures.curves` read."""
+    every = """SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative"""
+    if name not in CV.FILTERED:
+        return f"""    points AS (
+        {every}),"""
+    return f"""    every_point AS (
+        {every}),
+    points AS (
+        SELECT *,
+               lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
+               lag(tp, 1, -1) OVER o AS prev_tp, lag(fp, 1, -1) OVER o AS prev_fp,
+               lead(threshold, 1, CAST('-inf' AS DOUBLE)) OVER o AS next_t,
+               lead(tp, 1, -1) OVER o AS next_tp, lead(fp, 1, -1) OVER o AS next_fp,
+               max(tp) OVER (PARTITION BY g, k) AS top
+        FROM every_point
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC)),"""
+
+
+def _span(name: str) -> str:
+    """Which thresholds curve ``name`` shows, as its macro's description says it."""
+    if name == "det_curve":
+        return "from the last with no false positive to the first with every positive found"
+    if name in CV.COUNTS:
+        return "from the highest"
+    return "+inf first"
+
+
 def _tables(q: Qualify, ops: SqlOps, native: bool) -> list[Macro]:
-    """The two curve tables, each twice: unweighted, and an overload taking
+    """The curve tables, each twice: unweighted, and an overload taking
     ``sample_weight`` (a column name)."""
     return [
         Macro(
@@ -214,12 +264,13 @@ def _tables(q: Qualify, ops: SqlOps, native: bool) -> list[Macro]:
                 "actual",
                 "score",
                 *(("sample_weight",) if weighted else ()),
-                "zero_division := 0",
+                *(() if name in CV.COUNTS else ("zero_division := 0",)),
+                *((f"{CV.DI.name} := {str(CV.DI.default).lower()}",) if name in CV.DROPS else ()),
                 '"by" := NULL',
             ),
             _curve(q, ops, name, weighted, native),
-            f"One row per (group, label of a score map, distinct score), +inf first: "
-            f"{', '.join(CV.COLUMNS[name])} (scikit-learn's points"
+            f"One row per (group, label of a score map, distinct score), {_span(name)}: "
+            f"{', '.join(CV.COLUMNS[name])} (scikit-learn's {'counts' if name in CV.COUNTS else 'points'}"
             f"{', each row weighted by sample_weight' if weighted else ''}).",
             table=True,
         )
@@ -229,7 +280,7 @@ def _tables(q: Qualify, ops: SqlOps, native: bool) -> list[Macro]:
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
-    """The cells of a row and the two curve tables (portable)."""
+    """The cells of a row and the curve tables (portable)."""
     return _cells(qualify) + _tables(qualify, ops, False)
 
 
@@ -343,7 +394,7 @@ def _native_curve_cells(q: Qualify) -> list[Macro]:
 
 
 def native_overrides(qualify: Qualify) -> list[Macro]:
-    """The two curve tables over the extension's cell aggregate (same names, overloads and
+    """The curve tables over the extension's cell aggregate (same names, overloads and
     results as :func:`macros`): one aggregate per group, where the portable tables spread
     each row into its cells first."""
     ops = SqlOps(qualify)

@@ -35,6 +35,7 @@ from typing import Any
 
 import polars as pl
 
+from mlsql import _params as P
 from mlsql._front.docs import table
 from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
@@ -285,6 +286,28 @@ def _label_points(counted: pl.LazyFrame, groups: list[str], zero: pl.Expr) -> pl
     )
 
 
+def _kept(func: str, keys: list[str]) -> pl.Expr:
+    """Whether a point of the table sorted by keys and descending threshold stays in curve
+    ``func`` (:func:`mlsql.measures.curves.roc_point_kept` under ``drop_intermediate``,
+    :func:`mlsql.measures.curves.det_point_kept`): its neighbours within its group and
+    label, (+inf, -1, -1) before the first and (-inf, -1, -1) after the last."""
+
+    def over(e: pl.Expr) -> pl.Expr:
+        return e.over(keys) if keys else e
+
+    def near(name: str, by: int, fill: float) -> pl.Expr:
+        return over(pl.col(name).shift(by, fill_value=fill))
+
+    neighbours = (
+        CV.CurvePoint(near(S, 1, float("inf")), near(FP, 1, -1), near(TP, 1, -1)),
+        CV.CurvePoint(pl.col(S), pl.col(FP), pl.col(TP)),
+        CV.CurvePoint(near(S, -1, float("-inf")), near(FP, -1, -1), near(TP, -1, -1)),
+    )
+    if func == "det_curve":
+        return CV.det_point_kept(*neighbours, over(pl.col(TP).max()))
+    return CV.roc_point_kept(*neighbours)
+
+
 def _curve(
     func: str,
     source: Frame,
@@ -293,8 +316,11 @@ def _curve(
     zero_division: Any,
     by: Any,
     sample_weight: str | None,
+    drop_intermediate: Any = False,
 ) -> Frame:
     zd = check_zero_division(zero_division, func)
+    if func in CV.DROPS:
+        drop_intermediate = P.check(CV.DI, drop_intermediate, func)
     lf = source.lazy()
     schema = lf.collect_schema()
     groups = curve_groups(func, schema.names(), actual, score, by, sample_weight)
@@ -343,9 +369,12 @@ def _curve(
     stats = CV.CurveStats(pl.col(TP), pl.col(FP), pl.col(POS), pl.col(NEG))
     values = CV.values(K.OPS, func, stats, zd)
     shown = [*groups, pl.col(LABEL).alias("label")] if per_label else groups
-    out = points.sort(
-        [*keys, S], descending=[*(False for _ in keys), True], nulls_last=True
-    ).select(
+    ordered = points.sort([*keys, S], descending=[*(False for _ in keys), True], nulls_last=True)
+    if drop_intermediate or func == "det_curve":
+        ordered = ordered.filter(_kept(func, keys))
+    elif func in CV.COUNTS:
+        ordered = ordered.filter(CV.counts_point_kept(CV.CurvePoint(pl.col(S), None, None)))
+    out = ordered.select(
         *shown,
         pl.col(S).alias("threshold"),
         *(e.cast(pl.Float64).alias(c) for c, e in values.items()),
@@ -403,10 +432,13 @@ def roc_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> Frame:
-    return _curve("roc_curve", source, actual, score, zero_division, by, sample_weight)
+    return _curve(
+        "roc_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
+    )
 
 
 def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
@@ -414,4 +446,59 @@ def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     return {"actual": [1, 1, 0, 1, 1, 0], "score": [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]}, {}
 
 
-__all__ = ["precision_recall_curve", "roc_curve"]
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        fnr; lazy if ``source`` is; ordered by group, label and descending
+        threshold.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+    >>> mp.det_curve(df, "y", "s").rows()
+    [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
+    """,
+)
+def det_curve(
+    source: Frame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> Frame:
+    return _curve("det_curve", source, actual, score, zero_division, by, sample_weight)
+
+
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (Float64); lazy if ``source`` is; ordered by group, label
+        and descending threshold.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [0, 1, 1, 0], "s": [0.1, 0.5, 0.5, 0.9], "w": [1, 2, 1, 1]})
+    >>> mp.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").rows()
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
+    """,
+)
+def confusion_matrix_at_thresholds(
+    source: Frame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> Frame:
+    return _curve("confusion_matrix_at_thresholds", source, actual, score, 0, by, sample_weight)
+
+
+__all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]

@@ -30,10 +30,11 @@ from collections.abc import Sequence
 from functools import reduce
 from typing import Any
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.docs import table
 from mlsql._front.tables import curve_groups
@@ -95,12 +96,15 @@ def _curve(
     zero_division: Any,
     by: Any,
     sample_weight: str | None,
+    drop_intermediate: Any = False,
 ) -> DataFrame:
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
         )
     zd = check_zero_division(zero_division, func)
+    if func in CV.DROPS:
+        drop_intermediate = P.check(CV.DI, drop_intermediate, func)
     schema = {f.name: f.dataType for f in source.schema.fields}
     shown = curve_groups(func, list(schema), actual, score, by, sample_weight)
     a, s = to_column(actual, func, "actual"), to_column(score, func, "score")
@@ -182,6 +186,12 @@ def _curve(
         column(SparkSql("first(`neg`)"), "neg"),
     )
     points = cumulative.unionByName(start)
+    if drop_intermediate or func == "det_curve":
+        # a window function may not stand in a WHERE clause: a column first
+        kept = "__mlsql_kept"
+        points = points.withColumn(kept, _kept(func, keys)).where(F.col(kept)).drop(kept)
+    elif func in CV.COUNTS:
+        points = points.where(CV.counts_point_kept(CV.CurvePoint(F.col("threshold"), None, None)))
     stats = CV.CurveStats(ref("tp"), ref("fp"), ref("pos"), ref("neg"))
     values = CV.values(TEXT, func, stats, zd)
     doubles = {c: SparkSql(f"CAST({text(e)} AS DOUBLE)") for c, e in values.items()}
@@ -189,6 +199,27 @@ def _curve(
     out = out.orderBy(*(F.col(k).asc_nulls_last() for k in keys), F.col("threshold").desc())
     named = [F.col(f"__g{i}").alias(name) for i, name in enumerate(shown)]
     return out.select(*named, *(["label"] if per_label else []), "threshold", *values)
+
+
+def _kept(func: str, keys: list[str]) -> Column:
+    """Whether a point stays in curve ``func`` (:func:`mlsql.measures.curves.roc_point_kept`
+    under ``drop_intermediate``, :func:`mlsql.measures.curves.det_point_kept`): its
+    neighbours within its group and label by descending threshold, (+inf, -1, -1) before
+    the first and (-inf, -1, -1) after the last."""
+    order = Window.partitionBy(*keys).orderBy(F.col("threshold").desc())
+
+    def near(name: str, by: int, fill: float) -> Column:
+        shifted = F.lag(name, by) if by > 0 else F.lead(name, -by)
+        return F.coalesce(shifted.over(order), F.lit(fill))
+
+    neighbours = (
+        CV.CurvePoint(near("threshold", 1, float("inf")), near("fp", 1, -1), near("tp", 1, -1)),
+        CV.CurvePoint(F.col("threshold"), F.col("fp"), F.col("tp")),
+        CV.CurvePoint(near("threshold", -1, float("-inf")), near("fp", -1, -1), near("tp", -1, -1)),
+    )
+    if func == "det_curve":
+        return CV.det_point_kept(*neighbours, F.max("tp").over(Window.partitionBy(*keys)))
+    return CV.roc_point_kept(*neighbours)
 
 
 def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
@@ -251,10 +282,68 @@ def roc_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> DataFrame:
-    return _curve("roc_curve", source, actual, score, zero_division, by, sample_weight)
+    return _curve(
+        "roc_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
+    )
 
 
-__all__ = ["precision_recall_curve", "roc_curve"]
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        fnr; ordered by group, label and descending threshold.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)], "y int, s double")
+    >>> [tuple(r) for r in ms.det_curve(df, "y", "s").collect()]
+    [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
+    """,
+)
+def det_curve(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    return _curve("det_curve", source, actual, score, zero_division, by, sample_weight)
+
+
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
+        fp, fn, tp (DOUBLE); ordered by group, label and descending threshold.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0, 0.1, 1), (1, 0.5, 2), (1, 0.5, 1), (0, 0.9, 1)], "y int, s double, w int")
+    >>> [tuple(r) for r in ms.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").collect()]
+    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
+    """,
+)
+def confusion_matrix_at_thresholds(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    return _curve("confusion_matrix_at_thresholds", source, actual, score, 0, by, sample_weight)
+
+
+__all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]
