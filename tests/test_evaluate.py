@@ -360,24 +360,32 @@ def test_spark_regression_passes_sum_exactly_at_a_million_rows_per_group():
     )
     out = ms.evaluate(df, "y", "p", ["r2", "explained_variance", "rae"], by="g").collect()
     got = {(r["g"], r["measure"]): r["estimate"] for r in out}
-    rows = keys.collect()
-    for g in (0, 1):
-        ky = [r[1] for r in rows if r[0] == g]
-        kp = [r[2] for r in rows if r[0] == g]
-        m, total = len(ky), sum(ky)
-        sse = sum((a - b) ** 2 for a, b in zip(ky, kp, strict=True))
-        sst = Fraction(sum((m * a - total) ** 2 for a in ky), m * m)
-        sae = sum(abs(a - b) for a, b in zip(ky, kp, strict=True))
-        sad = Fraction(sum(abs(m * a - total) for a in ky), m)
-        err = [a - b for a, b in zip(ky, kp, strict=True)]
-        var_err = Fraction(sum((m * e - sum(err)) ** 2 for e in err), m * m * m)
+    # the oracle: integer sums in Spark (exact in BIGINT), then fractions in Python
+    e = F.col("ky") - F.col("kp")
+    sums = keys.groupBy("g").agg(
+        F.count("*").alias("m"),
+        F.sum("ky").alias("s"),
+        F.sum(F.col("ky") * F.col("ky")).alias("q"),
+        F.sum(e * e).alias("sse"),
+        F.sum(F.abs(e)).alias("sae"),
+        F.sum(e).alias("se"),
+    )
+    with_sums = keys.join(sums, "g")
+    sad = with_sums.groupBy("g").agg(
+        F.sum(F.abs(F.col("m") * F.col("ky") - F.col("s"))).alias("sad")
+    )
+    for r in sums.join(sad, "g").collect():
+        m = r["m"]
+        sst = Fraction(m * r["q"] - r["s"] ** 2, m)
+        var_err = Fraction(m * r["sse"] - r["se"] ** 2, m * m)
         want = {
-            "r2": float(1 - sse / sst),
+            "r2": float(1 - r["sse"] / sst),
             "explained_variance": float(1 - var_err / (sst / m)),
-            "rae": float(sae / sad),
+            "rae": float(r["sae"] / Fraction(r["sad"], m)),
         }
         for measure, value in want.items():
-            assert abs(got[(g, measure)] - value) <= 1e-12 * abs(value), (g, measure, got, value)
+            got_value = got[(r["g"], measure)]
+            assert abs(got_value - value) <= 1e-12 * abs(value), (r["g"], measure, got_value, value)
 
 
 def test_spark_regression_passes_broadcast_no_hash_relation():
