@@ -26,7 +26,9 @@ that is better lower).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +51,10 @@ class Slice:
     rows: int
     tuples: Mapping[Tuple, int]
     group: int
+
+
+#: threads resampling the grouping sets at once (the machine's cores, at most 8)
+THREADS = min(8, os.cpu_count() or 1)
 
 
 def _values(value: Any, kind: str) -> Any:
@@ -158,7 +164,8 @@ def resample(
     by_set: dict[int, list[int]] = {}
     for k, part in enumerate(parts):
         by_set.setdefault(part.group, []).append(k)
-    for group, members in sorted(by_set.items()):
+
+    def one_set(group: int, members: list[int]) -> None:
         counts = np.zeros((len(members), n_tuples))
         for j, k in enumerate(members):
             counts[j, where[k][0]] = where[k][1]
@@ -182,6 +189,18 @@ def resample(
             done = slice(first, first + n)
             values[members, done] = _evaluated(chosen, data, draws, w_is_one)
             rest_values[members, done] = _evaluated(chosen, data, drawn - draws, w_is_one)
+
+    # the sets share nothing (each slice and remainder has its own stream; each set writes
+    # its own rows), so they run on threads: numpy and the C kernels release the GIL
+    sets = sorted(by_set.items())
+    workers = min(len(sets), THREADS)
+    if workers <= 1:
+        for group, members in sets:
+            one_set(group, members)
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            for _ in pool.map(lambda item: one_set(*item), sets):
+                pass
     return estimates, rests, values, rest_values
 
 
