@@ -32,6 +32,7 @@ LONG: frozenset[str] = frozenset(
         "tests/test_bootstrap.py::test_unpaired_rows_are_an_error_unless_dropped[spark]",
         "tests/test_bootstrap.py::test_weighted_compare_estimates_and_mcnemar[spark]",
         "tests/test_bootstrap.py::test_weighted_engines_agree_and_take_expressions",
+        "tests/test_compare_tests.py::test_fisher_within_monte_carlo_error_of_ranx",
         "tests/test_evaluate.py::test_label_averages_equal_sklearns_with_fractional_weights[duckdb-None]",
         "tests/test_evaluate.py::test_label_averages_equal_sklearns_with_fractional_weights[duckdb-labels1]",
         "tests/test_evaluate.py::test_label_averages_equal_sklearns_with_fractional_weights[spark-None]",
