@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -248,3 +249,38 @@ def test_fisher_within_monte_carlo_error_of_ranx() -> None:
     )
     want, _ = paired_student_t_test(np.array(base), np.array(model))
     assert row[P_VALUE] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_the_command_takes_test(engine: str, tmp_path: Any) -> None:
+    import json
+
+    import pyarrow.parquet as pq
+    from scipy import stats
+
+    from tests.test_cli import invoke
+
+    actual, pa_, pb = two_models(19, 40)
+    path = tmp_path / "runs.parquet"
+    pq.write_table(paired_table(actual, pa_, pb), path)
+    args = (
+        "compare",
+        path,
+        "-a",
+        "actual",
+        "-p",
+        "predicted",
+        "--engine",
+        engine,
+        "-f",
+        "json",
+        "--baseline",
+        "A",
+    )
+    result = invoke(*args, "--measures", "samples_f1", "--test", "student", "--resamples", 20)
+    assert result.exit_code == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    base, model = per_id(actual, pa_, pb)
+    assert row["p_value"] == pytest.approx(stats.ttest_rel(model, base).pvalue, rel=1e-12)
+    result = invoke(*args, "--measures", "samples_f1", "--test", "exact")
+    assert result.exit_code != 0 and "--test must be one of" in result.stderr
