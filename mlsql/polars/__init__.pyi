@@ -2301,6 +2301,7 @@ def compare(
     seed: int = 0,
     sample_weight: str | pl.Expr | None = None,
     drop_unpaired: bool = False,
+    test: str = "bootstrap",
 ) -> pl.DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.
 
@@ -2331,6 +2332,11 @@ def compare(
         The model every other model is compared with.
     drop_unpaired : bool, default False
         Leave out ids present for one model only (else an error says how many).
+    test : {'bootstrap', 'student', 'fisher'}, default 'bootstrap'
+        How ``p_value`` is computed: the paired bootstrap, or ranx's paired
+        Student's t test or Fisher's randomization test (``n_resamples``
+        permutations) over the per-id values of a per-row measure; as at
+        DuckDB's ``mlsql.compare``.
 
     Returns
     -------
