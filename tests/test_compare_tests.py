@@ -284,3 +284,19 @@ def test_the_command_takes_test(engine: str, tmp_path: Any) -> None:
     assert row["p_value"] == pytest.approx(stats.ttest_rel(model, base).pvalue, rel=1e-12)
     result = invoke(*args, "--measures", "samples_f1", "--test", "exact")
     assert result.exit_code != 0 and "--test must be one of" in result.stderr
+
+
+def test_the_sql_macro_checks_test_and_names_where_the_tests_are() -> None:
+    import duckdb
+
+    import mlsql
+
+    con = mlsql.connect()
+    con.register("runs", paired_table(*two_models(23, 8)))
+    call = "FROM compare('runs', 'actual', 'predicted', measures := ['samples_f1'], test := {})"
+    with pytest.raises(duckdb.Error, match=r"The 'test' parameter of compare must be one of"):
+        con.sql(call.format("'wilcoxon'")).fetchall()
+    for test in ("student", "fisher"):
+        with pytest.raises(duckdb.Error, match=rf"test '{test}' is computed by the Python compare"):
+            con.sql(call.format(f"'{test}'")).fetchall()
+    assert len(con.sql(call.format("'bootstrap'")).fetchall()) == 1

@@ -56,8 +56,16 @@ PER_ROW_MEASURES = (
     "error_rate",
 )
 TEST_MESSAGE = (
-    "The 'test' parameter of compare must be one of {allowed}. Got {got!r} instead."
-).format(allowed=", ".join(repr(t) for t in TESTS), got="{got}")
+    "The 'test' parameter of compare must be one of "
+    + ", ".join(repr(t) for t in TESTS)
+    + ". Got {got} instead."
+)
+#: what the SQL table macro ``compare`` says of the tests it does not compute
+SQL_TEST_MESSAGE = (
+    "The SQL table macro compare computes p_value by the paired bootstrap (test := "
+    "'bootstrap'); test {test} is computed by the Python compare (mlsql.compare, "
+    "mlsql.polars.compare, mlsql.spark.compare)."
+)
 PER_ROW_MESSAGE = (
     "compare's test {test!r} compares the per-id values of a measure that is a mean over "
     "rows ({allowed}). Got {name}."
@@ -77,7 +85,7 @@ def check_test(test: Any, chosen: Sequence[Chosen]) -> str:
     'student'
     """
     if not isinstance(test, str) or test not in TESTS:
-        raise MlsqlError(TEST_MESSAGE.format(got=test))
+        raise MlsqlError(TEST_MESSAGE.format(got=repr(test)))
     if test != "bootstrap":
         for c in chosen:
             if c.name not in PER_ROW_MEASURES:
