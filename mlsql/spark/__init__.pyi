@@ -197,6 +197,7 @@ __all__ = [
     "tacc",
     "top_k",
     "top_k_above",
+    "true_negatives",
     "true_positives",
     "weighted_f1",
     "weighted_fbeta",
@@ -7359,6 +7360,43 @@ def top_k_above(
     >>> df = spark.createDataFrame([({'cat': 0.9, 'dog': 0.4},), ({'cat': 0.2, 'dog': 0.7, 'owl': 0.7},)], 'scores map<string, double>')
     >>> [r[0] for r in df.select(ms.top_k_above('scores', k=1, threshold=0.5)).collect()]
     [['cat'], ['dog']]
+    """
+
+def true_negatives(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    n_labels: int | None = None,
+) -> Column:
+    """n_labels - |A ∪ P|: labels of the universe neither true nor predicted (scikit-learn's multilabel_confusion_matrix(samplewise=True) tn; times a row's weight, its weighted tn).
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true labels of each row: an array column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted labels of each row: an array column (name or Column).
+    n_labels : int
+        The number of labels in the label universe (> 0).
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row; NULL where either list is NULL.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(['cat', 'bird'], ['cat']), (['dog'], ['dog', 'fish'])], 'actual array<string>, predicted array<string>')
+    >>> [r[0] for r in df.select(ms.true_negatives('actual', 'predicted', n_labels=4)).collect()]
+    [2, 2]
     """
 
 def true_positives(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
