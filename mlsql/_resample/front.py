@@ -273,10 +273,10 @@ def compared(
         paired[value] = paired.get(value, 0) + m
     check_pairs(model, id_column, baseline, totals, paired, repeated, drop_unpaired)
     out = run.compare(paired_rows, n_by, req.chosen, req.n_resamples, req.confidence, req.seed)
-    return tested(req, paired_rows, out)
+    return apply_test(req, paired_rows, out)
 
 
-def tested(req: Request, paired_rows: Any, out: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def apply_test(req: Request, paired_rows: Any, out: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """``compare``'s rows ``out`` with the p-value of ``req.test`` where it is not the
     bootstrap's, from the paired statistics rows :func:`compared` takes."""
     from mlsql._resample import paired, run

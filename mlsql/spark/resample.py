@@ -215,7 +215,7 @@ def compare(
             base = [f"{n}_b" for n in names]
             out = X.compare(req, measures, joined, groups, base, names)
             if req.test != "bootstrap":  # the distinct pairs, at most one per id
-                out = front.tested(req, [tuple(r) for r in joined.collect()], out)
+                out = front.apply_test(req, [tuple(r) for r in joined.collect()], out)
             return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
         paired_rows = [tuple(r) for r in joined.collect()]
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
