@@ -35,6 +35,7 @@ LONG: frozenset[str] = frozenset(
         "tests/test_bootstrap.py::test_weighted_engines_agree_and_take_expressions",
         "tests/test_evaluate.py::test_duckdb_regression_passes_read_one_rounding_of_each_mean",
         "tests/test_evaluate.py::test_spark_regression_passes_sum_exactly_at_a_million_rows_per_group",
+        "tests/test_compare_tests.py::test_fisher_within_monte_carlo_error_of_ranx",
         "tests/test_evaluate.py::test_label_averages_equal_sklearns_with_fractional_weights[duckdb-None]",
         "tests/test_evaluate.py::test_label_averages_equal_sklearns_with_fractional_weights[duckdb-labels1]",
         "tests/test_evaluate.py::test_label_averages_equal_sklearns_with_fractional_weights[spark-None]",

@@ -166,6 +166,7 @@ def per_row(name: str, a: Any, p: Any, **params: Any) -> Any:
         "true_positives": lambda: tp,
         "false_positives": lambda: fp,
         "false_negatives": lambda: fn,
+        "true_negatives": lambda: params["n_labels"] - len(sa | sp),
         "set_jaccard": lambda: jaccard(tp, fp, fn, zd),
         "row_precision": lambda: precision(tp, fp, fn, zd),
         "row_recall": lambda: recall(tp, fp, fn, zd),

@@ -267,6 +267,11 @@ _add(
         "label_lists", lambda t, p, name=name: oracle.aggregate(name, rows_of(t, *ML), **p)
     ),
 )
+REFERENCES["true_negatives"] = Reference(
+    "label_lists",
+    lambda t, p: [oracle.per_row("true_negatives", a, b, **p) for a, b in rows_of(t, *ML)],
+    ({"n_labels": 5}, {"n_labels": 12}),
+)
 REFERENCES["hamming_loss"] = Reference(
     "label_lists",
     lambda t, p: oracle.aggregate("hamming_loss", rows_of(t, *ML), **p),

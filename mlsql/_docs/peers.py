@@ -157,6 +157,7 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "true_positives": _NONE,
     "false_positives": _NONE,
     "false_negatives": _NONE,
+    "true_negatives": (sk("multilabel_confusion_matrix(samplewise=True)[:, 0, 0]"),),
     "set_jaccard": _NONE,
     "row_precision": _NONE,
     "row_recall": _NONE,

@@ -266,6 +266,7 @@ def compare(
     seed: int = 0,
     sample_weight: str | None = None,
     drop_unpaired: bool = False,
+    test: str = "bootstrap",
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """Paired comparison of every model with the baseline: difference, interval, p-values.
@@ -283,6 +284,12 @@ def compare(
     drop_unpaired : bool, default False
         Leave out rows whose id has no row of the other model; by default they
         are an error that says how many there are.
+    test : {'bootstrap', 'student', 'fisher'}, default 'bootstrap'
+        How ``p_value`` is computed: the paired bootstrap's, or ranx's paired
+        Student's t test or Fisher's randomization test (``n_resamples``
+        permutations drawn from ``seed``) over the per-id values of a measure
+        that is a mean over rows (the samples averages, subset_accuracy,
+        zero_one_loss, hamming_loss, accuracy, error_rate), unweighted.
 
     Returns
     -------
@@ -308,6 +315,14 @@ def compare(
     columns, estimates and McNemar p-values in DuckDB alone, for the label-set
     measures (docs/guides/uncertainty.md).
 
+    ``test='student'`` is scipy's ``ttest_rel`` of the per-id values (ranx's
+    ``stat_test='student'``); ``test='fisher'`` is ranx's randomization test,
+    p = the share of the ``n_resamples`` random swaps of each id's two rows
+    whose |mean difference| reaches the observed one (no +1, as ranx). Ids
+    with an undefined value on either side are left out; the interval stays
+    the bootstrap's. The draws and the other details are those of
+    :mod:`mlsql._resample.paired`.
+
     Examples
     --------
     >>> import mlsql, pyarrow as pa
@@ -316,6 +331,8 @@ def compare(
     >>> out = mlsql.compare(rows, "actual", "predicted", ["accuracy"], n_resamples=200)
     >>> out.fetchall()[0][:5]
     ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    >>> mlsql.compare(rows, "actual", "predicted", ["accuracy"], test="fisher").fetchall()[0][7]
+    1.0
     """
     given = con = in_this_thread(con)
     with _source(data, con, "compare") as (con, clause, params, columns, types):
@@ -331,6 +348,7 @@ def compare(
             n_resamples,
             confidence,
             seed,
+            test,
         )
         _check(req, columns, types, actual, predicted)
         groups = [quote_ident(b) for b in req.by]

@@ -414,7 +414,7 @@ def compare(
     wanted AS (
         SELECT i, settings.ms[i] AS measure, list_contains({zero_one}, settings.ms[i]) AS zero_one
         FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
-        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL),
+        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.te IS NOT NULL),
     intervals AS (  -- the resampled differences, model - baseline
         SELECT g, mo, measure,
                quantile_cont(d, [{tail}, 1 - {tail}]) FILTER (WHERE isfinite(d)) AS q,

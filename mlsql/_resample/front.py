@@ -75,6 +75,8 @@ class Request:
     n_resamples: int
     confidence: float
     seed: int
+    #: how compare's p_value is computed (:data:`mlsql._resample.paired.TESTS`)
+    test: str = "bootstrap"
 
     @property
     def stats(self) -> str:
@@ -93,9 +95,13 @@ def request(
     n_resamples: Any,
     confidence: Any,
     seed: Any,
+    test: Any = "bootstrap",
 ) -> Request:
-    """Check every argument against the frame's ``columns``; ``named`` maps role -> column."""
-    from mlsql._resample import run
+    """Check every argument against the frame's ``columns``; ``named`` maps role -> column.
+
+    ``test``: compare's p-value (:mod:`mlsql._resample.paired`); bootstrap takes none.
+    """
+    from mlsql._resample import paired, run
     from mlsql._resample.measures import resolve
 
     groups = P.check_by(by, func)
@@ -106,7 +112,9 @@ def request(
     for name in groups:
         if name in outputs:
             raise MlsqlError(BY_OUTPUT_MESSAGE.format(func=func, name=name))
-    return Request(func, groups, chosen, int(n_resamples), float(confidence), int(seed))
+    if func == "compare":
+        test = paired.check_test(test, chosen)
+    return Request(func, groups, chosen, int(n_resamples), float(confidence), int(seed), test)
 
 
 def with_weight(named: Mapping[str, Any], sample_weight: Any) -> dict[str, Any]:
@@ -280,7 +288,21 @@ def compared(
     for value, m in pairs:
         paired[value] = paired.get(value, 0) + m
     check_pairs(model, id_column, baseline, totals, paired, repeated, drop_unpaired)
-    return run.compare(paired_rows, n_by, req.chosen, req.n_resamples, req.confidence, req.seed)
+    out = run.compare(paired_rows, n_by, req.chosen, req.n_resamples, req.confidence, req.seed)
+    return apply_test(req, paired_rows, out)
+
+
+def apply_test(req: Request, paired_rows: Any, out: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """``compare``'s rows ``out`` with the p-value of ``req.test`` where it is not the
+    bootstrap's, from the paired statistics rows :func:`compared` takes."""
+    from mlsql._resample import paired, run
+
+    if req.test == "bootstrap":
+        return out
+    n_by = len(req.by)
+    groups = run._groups(paired_rows, n_by + 1, req.chosen, 2, "compare")
+    found = paired.p_values(groups, req.chosen, req.test, req.n_resamples, req.seed)
+    return paired.replace_p_values(out, n_by, found)
 
 
 # ---------------------------------------------------------------- docstrings
@@ -321,7 +343,12 @@ model, id : str, default 'model', 'id'
 baseline : object, default 'A'
     The model every other model is compared with.
 drop_unpaired : bool, default False
-    Leave out ids present for one model only (else an error says how many)."""
+    Leave out ids present for one model only (else an error says how many).
+test : {'bootstrap', 'student', 'fisher'}, default 'bootstrap'
+    How ``p_value`` is computed: the paired bootstrap, or ranx's paired
+    Student's t test or Fisher's randomization test (``n_resamples``
+    permutations) over the per-id values of a per-row measure; as at
+    DuckDB's ``mlsql.compare``."""
 
 
 def docstring(func: str, words: Mapping[str, str], example: str) -> str:

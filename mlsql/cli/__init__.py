@@ -239,6 +239,16 @@ def compare_command(
             help="Leave out rows whose id has no row of the other model (else an error).",
         ),
     ] = False,
+    test: Annotated[
+        str,
+        typer.Option(
+            "--test",
+            help="How p_value is computed: bootstrap (the paired bootstrap), or ranx's student "
+            "(paired t test) or fisher (randomization test, --resamples permutations) over the "
+            "per-id values of a per-row measure (samples averages, subset_accuracy, "
+            "accuracy, ...).",
+        ),
+    ] = "bootstrap",
     fail_if_worse: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -280,6 +290,7 @@ def compare_command(
             confidence=confidence,
             seed=seed,
             drop_unpaired=drop_unpaired,
+            test=test,
             fail_if_worse=fail_if_worse,
         )
         code = run_compare(

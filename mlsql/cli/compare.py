@@ -60,6 +60,7 @@ class Request:
     confidence: float = 0.95
     seed: int = 0
     drop_unpaired: bool = False
+    test: str = "bootstrap"
     fail_if_worse: str | None = None
 
 
@@ -376,9 +377,11 @@ def run_compare(
                     confidence=request.confidence,
                     seed=request.seed,
                     drop_unpaired=request.drop_unpaired,
+                    test=request.test,
                 )
             except MlsqlError as exc:  # the API names its argument, the command its option
                 message = str(exc).replace("drop_unpaired=True", "--drop-unpaired")
+                message = message.replace("The 'test' parameter of compare", "--test")
                 message = message.replace("model None", "model NULL")  # as the table spells it
                 raise UserError(message + _null_model_repeats(con, request)) from None
         interrupt.engines_done()

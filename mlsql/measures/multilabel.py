@@ -14,6 +14,7 @@ from typing import Any
 from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._registry import Param, declare, measure
+from mlsql.measures import label_based as LB
 
 FAMILY = "multilabel"
 BETA = P.BETA
@@ -39,6 +40,22 @@ def _fp(ops: Any, s: F.RowStats) -> Any:
 @measure("false_negatives", "row", FAMILY, "|A \\ P|: true labels that were not predicted.")
 def _fn(ops: Any, s: F.RowStats) -> Any:
     return s.counts.fn
+
+
+@measure(
+    "true_negatives",
+    "row",
+    FAMILY,
+    "n_labels - |A ∪ P|: labels of the universe neither true nor predicted (scikit-learn's "
+    "multilabel_confusion_matrix(samplewise=True) tn; times a row's weight, its weighted tn).",
+    params=(P.N_LABELS,),
+)
+def _tn(ops: Any, s: F.RowStats, n_labels: Any) -> Any:
+    # a row's |A ∪ P| above n_labels would give a negative count: n_labels is too small
+    union = s.n_actual + s.n_predicted - s.tp
+    message = P.N_LABELS_TOO_SMALL_MESSAGE.format(func="true_negatives")
+    tp = ops.error_if(union > n_labels, s.tp, message, n_labels)
+    return LB.true_negatives(ops, F.RowStats(tp, s.n_actual, s.n_predicted).counts, n_labels)
 
 
 @measure("set_jaccard", "row", FAMILY, "|A ∩ P| / |A ∪ P| of one row.", params=(ZD,))

@@ -204,6 +204,7 @@ __all__ = [
     "tacc",
     "top_k",
     "top_k_above",
+    "true_negatives",
     "true_positives",
     "weighted_f1",
     "weighted_fbeta",
@@ -2473,6 +2474,7 @@ def compare(
     seed: int = 0,
     sample_weight: str | pl.Expr | None = None,
     drop_unpaired: bool = False,
+    test: str = "bootstrap",
 ) -> pl.DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.
 
@@ -2503,6 +2505,11 @@ def compare(
         The model every other model is compared with.
     drop_unpaired : bool, default False
         Leave out ids present for one model only (else an error says how many).
+    test : {'bootstrap', 'student', 'fisher'}, default 'bootstrap'
+        How ``p_value`` is computed: the paired bootstrap, or ranx's paired
+        Student's t test or Fisher's randomization test (``n_resamples``
+        permutations) over the per-id values of a per-row measure; as at
+        DuckDB's ``mlsql.compare``.
 
     Returns
     -------
@@ -6900,6 +6907,37 @@ def top_k_above(
     >>> df = pl.DataFrame({'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
     >>> df.select(mp.top_k_above('scores', k=1, threshold=0.5)).to_series().to_list()
     [['cat'], ['dog']]
+    """
+
+def true_negatives(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    n_labels: int | None = None,
+) -> pl.Expr:
+    """n_labels - |A ∪ P|: labels of the universe neither true nor predicted (scikit-learn's multilabel_confusion_matrix(samplewise=True) tn; times a row's weight, its weighted tn).
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true labels of each row: a list column (name or expression).
+    predicted : str or polars.Expr
+        The predicted labels of each row: a list column (name or expression).
+    n_labels : int
+        The number of labels in the label universe (> 0).
+
+    Returns
+    -------
+    polars.Expr
+        A number per row; NULL where either list is NULL.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [['cat', 'bird'], ['dog']], 'predicted': [['cat'], ['dog', 'fish']]})
+    >>> df.select(mp.true_negatives('actual', 'predicted', n_labels=4)).to_series().to_list()
+    [2, 2]
     """
 
 def true_positives(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:

@@ -137,6 +137,7 @@ OUTPUTS = {
     "subset_accuracy_from_counts": "0.0",
     "top_k": "[['cat'], ['dog']]",
     "top_k_above": "[['cat'], ['dog']]",
+    "true_negatives": "[2, 2]",
     "true_positives": "[1, 1]",
     "zero_one_loss": "1.0",
     "zero_one_loss_from_counts": "1.0",

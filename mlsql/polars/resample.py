@@ -163,6 +163,7 @@ def compare(
     seed: int = 0,
     sample_weight: str | pl.Expr | None = None,
     drop_unpaired: bool = False,
+    test: str = "bootstrap",
 ) -> pl.DataFrame:
     lazy = frame.lazy()
     schema = lazy.collect_schema()
@@ -178,6 +179,7 @@ def compare(
         n_resamples,
         confidence,
         seed,
+        test,
     )
     stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, schema, sample_weight)]
     from mlsql._resample.measures import STATS  # numpy: imported when a call runs

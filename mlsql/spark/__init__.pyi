@@ -204,6 +204,7 @@ __all__ = [
     "tacc",
     "top_k",
     "top_k_above",
+    "true_negatives",
     "true_positives",
     "weighted_f1",
     "weighted_fbeta",
@@ -2509,6 +2510,7 @@ def compare(
     seed: int = 0,
     sample_weight: str | Column | None = None,
     drop_unpaired: bool = False,
+    test: str = "bootstrap",
 ) -> DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.
 
@@ -2539,6 +2541,11 @@ def compare(
         The model every other model is compared with.
     drop_unpaired : bool, default False
         Leave out ids present for one model only (else an error says how many).
+    test : {'bootstrap', 'student', 'fisher'}, default 'bootstrap'
+        How ``p_value`` is computed: the paired bootstrap, or ranx's paired
+        Student's t test or Fisher's randomization test (``n_resamples``
+        permutations) over the per-id values of a per-row measure; as at
+        DuckDB's ``mlsql.compare``.
 
     Returns
     -------
@@ -7608,6 +7615,43 @@ def top_k_above(
     >>> df = spark.createDataFrame([({'cat': 0.9, 'dog': 0.4},), ({'cat': 0.2, 'dog': 0.7, 'owl': 0.7},)], 'scores map<string, double>')
     >>> [r[0] for r in df.select(ms.top_k_above('scores', k=1, threshold=0.5)).collect()]
     [['cat'], ['dog']]
+    """
+
+def true_negatives(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    n_labels: int | None = None,
+) -> Column:
+    """n_labels - |A ∪ P|: labels of the universe neither true nor predicted (scikit-learn's multilabel_confusion_matrix(samplewise=True) tn; times a row's weight, its weighted tn).
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true labels of each row: an array column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted labels of each row: an array column (name or Column).
+    n_labels : int
+        The number of labels in the label universe (> 0).
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row; NULL where either list is NULL.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(['cat', 'bird'], ['cat']), (['dog'], ['dog', 'fish'])], 'actual array<string>, predicted array<string>')
+    >>> [r[0] for r in df.select(ms.true_negatives('actual', 'predicted', n_labels=4)).collect()]
+    [2, 2]
     """
 
 def true_positives(actual: _IntoColumn, predicted: _IntoColumn) -> Column:

@@ -166,6 +166,7 @@ def compare(
     seed: int = 0,
     sample_weight: str | Column | None = None,
     drop_unpaired: bool = False,
+    test: str = "bootstrap",
 ) -> DataFrame:
     req = front.request(
         "compare",
@@ -179,6 +180,7 @@ def compare(
         n_resamples,
         confidence,
         seed,
+        test,
     )
     stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
     names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
@@ -212,6 +214,8 @@ def compare(
             front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
             base = [f"{n}_b" for n in names]
             out = X.compare(req, measures, joined, groups, base, names)
+            if req.test != "bootstrap":  # the distinct pairs, at most one per id
+                out = front.apply_test(req, [tuple(r) for r in joined.collect()], out)
             return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
         paired_rows = [tuple(r) for r in joined.collect()]
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)

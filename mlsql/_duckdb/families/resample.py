@@ -58,6 +58,7 @@ from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, flatten, formula_
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample import front as FRONT
+from mlsql._resample import paired as PAIRED
 from mlsql._resample import run as RUN
 from mlsql._resample.measures import (
     CLASS_MEASURES,
@@ -480,6 +481,7 @@ COMPARE_SIGNATURE = (
     "seed := 0",
     f"{SAMPLE_WEIGHT} := NULL",
     "drop_unpaired := false",
+    "test := 'bootstrap'",
     *PARAMS,
     *V.PARAMS,
 )
@@ -531,13 +533,20 @@ def _is_baseline(x: str) -> str:
 
 def _compare_settings(q: Qualify, kind: str) -> str:
     """SQL of the settings row of ``compare`` on measures of ``kind``: bootstrap's, plus
-    drop_unpaired (du). (The ``by`` names are checked with the source: ``V.source_sql``.)"""
+    drop_unpaired (du) and test (te: the bootstrap's alone). (The ``by`` names are checked with the source: ``V.source_sql``.)"""
     drop = sql_message(
         DROP_UNPAIRED_MESSAGE.format(got="{}"), f"{q('_mlsql_shown')}(drop_unpaired)"
     )
+    repr_ = q("_mlsql_repr")
+    bad_test = sql_message(PAIRED.TEST_MESSAGE.format(got="{}"), f"{repr_}(test)")
+    python_test = sql_message(PAIRED.SQL_TEST_MESSAGE.format(test="{}"), f"{repr_}(test)")
+    tests = ", ".join(str(lit(t)) for t in PAIRED.TESTS if t != "bootstrap")
     return f"""{_settings(q, COMPARE, kind)},
                CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE error({drop}) END AS du"""
+                    ELSE error({drop}) END AS du,
+               CASE WHEN typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
+                    WHEN typeof(test) = 'VARCHAR' AND test IN ({tests}) THEN error({python_test})
+                    ELSE error({bad_test}) END AS te"""
 
 
 def _pair_checks(q: Qualify) -> dict[str, str]:
@@ -666,7 +675,7 @@ def _compare(q: Qualify) -> Macro:
         SELECT i, settings.ms[i] AS measure, list_position({_all_measures()}, settings.ms[i]) AS j,
                list_contains({zero_one}, settings.ms[i]) AS zero_one
         FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
-        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL),
+        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.te IS NOT NULL),
     spread AS (  -- the resampled differences, model - baseline
         SELECT g, mo, i, CAST(xv[j] AS DOUBLE) - CAST(bv[j] AS DOUBLE) AS d
         FROM paired CROSS JOIN wanted WHERE r IS NOT NULL),

@@ -74,6 +74,7 @@ EXAMPLE_OUTPUTS = {
     "true_positives": "[1, 1]",
     "false_positives": "[0, 1]",
     "false_negatives": "[1, 0]",
+    "true_negatives": "[2, 2]",
     "set_jaccard": "[0.5, 0.5]",
     "row_precision": "[1.0, 0.5]",
     "row_recall": "[0.5, 1.0]",

@@ -1,0 +1,302 @@
+"""compare(test='student' | 'fisher'): ranx's comparison tests, in every engine.
+
+References written here, never the code under test: each id's value from Python
+sets; scipy's ``ttest_rel`` (what ranx's paired Student's t test calls); a
+plain-Python randomization test over the same documented draws; ranx itself
+(long: numba compiles it on first use).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from mlsql._errors import MlsqlError
+from tests.conftest import _engines
+from tests.test_bootstrap import paired_table, run_engine, simulate, single_label
+
+#: the Spark cases run with the long tests
+LONG_ENGINES = ("spark",)
+
+P_VALUE = 7
+
+
+def f1_row(a: list, p: list) -> float:
+    """A row's F1 from Python sets (0 where both are empty, zero_division=0)."""
+    sa, sp = set(a), set(p)
+    total = len(sa) + len(sp)
+    return 0.0 if total == 0 else 2 * len(sa & sp) / total
+
+
+def per_id(actual: list, pa_: list, pb: list) -> tuple[list[float], list[float]]:
+    return [f1_row(a, p) for a, p in zip(actual, pa_, strict=True)], [
+        f1_row(a, p) for a, p in zip(actual, pb, strict=True)
+    ]
+
+
+def two_models(seed: int, n: int) -> tuple[list, list, list]:
+    """Label lists: the truth, model A (30% of labels wrong), model B (15%)."""
+    actual, pa_ = simulate(random.Random(seed), n, flip=0.3)
+    rng = random.Random(seed + 2)
+    pb = [[x for x in "abcd" if (x in a) != (rng.random() < 0.15)] for a in actual]
+    return actual, pa_, pb
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_student_equals_scipys_paired_t_test(engine: str) -> None:
+    from scipy import stats
+
+    actual, pa_, pb = two_models(1, 70)
+    rows = run_engine(
+        engine,
+        "compare",
+        paired_table(actual, pa_, pb),
+        "actual",
+        "predicted",
+        ["samples_f1", "subset_accuracy"],
+        n_resamples=20,
+        test="student",
+    )
+    base, model = per_id(actual, pa_, pb)
+    assert rows[0][P_VALUE] == pytest.approx(stats.ttest_rel(model, base).pvalue, rel=1e-12)
+    exact_a = [float(set(a) == set(p)) for a, p in zip(actual, pa_, strict=True)]
+    exact_b = [float(set(a) == set(p)) for a, p in zip(actual, pb, strict=True)]
+    assert rows[1][P_VALUE] == pytest.approx(stats.ttest_rel(exact_b, exact_a).pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_student_on_one_label_per_row(engine: str) -> None:
+    from scipy import stats
+
+    y, p = single_label(random.Random(5), 90)
+    q = [c if random.Random(300 + i).random() < 0.8 else p[i] for i, c in enumerate(y)]
+    (row,) = run_engine(
+        engine,
+        "compare",
+        paired_table(y, p, q),
+        "actual",
+        "predicted",
+        ["error_rate"],
+        n_resamples=20,
+        test="student",
+    )
+    err_a = [float(a != b) for a, b in zip(y, p, strict=True)]
+    err_b = [float(a != b) for a, b in zip(y, q, strict=True)]
+    assert row[P_VALUE] == pytest.approx(stats.ttest_rel(err_b, err_a).pvalue, rel=1e-12)
+
+
+def test_students_tail_is_accurate_far_out() -> None:
+    """Large t, many ids: the incomplete beta stays within 1e-10 of scipy's p-value."""
+    from scipy import stats
+
+    from mlsql._resample.paired import student_p_value
+
+    rng = np.random.default_rng(3)
+    for shift, n in ((0.05, 12), (0.5, 400), (2.0, 60), (0.01, 5000)):
+        d = rng.normal(shift, 1.0, n)
+        want = stats.ttest_1samp(d, 0.0).pvalue
+        assert student_p_value(d, np.ones(n)) == pytest.approx(want, rel=1e-10, abs=1e-300)
+
+
+def stream(seed: int, key: list) -> np.random.Generator:
+    """The documented stream: SeedSequence([seed, first four uint32 of sha256(json(key))])."""
+    digest = hashlib.sha256(json.dumps(key).encode()).digest()[:16]
+    words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, *words])))
+
+
+def fisher_oracle(actual: list, pa_: list, pb: list, seed: int, n: int) -> float:
+    """Plain Python: tuples of both rows' (tp, |A|, |P|, weight) sorted, m ids each, one
+    Binomial(m, 1/2) draw per tuple and permutation; p = share of |Σ d*| >= |Σ d|."""
+
+    def stats(a: list, p: list) -> tuple:
+        sa, sp = set(a), set(p)
+        return (float(len(sa & sp)), float(len(sa)), float(len(sp)), 1.0)
+
+    tuples = Counter((*stats(a, p), *stats(a, q)) for a, p, q in zip(actual, pa_, pb, strict=True))
+    keys = sorted(tuples)
+    m = [tuples[k] for k in keys]
+
+    def f1(tp: float, na: float, np_: float) -> float:
+        return 0.0 if na + np_ == 0 else 2 * tp / (na + np_)
+
+    d = [f1(*k[4:7]) - f1(*k[0:3]) for k in keys]
+    observed = abs(sum(mi * di for mi, di in zip(m, d, strict=True)))
+    draws = stream(seed, ["B", "fisher"]).binomial(m, 0.5, size=(n, len(m)))
+    slack = 1e-12 * sum(mi * abs(di) for mi, di in zip(m, d, strict=True))
+    hits = 0
+    for k in draws.tolist():
+        flipped = sum((2 * ki - mi) * di for ki, mi, di in zip(k, m, d, strict=True))
+        hits += abs(flipped) >= observed - slack
+    return hits / n
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_fisher_equals_a_plain_python_oracle_with_the_same_draws(engine: str) -> None:
+    actual, pa_, pb = two_models(7, 60)
+    rows = run_engine(
+        engine,
+        "compare",
+        paired_table(actual, pa_, pb),
+        "actual",
+        "predicted",
+        ["samples_f1"],
+        n_resamples=400,
+        seed=11,
+        test="fisher",
+    )
+    assert rows[0][P_VALUE] == fisher_oracle(actual, pa_, pb, 11, 400)
+    again = run_engine(
+        engine,
+        "compare",
+        paired_table(actual, pa_, pb),
+        "actual",
+        "predicted",
+        ["samples_f1"],
+        n_resamples=400,
+        seed=11,
+        test="fisher",
+    )
+    assert again == rows
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_identical_models_and_too_few_ids(engine: str) -> None:
+    actual, pa_, _ = two_models(9, 20)
+    same = paired_table(actual, pa_, pa_)
+    for test, want in (("student", None), ("fisher", 1.0)):
+        (row,) = run_engine(
+            engine,
+            "compare",
+            same,
+            "actual",
+            "predicted",
+            ["samples_f1"],
+            n_resamples=20,
+            test=test,
+        )
+        assert row[P_VALUE] == want, test
+    one = paired_table(actual[:1], pa_[:1], [["zz"]])
+    (row,) = run_engine(
+        engine,
+        "compare",
+        one,
+        "actual",
+        "predicted",
+        ["samples_f1"],
+        n_resamples=20,
+        test="student",
+    )
+    assert row[P_VALUE] is None  # one id: no variance to test with
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_the_same_errors_everywhere(engine: str) -> None:
+    actual, pa_, pb = two_models(13, 10)
+    data = paired_table(actual, pa_, pb)
+    with pytest.raises(MlsqlError, match=r"The 'test' parameter of compare must be one of"):
+        run_engine(engine, "compare", data, "actual", "predicted", ["samples_f1"], test="wilcoxon")
+    with pytest.raises(MlsqlError, match=r"compare's test 'student' compares the per-id values"):
+        run_engine(engine, "compare", data, "actual", "predicted", ["micro_f1"], test="student")
+    weighted = data.append_column("w", pa.array([2.0] * 20))
+    with pytest.raises(MlsqlError, match=r"compare's test 'fisher' takes unweighted rows"):
+        run_engine(
+            engine,
+            "compare",
+            weighted,
+            "actual",
+            "predicted",
+            ["samples_f1"],
+            test="fisher",
+            sample_weight="w",
+        )
+
+
+@pytest.mark.long
+def test_fisher_within_monte_carlo_error_of_ranx() -> None:
+    """ranx's own tests on the same per-query values (its randomization: other draws)."""
+    engine = "duckdb"
+    pytest.importorskip("ranx")
+    from ranx.statistical_tests import fisher_randomization_test, paired_student_t_test
+
+    actual, pa_, pb = two_models(17, 80)
+    base, model = per_id(actual, pa_, pb)
+    data = paired_table(actual, pa_, pb)
+    n = 4000
+    (row,) = run_engine(
+        engine, "compare", data, "actual", "predicted", ["samples_f1"], n_resamples=n, test="fisher"
+    )
+    theirs, _ = fisher_randomization_test(np.array(base), np.array(model), n, 0.01, 42)
+    # two independent estimates of one p: their difference has sd <= sqrt(2 p (1 - p) / n)
+    sd = np.sqrt(2 * max(theirs * (1 - theirs), 1 / n) / n)
+    assert abs(row[P_VALUE] - theirs) <= 5 * sd
+    (row,) = run_engine(
+        engine,
+        "compare",
+        data,
+        "actual",
+        "predicted",
+        ["samples_f1"],
+        n_resamples=20,
+        test="student",
+    )
+    want, _ = paired_student_t_test(np.array(base), np.array(model))
+    assert row[P_VALUE] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_the_command_takes_test(engine: str, tmp_path: Any) -> None:
+    import json
+
+    import pyarrow.parquet as pq
+    from scipy import stats
+
+    from tests.test_cli import invoke
+
+    actual, pa_, pb = two_models(19, 40)
+    path = tmp_path / "runs.parquet"
+    pq.write_table(paired_table(actual, pa_, pb), path)
+    args = (
+        "compare",
+        path,
+        "-a",
+        "actual",
+        "-p",
+        "predicted",
+        "--engine",
+        engine,
+        "-f",
+        "json",
+        "--baseline",
+        "A",
+    )
+    result = invoke(*args, "--measures", "samples_f1", "--test", "student", "--resamples", 20)
+    assert result.exit_code == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    base, model = per_id(actual, pa_, pb)
+    assert row["p_value"] == pytest.approx(stats.ttest_rel(model, base).pvalue, rel=1e-12)
+    result = invoke(*args, "--measures", "samples_f1", "--test", "exact")
+    assert result.exit_code != 0 and "--test must be one of" in result.stderr
+
+
+def test_the_sql_macro_checks_test_and_names_where_the_tests_are() -> None:
+    import duckdb
+
+    import mlsql
+
+    con = mlsql.connect()
+    con.register("runs", paired_table(*two_models(23, 8)))
+    call = "FROM compare('runs', 'actual', 'predicted', measures := ['samples_f1'], test := {})"
+    with pytest.raises(duckdb.Error, match=r"The 'test' parameter of compare must be one of"):
+        con.sql(call.format("'wilcoxon'")).fetchall()
+    for test in ("student", "fisher"):
+        with pytest.raises(duckdb.Error, match=rf"test '{test}' is computed by the Python compare"):
+            con.sql(call.format(f"'{test}'")).fetchall()
+    assert len(con.sql(call.format("'bootstrap'")).fetchall()) == 1
