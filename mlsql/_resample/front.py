@@ -300,7 +300,7 @@ def apply_test(req: Request, paired_rows: Any, out: list[tuple[Any, ...]]) -> li
     if req.test == "bootstrap":
         return out
     n_by = len(req.by)
-    groups = run._groups(paired_rows, n_by + 1, req.chosen, 2, "compare")
+    groups = run.groups(paired_rows, n_by + 1, req.chosen, 2, "compare")
     found = paired.p_values(groups, req.chosen, req.test, req.n_resamples, req.seed)
     return paired.replace_p_values(out, n_by, found)
 

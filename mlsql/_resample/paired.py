@@ -208,7 +208,7 @@ def p_values(
 ) -> dict[tuple[tuple[Any, ...], str], float | None]:
     """Per (group values and model, measure label): the ``test`` p-value of the paired ids.
 
-    ``groups`` as :func:`mlsql._resample.run._groups` yields them (two sides).
+    ``groups`` as :func:`mlsql._resample.run.groups` yields them (two sides).
     """
     from mlsql._resample.run import stream
 
