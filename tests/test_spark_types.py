@@ -30,7 +30,7 @@ BOTH_TYPES = r"(?s)(array<string>.*array<bigint>|array<bigint>.*array<string>)"
 
 
 def call(name: str, actual, predicted):
-    params = {"n_labels": 3} if name == "hamming_loss" else {}
+    params = {"n_labels": 3} if name in ("hamming_loss", "true_negatives") else {}
     return ms.FUNCTIONS[name](actual, predicted, **params)
 
 
