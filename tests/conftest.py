@@ -122,9 +122,9 @@ def long_first_rank(nodeid: str) -> int:
 
 def is_long(nodeid: str) -> bool:
     """Whether a test is one of ``tests/long.py``'s (by its id, or its name for every parameter)."""
-    from tests.long import LONG
+    from tests.long import LONG, LONG_PATHS
 
-    return nodeid in LONG or nodeid.split("[", 1)[0] in LONG
+    return nodeid in LONG or nodeid.split("[", 1)[0] in LONG or nodeid.startswith(LONG_PATHS)
 
 
 def is_long_item(item: pytest.Item) -> bool:

@@ -11,6 +11,16 @@ A test module may also name engines whose cases are all long (``LONG_ENGINES``: 
 runs of the registry-driven edge files), which ``tests/conftest.py`` reads.
 """
 
+#: paths whose every test is long: Spark's own test files and the Spark engine's docstring
+#: examples (a tenth of the README's suite, where each Spark call plans for a second)
+LONG_PATHS: tuple[str, ...] = (
+    "mlsql/spark/",
+    "tests/test_spark_docs.py",
+    "tests/test_spark_sql.py",
+    "tests/test_spark_bootstrap.py",
+    "tests/test_spark_bounded.py",
+)
+
 LONG: frozenset[str] = frozenset(
     (
         "mlsql/spark/resample.py::mlsql.spark.resample.compare",

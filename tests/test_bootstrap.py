@@ -828,3 +828,8 @@ def test_label_averages_agree_across_engines_and_in_compare() -> None:
         rows = run_engine(engine, "compare", same, *args, n_resamples=100)
         for row in rows:
             assert row[4] == row[5] == row[6] == 0.0 and row[7] == 1.0, engine
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

@@ -370,3 +370,8 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
     data = pa.table({hostile: y, "p'q": p, 'g"': [i % 2 for i in range(30)]})
     rows = run_engine(engine, "bootstrap", data, hostile, "p'q", ["mse"], by='g"', n_resamples=20)
     assert rows[0][0] == 0 and rows[0][2] == pytest.approx(np.mean((y - p)[0::2] ** 2), rel=1e-12)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

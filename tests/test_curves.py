@@ -306,3 +306,8 @@ def test_scores_in_a_map_must_be_finite(engine):
         for name in CURVES:
             with pytest.raises(Exception, match=word):
                 run_table(engine, name, table, "actual", "scores")
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

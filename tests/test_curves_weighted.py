@@ -206,3 +206,8 @@ def test_a_weight_named_a_dot_b_is_only_a_name(engine, name):
     got = run_table(engine, name, table, "y", "s", sample_weight="a.b")
     want = sklearn_weighted(name, [1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.7, 0.3], [1, 0, 2, 0.5, 3])
     assert close(got, want)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

@@ -633,3 +633,8 @@ def test_label_averages_refuse_other_columns_as_their_aggregates_do(engine, tabl
     """The per-label averages' errors name the measure, as micro_f1's name micro_f1."""
     with pytest.raises(Exception, match=re.escape(message)):
         run(engine, table, "actual", "predicted", ["macro_f1", "weighted_f1"])
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

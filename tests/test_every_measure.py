@@ -161,3 +161,8 @@ def test_label_tables_match_their_reference(engine, measure):
         if measure.name == "multilabel_report" and got is not None:
             got = {k: got[k] for k in want}
         _check([(measure, params, got, want)], table)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

@@ -331,3 +331,8 @@ class _codegen:
     def __exit__(self, *exc: object) -> None:
         for key, value in self.saved.items():
             self.spark.conf.set(key, value)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

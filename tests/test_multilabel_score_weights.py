@@ -213,3 +213,8 @@ def test_a_hostile_weight_column_name_is_only_a_name(engine: Any, monkeypatch: p
     want = [getattr(O, name)(repeated, "micro") for name in MEASURES]
     for path, got in paths.items():
         assert all(_close(g, w) for g, w in zip(got, want, strict=True)), (path, got, want)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

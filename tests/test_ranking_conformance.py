@@ -93,3 +93,8 @@ def test_map_is_not_the_pre_2017_value(engine):
     table = ranked_table(DATA["rows"])
     got = engine.aggregate("average_precision", table, columns=("rank_items", "correct_items"), k=4)
     assert not math.isclose(got, 0.5556, abs_tol=1e-3)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

@@ -98,3 +98,8 @@ def test_explained_variance_of_an_overflowing_variance_is_nan_everywhere(engine)
         )
     assert math.isnan(want)
     assert math.isnan(engine.aggregate("explained_variance", OVERFLOW))
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

@@ -421,3 +421,8 @@ def test_a_weight_of_no_number_type_given_by_name_is_refused(engine, func, colum
     prefix = CP.number_type_message(func, "sample_weight", "{}").split("{}")[0]
     with pytest.raises(Exception, match=re.escape(prefix)):
         engine.many(table, [(func, columns, {**params, "sample_weight": column})])
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

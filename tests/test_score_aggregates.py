@@ -197,3 +197,8 @@ def test_logloss_still_clips_probabilities_outside_0_1(engine):
     """The probability rule of brier and calibration leaves logloss's documented clip alone."""
     got = engine.aggregate("logloss", table([1, 0], [1.5, -0.5], "predicted"))
     assert math.isclose(got, -math.log(1 - 1e-15), rel_tol=1e-6)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

@@ -88,3 +88,8 @@ def test_averaged_scores_balanced_accuracy_and_mcc_match_the_oracle(engine, exam
         assert close(got, O.averaged(rows, "fbeta", average)), average
     assert close(engine.aggregate("balanced_accuracy_score", table), O.balanced_accuracy(rows))
     assert close(engine.aggregate("matthews_corrcoef", table), O.mcc(rows))
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

@@ -40,6 +40,15 @@ def test_every_long_name_is_a_test():
             assert callable(getattr(module, name, None)), f"LONG names no test: {nodeid}"
 
 
+def test_every_long_path_is_a_path():
+    """A moved file would silently come back into the README's run."""
+    from tests.conftest import ROOT
+    from tests.long import LONG_PATHS
+
+    for path in LONG_PATHS:
+        assert (ROOT / path).exists(), path
+
+
 def test_long_tests_run_only_with_long():
     """Collected without ``--long``, a long test is deselected; with it, it is there."""
     import os

@@ -382,3 +382,8 @@ def test_labels_of_two_kinds_and_non_binary_actual_are_refused_alike(engine):
         Exception, match=re.escape("calibration_table takes boolean or 0/1 values. Got 2")
     ):
         run_table(engine, "calibration_table", c, "actual", "prob")
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)

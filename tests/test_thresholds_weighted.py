@@ -203,3 +203,8 @@ def test_a_bad_weight_on_a_row_with_a_null_input_is_an_error_too(engine, name, t
     with pytest.raises(Exception, match=re.escape(message)) as info:
         run_table(engine, name, t, "y", "s", sample_weight="w")
     assert_mlsql_error(engine, info.value, when_read=True)
+
+
+#: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
+#: suite keeps to its ten minutes, and `.ci/run` runs them right after it
+LONG_ENGINES = ("spark",)
