@@ -24,7 +24,7 @@ table, written over its four cells in :mod:`mlsql.measures.contingency`.
 Notes
 -----
 Plain (unweighted) kappa only: statsmodels' weighted variance is not offered yet.
-NULL over no known rows; NaN where statsmodels divides 0 by 0: every row of one
+NULL over no known rows and over known rows of total weight 0; NaN where statsmodels divides 0 by 0: every row of one
 class on both sides (the expected agreement is 1), and for z and its p-value
 also where var_kappa0 is 0 (kappa is 0 there too): either side holds one class
 only, or no class occurs on both sides. The variances are computed as sums of
@@ -111,7 +111,7 @@ def _variances(t: dict[str, E]) -> tuple[E, E, E]:
 
 def _bound(ops: Any, s: ClassStats, body: Any) -> E:
     """``body(kappa, var_kappa, var_kappa0)`` with the sums bound once, NULL over no known
-    rows and NaN where every row is of one class on both sides."""
+    rows (or known rows of total weight 0) and NaN where every row is of one class on both sides."""
     t = _terms(ops, s)
     names = list(t)
 
@@ -121,6 +121,8 @@ def _bound(ops: Any, s: ClassStats, body: Any) -> E:
         return ops.when(bound["chance"] == 0, ops.nan(), value)
 
     value = ops.let(tuple(t.values()), inner, "kappa_terms")
+    if s.rows is not None:  # weighted: known rows that all weigh 0 are no rows either
+        value = ops.when(s.n == 0, None, value)
     return ops.when((s.n if s.rows is None else s.rows) == 0, None, value)
 
 

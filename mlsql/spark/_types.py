@@ -135,8 +135,12 @@ def checked_label_value(col: Column, value: Any, param: str, func: str) -> Colum
         return col
     t = F.typeof(col)
     text = (t == F.lit("string")) | t.startswith("varchar") | t.startswith("char")
-    kind_sql = (
-        F.when(t.isin(*_TYPEOF_INTEGERS), F.lit(LT.INTEGER)).when(text, F.lit(LT.TEXT)).otherwise(t)
+    kind_sql = (  # kind()'s names, from typeof's
+        F.when(t.isin(*_TYPEOF_INTEGERS), F.lit(LT.INTEGER))
+        .when(text, F.lit(LT.TEXT))
+        .when(t.isin("float", "double"), F.lit("float"))
+        .when(t.startswith("decimal"), F.lit("decimal"))
+        .otherwise(t)
     )
     parts = LT.value_message(param).format(
         param=param, func=func, type="\0", kind="\1", value=repr(value)
