@@ -122,4 +122,8 @@ def test_single_class_data_follows_zero_division(engine):
 
 def test_registry_declares_it():
     assert REGISTRY["det_curve"].kind == "table"
-    assert [p.name for p in REGISTRY["det_curve"].params] == ["zero_division", "by"]
+    assert [p.name for p in REGISTRY["det_curve"].params] == [
+        "zero_division",
+        "drop_intermediate",
+        "by",
+    ]

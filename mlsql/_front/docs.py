@@ -181,6 +181,11 @@ TABLE_PARAMS = {
         "    its step to the next (scikit-learn's drop_intermediate=True, its default);\n"
         "    False keeps every distinct score."
     ),
+    "tp_drop_intermediate": (
+        "drop_intermediate : bool, default False\n"
+        "    True keeps, of each run of thresholds with one tp, only the first and the\n"
+        "    last (scikit-learn's drop_intermediate=True); False keeps every distinct score."
+    ),
     "det_zero_division": (
         "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
         "    Value of fnr without positive rows, of fpr without negative rows (scikit-learn\n"
@@ -240,7 +245,7 @@ TABLES = {
         "One row per (group, label of a score map, distinct score), from the highest, after a "
         "first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at "
         "+inf).",
-        ("source", "scored", "curve_zero_division", "by", "sample_weight"),
+        ("source", "scored", "curve_zero_division", "tp_drop_intermediate", "by", "sample_weight"),
     ),
     "roc_curve": (
         "One row per (group, label of a score map, distinct score), from the highest, after a "
@@ -253,7 +258,7 @@ TABLES = {
         "from the highest, from the last with no false positive to the first with every "
         "positive found: threshold, fpr, fnr (scikit-learn's points, which it gives by "
         "increasing threshold).",
-        ("source", "scored", "det_zero_division", "by", "sample_weight"),
+        ("source", "scored", "det_zero_division", "tp_drop_intermediate", "by", "sample_weight"),
     ),
     "confusion_matrix_at_thresholds": (
         "One row per (group, label of a score map, distinct score), from the highest: "

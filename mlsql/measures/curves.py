@@ -25,14 +25,19 @@ Notes
   cumulative sums; with fractional weights the engines add them in their own
   order, so a point on the segment may differ in the last bit and stay where
   scikit-learn drops it (or the reverse); with whole weights they are exact.
+- ``precision_recall_curve`` and ``det_curve`` take ``drop_intermediate``
+  too (default ``false``, as scikit-learn's): of each run of thresholds with
+  one tp (one recall, one fnr) only the first and the last stay, the rule of
+  scikit-learn's two curves (:func:`dropped_point_kept`). DET's trimming to
+  the thresholds from the last without a false positive applies after the
+  drop, as in scikit-learn.
 - ``det_curve`` (detection error tradeoff) has the ROC table's points with
   fpr = fp / N and fnr = (P - tp) / P, from the last threshold (+inf
   included) with no false positive to the first where every positive is
   found, as scikit-learn's ``det_curve`` trims them; scikit-learn returns
   them by increasing threshold, mlsql from the highest as its other curves.
   scikit-learn refuses data of one class; mlsql trims the same way and the
-  undefined rate is ``zero_division``. scikit-learn's ``drop_intermediate``
-  of ``det_curve`` (default False) is not offered.
+  undefined rate is ``zero_division``.
 - ``confusion_matrix_at_thresholds`` gives the counts of each threshold: tn,
   fp, fn, tp (DOUBLE, sums of weights when weighted), by decreasing threshold
   as scikit-learn's, which returns them as five arrays; it has no +inf row and
@@ -89,7 +94,7 @@ ZD = P.ZERO_DIVISION
 BY = Param("by", None)
 DI = P.DROP_INTERMEDIATE
 #: the curves that take ``drop_intermediate``
-DROPS = ("roc_curve",)
+DROPS = ("precision_recall_curve", "roc_curve", "det_curve")
 INPUTS = ("source", "actual", "score")
 #: each table's columns after the group columns
 COLUMNS = {
@@ -101,7 +106,7 @@ COLUMNS = {
 #: the tables of counts, without a ratio (no ``zero_division``) nor the +inf point
 COUNTS = ("confusion_matrix_at_thresholds",)
 #: the curves whose table leaves out some points (the engines give each point its neighbours)
-FILTERED = ("roc_curve", "det_curve")
+FILTERED = ("precision_recall_curve", "roc_curve", "det_curve")
 
 
 def output_columns(name: str) -> tuple[str, ...]:
@@ -174,6 +179,50 @@ def roc_point_kept(previous: CurvePoint, point: CurvePoint, following: CurvePoin
     )
 
 
+def tp_step_kept(previous: CurvePoint, point: CurvePoint, following: CurvePoint) -> E:
+    """Whether a point stays in a DET curve under ``drop_intermediate=True`` (scikit-learn's
+    rule): tp changes from the previous point or to the following one, so of a run of
+    points with one tp (one fnr: a horizontal segment) only the first and last stay. The
+    +inf point and the last point always stay (the engines' neighbours of
+    :func:`roc_point_kept`: a tp of -1 before the first and after the last).
+
+    Examples
+    --------
+    >>> p = lambda t, fp, tp: CurvePoint(t, fp, tp)
+    >>> bool(tp_step_kept(p(0.7, 1, 2), p(0.5, 2, 2), p(0.3, 3, 2)))
+    False
+    >>> bool(tp_step_kept(p(0.7, 1, 2), p(0.5, 2, 2), p(0.3, 3, 3)))
+    True
+    """
+    return (point.tp != previous.tp) | (following.tp != point.tp)
+
+
+def dropped_point_kept(
+    name: str, previous: CurvePoint, point: CurvePoint, following: CurvePoint
+) -> E:
+    """Whether a point of curve ``name`` stays under ``drop_intermediate=True``, as
+    scikit-learn's curve of that name drops them: :func:`roc_point_kept` for ROC;
+    :func:`tp_step_kept` for DET, whose points scikit-learn compares with +inf's among
+    them; and for precision-recall :func:`tp_step_kept` over the distinct scores alone,
+    the first of which always stays (scikit-learn adds the +inf point, (1, 0), after).
+
+    Examples
+    --------
+    >>> p = lambda t, fp, tp: CurvePoint(t, fp, tp)
+    >>> first = (p(float("inf"), 0, 0), p(0.9, 1, 0), p(0.8, 2, 0))
+    >>> bool(dropped_point_kept("precision_recall_curve", *first))
+    True
+    >>> bool(dropped_point_kept("det_curve", *first))
+    False
+    """
+    if name == "roc_curve":
+        return roc_point_kept(previous, point, following)
+    kept = tp_step_kept(previous, point, following)
+    if name == "precision_recall_curve":
+        return (previous.threshold == float("inf")) | kept
+    return kept
+
+
 def det_point_kept(
     previous: CurvePoint, point: CurvePoint, following: CurvePoint, final_tp: E
 ) -> E:
@@ -234,7 +283,7 @@ declare(
     "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
     " threshold, precision, recall (scikit-learn's points).",
     inputs=INPUTS,
-    params=(ZD, BY),
+    params=(ZD, DI, BY),
 )
 declare(
     "roc_curve",
@@ -253,7 +302,7 @@ declare(
     " the highest, from the last with no false positive to the first with every positive"
     " found: threshold, fpr, fnr (scikit-learn's points, reversed).",
     inputs=INPUTS,
-    params=(ZD, BY),
+    params=(ZD, DI, BY),
 )
 declare(
     "confusion_matrix_at_thresholds",

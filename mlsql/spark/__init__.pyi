@@ -2892,6 +2892,7 @@ def det_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> DataFrame:
@@ -2909,6 +2910,9 @@ def det_curve(
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         Value of fnr without positive rows, of fpr without negative rows (scikit-learn
         refuses data of one class).
+    drop_intermediate : bool, default False
+        True keeps, of each run of thresholds with one tp, only the first and the
+        last (scikit-learn's drop_intermediate=True); False keeps every distinct score.
     by : str or sequence of str, optional
         Grouping columns.
     sample_weight : str, optional
@@ -5865,6 +5869,7 @@ def precision_recall_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> DataFrame:
@@ -5882,6 +5887,9 @@ def precision_recall_curve(
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         Value of recall or tpr without positive rows, of fpr without negative rows
         (scikit-learn: recall 1, fpr and tpr nan).
+    drop_intermediate : bool, default False
+        True keeps, of each run of thresholds with one tp, only the first and the
+        last (scikit-learn's drop_intermediate=True); False keeps every distinct score.
     by : str or sequence of str, optional
         Grouping columns.
     sample_weight : str, optional

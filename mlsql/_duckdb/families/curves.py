@@ -190,9 +190,10 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     )
     if name in CV.DROPS:
         checks += f", {check_param(CV.DI, q, name)} AS di"
-        where = f"\n        WHERE NOT di OR {CV.roc_point_kept(*neighbours)}"
-    elif name == "det_curve":
+    if name == "det_curve":
         where = f"\n        WHERE {CV.det_point_kept(*neighbours, Sql('top'))}"
+    elif name in CV.DROPS:
+        where = f"\n        WHERE NOT di OR {CV.dropped_point_kept(name, *neighbours)}"
     elif name in CV.COUNTS:
         where = f"\n        WHERE {CV.counts_point_kept(neighbours[1])}"
     return (
@@ -208,8 +209,8 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
                sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
-{_points(name)}
-    params AS (SELECT {checks})
+    params AS (SELECT {checks}),
+{_points(name, neighbours)}
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), unnest(k), threshold,
                {select},
@@ -219,28 +220,44 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     )
 
 
-def _points(name: str) -> str:
-    """The ``points`` CTE: the cumulative counts of every threshold and the +inf point; for a
+def _points(name: str, neighbours: tuple[CV.CurvePoint, ...]) -> str:
+    """The ``points`` CTE, the last of the query: the cumulative counts of every threshold and the +inf point; for a
     curve of :data:`mlsql.measures.curves.FILTERED` each with its neighbours' (before the
     +inf point (+inf, -1, -1), after the last (-inf, -1, -1)) and the last cumulative tp,
-    which the rules of :mod:`mlsql.measures.curves` read."""
+    which the rules of :mod:`mlsql.measures.curves` read. DET's points are those
+    ``drop_intermediate`` keeps (``neighbours``: the columns of :func:`_near`), their
+    neighbours taken again after the drop: scikit-learn trims the curve it has thinned."""
     every = """SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative"""
     if name not in CV.FILTERED:
         return f"""    points AS (
-        {every}),"""
+        {every})"""
+    if name != "det_curve":
+        return f"""    every_point AS (
+        {every}),
+    points AS ({_near("every_point")})"""
     return f"""    every_point AS (
         {every}),
-    points AS (
+    near_point AS ({_near("every_point")}),
+    thinned AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM near_point CROSS JOIN params
+        WHERE NOT di OR {CV.dropped_point_kept(name, *neighbours)}),
+    points AS ({_near("thinned")})"""
+
+
+def _near(source: str) -> str:
+    """SQL: the points of CTE ``source`` with their neighbours' threshold, tp and fp within
+    their group and label by descending threshold, and the group's last tp (``top``)."""
+    return f"""
         SELECT *,
                lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
                lag(tp, 1, -1) OVER o AS prev_tp, lag(fp, 1, -1) OVER o AS prev_fp,
                lead(threshold, 1, CAST('-inf' AS DOUBLE)) OVER o AS next_t,
                lead(tp, 1, -1) OVER o AS next_tp, lead(fp, 1, -1) OVER o AS next_fp,
                max(tp) OVER (PARTITION BY g, k) AS top
-        FROM every_point
-        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC)),"""
+        FROM {source}
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC)"""
 
 
 def _span(name: str) -> str:

@@ -286,11 +286,12 @@ def _label_points(counted: pl.LazyFrame, groups: list[str], zero: pl.Expr) -> pl
     )
 
 
-def _kept(func: str, keys: list[str]) -> pl.Expr:
+def _kept(func: str, keys: list[str], dropping: bool) -> pl.Expr:
     """Whether a point of the table sorted by keys and descending threshold stays in curve
-    ``func`` (:func:`mlsql.measures.curves.roc_point_kept` under ``drop_intermediate``,
-    :func:`mlsql.measures.curves.det_point_kept`): its neighbours within its group and
-    label, (+inf, -1, -1) before the first and (-inf, -1, -1) after the last."""
+    ``func`` (``dropping``: :func:`mlsql.measures.curves.dropped_point_kept` under
+    ``drop_intermediate``; else :func:`mlsql.measures.curves.det_point_kept`): its neighbours
+    within its group and label, (+inf, -1, -1) before the first and (-inf, -1, -1) after
+    the last."""
 
     def over(e: pl.Expr) -> pl.Expr:
         return e.over(keys) if keys else e
@@ -303,9 +304,9 @@ def _kept(func: str, keys: list[str]) -> pl.Expr:
         CV.CurvePoint(pl.col(S), pl.col(FP), pl.col(TP)),
         CV.CurvePoint(near(S, -1, float("-inf")), near(FP, -1, -1), near(TP, -1, -1)),
     )
-    if func == "det_curve":
-        return CV.det_point_kept(*neighbours, over(pl.col(TP).max()))
-    return CV.roc_point_kept(*neighbours)
+    if dropping:
+        return CV.dropped_point_kept(func, *neighbours)
+    return CV.det_point_kept(*neighbours, over(pl.col(TP).max()))
 
 
 def _curve(
@@ -370,8 +371,10 @@ def _curve(
     values = CV.values(K.OPS, func, stats, zd)
     shown = [*groups, pl.col(LABEL).alias("label")] if per_label else groups
     ordered = points.sort([*keys, S], descending=[*(False for _ in keys), True], nulls_last=True)
-    if drop_intermediate or func == "det_curve":
-        ordered = ordered.filter(_kept(func, keys))
+    if drop_intermediate:
+        ordered = ordered.filter(_kept(func, keys, True))
+    if func == "det_curve":  # trimmed after the drop, as scikit-learn does
+        ordered = ordered.filter(_kept(func, keys, False))
     elif func in CV.COUNTS:
         ordered = ordered.filter(CV.counts_point_kept(CV.CurvePoint(pl.col(S), None, None)))
     out = ordered.select(
@@ -404,10 +407,20 @@ def precision_recall_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> Frame:
-    return _curve("precision_recall_curve", source, actual, score, zero_division, by, sample_weight)
+    return _curve(
+        "precision_recall_curve",
+        source,
+        actual,
+        score,
+        zero_division,
+        by,
+        sample_weight,
+        drop_intermediate,
+    )
 
 
 @table(
@@ -468,10 +481,13 @@ def det_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> Frame:
-    return _curve("det_curve", source, actual, score, zero_division, by, sample_weight)
+    return _curve(
+        "det_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
+    )
 
 
 @table(

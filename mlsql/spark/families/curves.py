@@ -186,10 +186,11 @@ def _curve(
         column(SparkSql("first(`neg`)"), "neg"),
     )
     points = cumulative.unionByName(start)
-    if drop_intermediate or func == "det_curve":
-        # a window function may not stand in a WHERE clause: a column first
-        kept = "__mlsql_kept"
-        points = points.withColumn(kept, _kept(func, keys)).where(F.col(kept)).drop(kept)
+    kept = "__mlsql_kept"  # a window function may not stand in a WHERE clause: a column first
+    if drop_intermediate:
+        points = points.withColumn(kept, _kept(func, keys, True)).where(F.col(kept)).drop(kept)
+    if func == "det_curve":  # trimmed after the drop, as scikit-learn does
+        points = points.withColumn(kept, _kept(func, keys, False)).where(F.col(kept)).drop(kept)
     elif func in CV.COUNTS:
         points = points.where(CV.counts_point_kept(CV.CurvePoint(F.col("threshold"), None, None)))
     stats = CV.CurveStats(ref("tp"), ref("fp"), ref("pos"), ref("neg"))
@@ -201,11 +202,12 @@ def _curve(
     return out.select(*named, *(["label"] if per_label else []), "threshold", *values)
 
 
-def _kept(func: str, keys: list[str]) -> Column:
-    """Whether a point stays in curve ``func`` (:func:`mlsql.measures.curves.roc_point_kept`
-    under ``drop_intermediate``, :func:`mlsql.measures.curves.det_point_kept`): its
-    neighbours within its group and label by descending threshold, (+inf, -1, -1) before
-    the first and (-inf, -1, -1) after the last."""
+def _kept(func: str, keys: list[str], dropping: bool) -> Column:
+    """Whether a point stays in curve ``func`` (``dropping``:
+    :func:`mlsql.measures.curves.dropped_point_kept` under ``drop_intermediate``; else
+    :func:`mlsql.measures.curves.det_point_kept`): its neighbours within its group and label
+    by descending threshold, (+inf, -1, -1) before the first and (-inf, -1, -1) after the
+    last."""
     order = Window.partitionBy(*keys).orderBy(F.col("threshold").desc())
 
     def near(name: str, by: int, fill: float) -> Column:
@@ -217,9 +219,9 @@ def _kept(func: str, keys: list[str]) -> Column:
         CV.CurvePoint(F.col("threshold"), F.col("fp"), F.col("tp")),
         CV.CurvePoint(near("threshold", -1, float("-inf")), near("fp", -1, -1), near("tp", -1, -1)),
     )
-    if func == "det_curve":
-        return CV.det_point_kept(*neighbours, F.max("tp").over(Window.partitionBy(*keys)))
-    return CV.roc_point_kept(*neighbours)
+    if dropping:
+        return CV.dropped_point_kept(func, *neighbours)
+    return CV.det_point_kept(*neighbours, F.max("tp").over(Window.partitionBy(*keys)))
 
 
 def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
@@ -254,10 +256,20 @@ def precision_recall_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> DataFrame:
-    return _curve("precision_recall_curve", source, actual, score, zero_division, by, sample_weight)
+    return _curve(
+        "precision_recall_curve",
+        source,
+        actual,
+        score,
+        zero_division,
+        by,
+        sample_weight,
+        drop_intermediate,
+    )
 
 
 @table(
@@ -313,10 +325,13 @@ def det_curve(
     score: str,
     *,
     zero_division: Any = 0,
+    drop_intermediate: bool = False,
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> DataFrame:
-    return _curve("det_curve", source, actual, score, zero_division, by, sample_weight)
+    return _curve(
+        "det_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
+    )
 
 
 @table(
