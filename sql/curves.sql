@@ -32,9 +32,9 @@ CREATE OR REPLACE MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS
             lambda x: system.main.struct_pack(k := system.main.struct_pack(label := x), y := CAST(1 AS BIGINT),
                                   s := CAST('-inf' AS DOUBLE))));
 
--- precision_recall_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points).
--- precision_recall_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points, each row weighted by sample_weight).
-CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
+-- precision_recall_curve(source, actual, score, zero_division, drop_intermediate, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points).
+-- precision_recall_curve(source, actual, score, sample_weight, zero_division, drop_intermediate, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points, each row weighted by sample_weight).
+CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -77,19 +77,29 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
-    points AS (
+    params AS (SELECT _mlsql_check_zero_division(zero_division, 'precision_recall_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'precision_recall_curve') AS di),
+    every_point AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    params AS (SELECT _mlsql_check_zero_division(zero_division, 'precision_recall_curve') AS zd)
+    points AS (
+        SELECT *,
+               system.main.lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
+               system.main.lag(tp, 1, -1) OVER o AS prev_tp, system.main.lag(fp, 1, -1) OVER o AS prev_fp,
+               system.main.lead(threshold, 1, CAST('-inf' AS DOUBLE)) OVER o AS next_t,
+               system.main.lead(tp, 1, -1) OVER o AS next_tp, system.main.lead(fp, 1, -1) OVER o AS next_fp,
+               system.main.max(tp) OVER (PARTITION BY g, k) AS top
+        FROM every_point
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC))
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_precision(tp, fp) AS precision,
                _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
                g AS __mlsql_g, k AS __mlsql_k
-        FROM points CROSS JOIN params)
+        FROM points CROSS JOIN params
+        WHERE NOT di OR ((prev_t = 'inf'::DOUBLE) OR ((tp <> prev_tp) OR (next_tp <> tp))))
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
-    (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
+    (source, actual, score, sample_weight, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -133,17 +143,27 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
-    points AS (
+    params AS (SELECT _mlsql_check_zero_division(zero_division, 'precision_recall_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'precision_recall_curve') AS di),
+    every_point AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    params AS (SELECT _mlsql_check_zero_division(zero_division, 'precision_recall_curve') AS zd)
+    points AS (
+        SELECT *,
+               system.main.lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
+               system.main.lag(tp, 1, -1) OVER o AS prev_tp, system.main.lag(fp, 1, -1) OVER o AS prev_fp,
+               system.main.lead(threshold, 1, CAST('-inf' AS DOUBLE)) OVER o AS next_t,
+               system.main.lead(tp, 1, -1) OVER o AS next_tp, system.main.lead(fp, 1, -1) OVER o AS next_fp,
+               system.main.max(tp) OVER (PARTITION BY g, k) AS top
+        FROM every_point
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC))
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_precision(tp, fp) AS precision,
                _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
                g AS __mlsql_g, k AS __mlsql_k
-        FROM points CROSS JOIN params)
+        FROM points CROSS JOIN params
+        WHERE NOT di OR ((prev_t = 'inf'::DOUBLE) OR ((tp <> prev_tp) OR (next_tp <> tp))))
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC);
 
 -- roc_curve(source, actual, score, zero_division, drop_intermediate, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn's points).
@@ -191,6 +211,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    params AS (SELECT _mlsql_check_zero_division(zero_division, 'roc_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'roc_curve') AS di),
     every_point AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
@@ -203,8 +224,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
                system.main.lead(tp, 1, -1) OVER o AS next_tp, system.main.lead(fp, 1, -1) OVER o AS next_fp,
                system.main.max(tp) OVER (PARTITION BY g, k) AS top
         FROM every_point
-        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC)),
-    params AS (SELECT _mlsql_check_zero_division(zero_division, 'roc_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'roc_curve') AS di)
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC))
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_rate(fp, neg, zd) AS fpr,
@@ -257,6 +277,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    params AS (SELECT _mlsql_check_zero_division(zero_division, 'roc_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'roc_curve') AS di),
     every_point AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
@@ -269,8 +290,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
                system.main.lead(tp, 1, -1) OVER o AS next_tp, system.main.lead(fp, 1, -1) OVER o AS next_fp,
                system.main.max(tp) OVER (PARTITION BY g, k) AS top
         FROM every_point
-        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC)),
-    params AS (SELECT _mlsql_check_zero_division(zero_division, 'roc_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'roc_curve') AS di)
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC))
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_rate(fp, neg, zd) AS fpr,
@@ -280,9 +300,9 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
         WHERE NOT di OR (((prev_t = 'inf'::DOUBLE) OR ((next_fp - fp) <> (fp - prev_fp))) OR ((next_tp - tp) <> (tp - prev_tp))))
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC);
 
--- det_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), from the last with no false positive to the first with every positive found: threshold, fpr, fnr (scikit-learn's points).
--- det_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), from the last with no false positive to the first with every positive found: threshold, fpr, fnr (scikit-learn's points, each row weighted by sample_weight).
-CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
+-- det_curve(source, actual, score, zero_division, drop_intermediate, "by"): One row per (group, label of a score map, distinct score), from the last with no false positive to the first with every positive found: threshold, fpr, fnr (scikit-learn's points).
+-- det_curve(source, actual, score, sample_weight, zero_division, drop_intermediate, "by"): One row per (group, label of a score map, distinct score), from the last with no false positive to the first with every positive found: threshold, fpr, fnr (scikit-learn's points, each row weighted by sample_weight).
+CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'det_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -325,11 +345,12 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, "by
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    params AS (SELECT _mlsql_check_zero_division(zero_division, 'det_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'det_curve') AS di),
     every_point AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    points AS (
+    near_point AS (
         SELECT *,
                system.main.lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
                system.main.lag(tp, 1, -1) OVER o AS prev_tp, system.main.lag(fp, 1, -1) OVER o AS prev_fp,
@@ -338,7 +359,18 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, "by
                system.main.max(tp) OVER (PARTITION BY g, k) AS top
         FROM every_point
         WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC)),
-    params AS (SELECT _mlsql_check_zero_division(zero_division, 'det_curve') AS zd)
+    thinned AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM near_point CROSS JOIN params
+        WHERE NOT di OR ((tp <> prev_tp) OR (next_tp <> tp))),
+    points AS (
+        SELECT *,
+               system.main.lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
+               system.main.lag(tp, 1, -1) OVER o AS prev_tp, system.main.lag(fp, 1, -1) OVER o AS prev_fp,
+               system.main.lead(threshold, 1, CAST('-inf' AS DOUBLE)) OVER o AS next_t,
+               system.main.lead(tp, 1, -1) OVER o AS next_tp, system.main.lead(fp, 1, -1) OVER o AS next_fp,
+               system.main.max(tp) OVER (PARTITION BY g, k) AS top
+        FROM thinned
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC))
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_rate(fp, neg, zd) AS fpr,
@@ -347,7 +379,7 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, "by
         FROM points CROSS JOIN params
         WHERE (((fp > 0) OR (next_fp <> 0)) AND (prev_tp < top)))
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
-    (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
+    (source, actual, score, sample_weight, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'det_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'det_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -391,11 +423,12 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, "by
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    params AS (SELECT _mlsql_check_zero_division(zero_division, 'det_curve') AS zd, _mlsql_check_drop_intermediate(drop_intermediate, 'det_curve') AS di),
     every_point AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    points AS (
+    near_point AS (
         SELECT *,
                system.main.lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
                system.main.lag(tp, 1, -1) OVER o AS prev_tp, system.main.lag(fp, 1, -1) OVER o AS prev_fp,
@@ -404,7 +437,18 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, "by
                system.main.max(tp) OVER (PARTITION BY g, k) AS top
         FROM every_point
         WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC)),
-    params AS (SELECT _mlsql_check_zero_division(zero_division, 'det_curve') AS zd)
+    thinned AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM near_point CROSS JOIN params
+        WHERE NOT di OR ((tp <> prev_tp) OR (next_tp <> tp))),
+    points AS (
+        SELECT *,
+               system.main.lag(threshold, 1, CAST('inf' AS DOUBLE)) OVER o AS prev_t,
+               system.main.lag(tp, 1, -1) OVER o AS prev_tp, system.main.lag(fp, 1, -1) OVER o AS prev_fp,
+               system.main.lead(threshold, 1, CAST('-inf' AS DOUBLE)) OVER o AS next_t,
+               system.main.lead(tp, 1, -1) OVER o AS next_tp, system.main.lead(fp, 1, -1) OVER o AS next_fp,
+               system.main.max(tp) OVER (PARTITION BY g, k) AS top
+        FROM thinned
+        WINDOW o AS (PARTITION BY g, k ORDER BY threshold DESC))
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_rate(fp, neg, zd) AS fpr,
@@ -459,11 +503,11 @@ CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "b
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    params AS (SELECT NULL AS zd),
     points AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
-        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    params AS (SELECT NULL AS zd)
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                CAST((neg - fp) AS DOUBLE) AS tn,
@@ -518,11 +562,11 @@ CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "b
                system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    params AS (SELECT NULL AS zd),
     points AS (
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
-        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    params AS (SELECT NULL AS zd)
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                CAST((neg - fp) AS DOUBLE) AS tn,
