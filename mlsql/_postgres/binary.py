@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _classification_params as CP
+from mlsql._postgres.forms import PARAM_TYPES, add_row, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
@@ -93,8 +94,6 @@ def lower(m: Measure, weighted: bool) -> tuple[str, list[Slot], int]:
 def aggregate(m: Measure, create: str) -> list[str]:
     """A binary aggregate (and its aliases): two final functions (weighted or not), and per
     pair of input types and positional form a step function and the aggregates."""
-    from mlsql._postgres.library import _add_row, forms
-
     out = []
     lowered = {w: lower(m, w) for w in (False, True)}
     for w, (final, _, _) in lowered.items():
@@ -124,7 +123,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
             body += [
                 f"  a_flag := _mlsql_binary_flag(actual, 'actual', {func});",
                 f"  p_flag := _mlsql_binary_flag(predicted, 'predicted', {func});",
-                *_add_row(slots),
+                *add_row(slots),
                 "  RETURN st;",
             ]
             step = f"_mlsql_{m.name}_step"
@@ -153,8 +152,6 @@ def from_counts(m: Measure, create: str) -> list[str]:
     """``binary_<name>_from_counts(tp, fp, fn, tn, ...)``: the formula over stored counts,
     with named, defaulted parameters (zero_division: a number, or text in an overload of its
     own that comes first and has no default, so no call matches both)."""
-    from mlsql._postgres.library import PARAM_TYPES
-
     assert m.build is not None
     table = Table2x2(*(PgSql(name) for name in B.COUNT_INPUTS))
     expr = m.build(RowOps(), table, **{p.name: param(p.name) for p in m.params})

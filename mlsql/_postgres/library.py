@@ -31,6 +31,7 @@ from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres import binary
+from mlsql._postgres.forms import PARAM_TYPES, add_row, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
 from mlsql._weights import WeightedOps
@@ -83,29 +84,9 @@ def set_function(m: Measure, types: tuple[str, str], create: str) -> str:
     )
 
 
-#: each parameter's SQL types (one overload each: PostgreSQL reads 'ignore' as text and 1 as
-#: a number only where both exist); ``_mlsql_check_<name>`` checks (and codes) it
-PARAM_TYPES = {
-    "zero_division": ("text", "float8"),
-    "beta": ("float8",),
-    "alpha": ("float8",),
-    "correction": ("float8",),
-    "cost_fn": ("float8",),
-    "cost_fp": ("float8",),
-    "n_labels": ("bigint",),
-    "sample_weight": ("float8",),
-}
 #: the parameters that are a number within bounds (:class:`mlsql._params.Number`), each
 #: checked by ``_mlsql_check_<name>`` written from its constraint (:func:`_number_check`)
 NUMBER_PARAMS = ("beta", "alpha", "correction", "cost_fn", "cost_fp")
-
-
-def typed(names: list[str]) -> list[list[tuple[str, str]]]:
-    """Every typing of the parameters ``names``: lists of (name, type), one per overload."""
-    out: list[list[tuple[str, str]]] = [[]]
-    for n in names:
-        out = [[*o, (n, t)] for o in out for t in PARAM_TYPES[n]]
-    return out
 
 
 #: the row's statistics as the step and row functions name them
@@ -352,52 +333,6 @@ def lower(m: Measure, weighted: bool) -> Lowered:
     return Lowered(fill(str(pg_lit(expr)), in_state), slots, ops.size)
 
 
-def _add_row(slots: list[Slot]) -> list[str]:
-    """plpgsql that adds the row to each slot: a compensated sum (Neumaier) or a count."""
-    out = []
-    for s in slots:
-        i, c = s.index, s.index + 1
-        if s.kind == "count":
-            out.append(f"  IF ({s.expr}) IS NOT NULL THEN st[{i}] := st[{i}] + 1; END IF;")
-            continue
-        out += [
-            f"  x := {s.expr};",
-            "  IF x IS NOT NULL THEN",
-            f"    t := st[{i}] + x;",
-            f"    IF abs(st[{i}]) >= abs(x) THEN st[{c}] := st[{c}] + ((st[{i}] - t) + x);",
-            f"    ELSE st[{c}] := st[{c}] + ((x - t) + st[{i}]); END IF;",
-            f"    st[{i}] := t;",
-            "  END IF;",
-        ]
-    return out
-
-
-@dataclass(frozen=True)
-class Form:
-    """One positional overload of an aggregate: weighted or not, its arguments' (name, type)."""
-
-    weighted: bool
-    args: tuple[tuple[str, str], ...]
-
-
-def forms(m: Measure) -> list[Form]:
-    """The positional forms, as DuckDB's: (actual, predicted, required parameters), then
-    sample_weight and each prefix of the optional ones, one overload per typing.
-
-    Examples
-    --------
-    >>> from mlsql._registry import REGISTRY, measures
-    >>> _ = measures()
-    >>> [[n for n, _ in f.args] for f in forms(REGISTRY["micro_f1"])][:3]
-    [[], ['sample_weight'], ['sample_weight', 'zero_division']]
-    """
-    required = [p.name for p in m.params if p.default is None]
-    optional = [p.name for p in m.params if p.default is not None]
-    lists = [(False, required)]
-    lists += [(True, [*required, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
-    return [Form(w, tuple(t)) for w, names in lists for t in typed(names)]
-
-
 def aggregate(m: Measure, create: str) -> list[str]:
     """An aggregate measure: its final functions, and a step and aggregate per form."""
     out = []
@@ -418,7 +353,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
             supplied |= {p.name: str(pg_lit(p.default)) for p in m.params if p.name not in supplied}
             params = [f"v_{p.name}" for p in m.params]
             add = [f"  st[{i + 1}] := {v};" for i, v in enumerate(params)]
-            add += [*_add_row(low.slots), "  RETURN st;"]
+            add += [*add_row(low.slots), "  RETURN st;"]
             step = f"_mlsql_{m.name}_step"
             final = f"_mlsql_{m.name}{'_weighted' if w else ''}_final"
             init = "{" + ",".join(["NULL"] * len(params) + ["0"] * (low.size - len(params))) + "}"
