@@ -541,3 +541,20 @@ def test_binary_errors_say_what_duckdb_says(
         duck.execute(f"SELECT {duckdb_call} FROM {table}").fetchall()
     message = raised.value.diag.message_primary
     assert message and message in str(expected.value), (message, str(expected.value))
+
+
+def test_binary_sides_of_two_kinds(pg: Any) -> None:
+    """A boolean side beside an integer or numeric one (as DuckDB takes them): the same
+    cells. tp = 1, fp = 1, fn = 1, tn = 1, one NULL row skipped: accuracy 1/2, F1 1/2."""
+    rows = "(true, 1), (true, 0), (false, 1), (false, 0), (NULL, 1)"
+    for cast in ("::int", "::numeric", "::float8"):
+        pg.execute("DROP TABLE IF EXISTS t")
+        pg.execute(
+            f"CREATE TEMP TABLE t AS SELECT a AS actual, p{cast} AS predicted "
+            f"FROM (VALUES {rows}) v(a, p)"
+        )
+        got = pg.execute(
+            "SELECT binary_accuracy(actual, predicted), binary_f1(predicted, actual), "
+            "binary_accuracy(actual::int, predicted) FROM t"
+        ).fetchone()
+        assert got == (0.5, 0.5, 0.5), cast
