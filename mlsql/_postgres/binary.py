@@ -51,17 +51,9 @@ def helpers(create: str) -> list[str]:
     return [
         f"""-- _mlsql_binary_flag(x, name, func): a 0/1 input as boolean (other numbers: an error).
 {create} FUNCTION _mlsql_binary_flag(x float8, name text, func text) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
-BEGIN
-  IF x IS NULL THEN
-    RETURN NULL;
-  ELSIF x = 1 THEN
-    RETURN true;
-  ELSIF x = 0 THEN
-    RETURN false;
-  END IF;
-  RAISE EXCEPTION USING MESSAGE = {message};
-END
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN x IS NULL THEN NULL WHEN x = 1 THEN true WHEN x = 0 THEN false
+    ELSE _mlsql_raise({message}, NULL::boolean) END
 $f$;""",
         f"""-- _mlsql_binary_flag(x, name, func): a boolean input as it is.
 {create} FUNCTION _mlsql_binary_flag(x boolean, name text, func text) RETURNS boolean
@@ -70,13 +62,22 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT x $f$;""",
 
 
 def cell(name: str) -> PgSql:
-    """1 where the row (its checked flags ``a_flag``, ``p_flag``) is the cell ``name``, else 0;
-    NULL where either side is NULL (the row is skipped)."""
-    a, p = CELLS[name]
-    return PgSql(
-        f"CASE WHEN a_flag IS NULL OR p_flag IS NULL THEN NULL::float8 "
-        f"WHEN a_flag = {a} AND p_flag = {p} THEN 1.0::float8 ELSE 0.0::float8 END"
-    )
+    """The step's variable holding the row's cell ``name`` (:data:`ROW_CELLS`)."""
+    return PgSql(f"c_{name}")
+
+
+#: plpgsql that sets each cell's variable once a row: 1 where the row (its checked flags
+#: ``a_flag``, ``p_flag``) is that cell, else 0; NULL where either side is NULL (skipped)
+ROW_CELLS = [
+    "  IF a_flag IS NULL OR p_flag IS NULL THEN",
+    "    c_tp := NULL; c_fp := NULL; c_fn := NULL; c_tn := NULL;",
+    "  ELSE",
+    *(
+        f"    c_{name} := CASE WHEN a_flag = {a} AND p_flag = {p} THEN 1.0 ELSE 0.0 END;"
+        for name, (a, p) in CELLS.items()
+    ),
+    "  END IF;",
+]
 
 
 def lower(m: Measure, weighted: bool) -> tuple[str, list[Slot], int]:
@@ -112,6 +113,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 p.name: p.name if p.name in names else str(pg_lit(p.default)) for p in m.params
             }
             declare = ["a_flag boolean;", "p_flag boolean;", "x float8;", "t float8;"]
+            declare += [f"c_{name} float8;" for name in CELLS]
             body = []
             if form.weighted:
                 declare.append("w float8;")
@@ -123,6 +125,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
             body += [
                 f"  a_flag := _mlsql_binary_flag(actual, 'actual', {func});",
                 f"  p_flag := _mlsql_binary_flag(predicted, 'predicted', {func});",
+                *ROW_CELLS,
                 *add_row(slots),
                 "  RETURN st;",
             ]
