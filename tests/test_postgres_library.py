@@ -419,10 +419,11 @@ def counts_call(m: Measure, params: dict[str, Any]) -> tuple[str, list[Any]]:
 
 
 def test_the_library_holds_the_binary_family() -> None:
-    """Every binary 2x2 formula of the registry, as an aggregate and from counts."""
+    """Every binary 2x2 formula of the registry, as an aggregate and from counts, and
+    binary_counts."""
     names = {m.name for m in BINARY}
     formulas = [m for m in measures(family="binary") if m.build is not None]
-    assert names == {m.name for m in formulas}
+    assert names == {m.name for m in formulas} | {"binary_counts"}
     assert {"binary_f1", "binary_kappa_p_value", "binary_mcnemar_statistic"} <= names
     assert "binary_accuracy_from_counts" in names
     assert all(m.name in REFERENCES for m in BINARY)
@@ -572,3 +573,37 @@ def test_bound_values_stay_bound_in_the_plan(pg: Any) -> None:
             rows = pg.execute(f"EXPLAIN (VERBOSE) SELECT {final} FROM s").fetchall()
             plan = "\n".join(r[0] for r in rows)
             assert len(plan) < 4 * len(final) + 2000, (m.name, weighted, len(plan), len(final))
+
+
+def test_binary_counts_are_the_cells(pg: Any) -> None:
+    """binary_counts is the record (tp, fp, fn, tn) of its reference (NULL fields over no
+    known rows); weighted, DuckDB's sums of the weights on the same rows (NULL weights
+    skipped; 0 where the known rows weigh 0); a measure of the stored counts is the measure
+    of the rows."""
+    m = next(m for m in BINARY if m.name == "binary_counts")
+    duck = duckdb.connect()
+    mlsql.register(duck)
+    fields = ("tp", "fp", "fn", "tn")
+    for seed, table in enumerate(tables("binary", range(4), no_rows=True)):
+        rng = random.Random(f"pg-binary-counts-{seed}")
+        weights = [rng.choice([0.0, 1.0, 2.5, None]) for _ in range(table.num_rows)]
+        load_binary(pg, table, weights)
+        got = pg.execute(
+            "SELECT (c).tp, (c).fp, (c).fn, (c).tn, (cw).tp, (cw).fp, (cw).fn, (cw).tn, "
+            "binary_f1_from_counts((c).tp, (c).fp, (c).fn, (c).tn), f1 FROM ("
+            "SELECT binary_counts(actual, predicted) AS c, binary_counts(actual, predicted, w) "
+            "AS cw, binary_f1(actual, predicted) AS f1 FROM t) s"
+        ).fetchone()
+        want = REFERENCES[m.name].expected(table, {})
+        assert close(dict(zip(fields, got[:4], strict=True)), want), (got, want)
+        duck.register(
+            "weighted",
+            table.select(["actual", "predicted"]).append_column(
+                "w", pa.array(weights, pa.float64())
+            ),
+        )
+        ((duck_counts,),) = duck.execute(
+            "SELECT binary_counts(actual, predicted, sample_weight := w) FROM weighted"
+        ).fetchall()
+        assert close(dict(zip(fields, got[4:8], strict=True)), duck_counts), (got, duck_counts)
+        assert close(got[8], got[9])

@@ -28,16 +28,21 @@ from mlsql.measures.contingency import Table2x2
 
 #: the SQL types of one binary input, each pair of them an overload of every aggregate
 INPUT_TYPES = ("boolean", "float8")
-#: the kinds of the binary family the library holds (binary_counts, a struct, is not here)
+#: the kinds of the binary family the library holds (formulas over the 2x2 table)
 KINDS = ("aggregate", "from_counts")
+#: the composite type of ``binary_counts`` (DuckDB's struct): the four cells as float8
+COUNTS_TYPE = "mlsql_binary_counts"
 #: each cell's (actual, predicted) flags
 CELLS = {"tp": ("true", "true"), "fp": ("false", "true"), "fn": ("true", "false")}
 CELLS["tn"] = ("false", "false")
 
 
 def included(m: Measure) -> bool:
-    """Whether ``m`` is a binary measure the library holds (a formula over the 2x2 table)."""
-    return m.family == B.FAMILY and m.kind in KINDS and m.build is not None
+    """Whether ``m`` is a binary measure the library holds: a formula over the 2x2 table, or
+    ``binary_counts``."""
+    if m.family != B.FAMILY:
+        return False
+    return m.kind == "counts" or (m.kind in KINDS and m.build is not None)
 
 
 def helpers(create: str) -> list[str]:
@@ -48,7 +53,16 @@ def helpers(create: str) -> list[str]:
     message = (
         f"{pg_lit(before_func)} || func || {pg_lit(before_rest)} || x::text || {pg_lit(after)}"
     )
+    fields = ", ".join(f"{name} float8" for name in B.COUNTS_FIELDS)
+    counts_type = f"CREATE TYPE {COUNTS_TYPE} AS ({fields});"
+    if create != "CREATE":  # a type has no OR REPLACE: made where it is missing
+        counts_type = (
+            f"DO $d$ BEGIN\n  IF to_regtype({pg_lit(COUNTS_TYPE)}) IS NULL THEN\n"
+            f"    {counts_type}\n  END IF;\nEND $d$;"
+        )
     return [
+        f"-- {COUNTS_TYPE}: binary_counts' result, DuckDB's struct {{tp, fp, fn, tn}}.\n"
+        + counts_type,
         f"""-- _mlsql_binary_flag(x, name, func): a 0/1 input as boolean (other numbers: an error).
 {create} FUNCTION _mlsql_binary_flag(x float8, name text, func text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
@@ -82,11 +96,15 @@ ROW_CELLS = [
 
 def lower(m: Measure, weighted: bool) -> tuple[str, list[Slot], int]:
     """``m``'s formula over the four cells' sums: the final expression (over the state
-    ``st``), the slots a row adds to and the state's length."""
-    assert m.build is not None
+    ``st``), the slots a row adds to and the state's length. ``binary_counts``: the cells'
+    sums as a :data:`COUNTS_TYPE` (NULL over no known rows, as DuckDB's sums)."""
     ops = StateOps(offset=len(m.params))
     run: Any = WeightedOps(ops, PgSql("w")) if weighted else ops
     table = Table2x2(*(run.sum(cell(name)) for name in B.COUNTS_FIELDS))
+    if m.kind == "counts":
+        cells = ", ".join(str(getattr(table, name)) for name in B.COUNTS_FIELDS)
+        return f"ROW({cells})::{COUNTS_TYPE}", ops.slots, ops.size
+    assert m.build is not None
     expr = m.build(ops, table, **{p.name: param(p.name) for p in m.params})
     in_state = {p.name: f"st[{i + 1}]" for i, p in enumerate(m.params)}
     return fill(str(pg_lit(expr)), in_state), ops.slots, ops.size
@@ -95,12 +113,13 @@ def lower(m: Measure, weighted: bool) -> tuple[str, list[Slot], int]:
 def aggregate(m: Measure, create: str) -> list[str]:
     """A binary aggregate (and its aliases): two final functions (weighted or not), and per
     pair of input types and positional form a step function and the aggregates."""
+    result = COUNTS_TYPE if m.kind == "counts" else "float8"
     out = []
     lowered = {w: lower(m, w) for w in (False, True)}
     for w, (final, _, _) in lowered.items():
         out.append(
             f"{create} FUNCTION _mlsql_{m.name}{'_weighted' if w else ''}_final(st float8[])"
-            f" RETURNS float8\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
+            f" RETURNS {result}\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
         )
     func = pg_lit(m.name)
     for types in ((a, p) for a in INPUT_TYPES for p in INPUT_TYPES):

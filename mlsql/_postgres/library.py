@@ -425,7 +425,7 @@ def library(*, replace: bool = False) -> str:
         if not included(m):
             continue
         if m.family == "binary":
-            make = binary.aggregate if m.kind == "aggregate" else binary.from_counts
+            make = binary.from_counts if m.kind == "from_counts" else binary.aggregate
             parts += [a + "\n" for a in make(m, create)]
         elif m.kind == "set":
             pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
