@@ -24,10 +24,12 @@ import pytest
 from typer.testing import CliRunner
 
 import mlsql
-from mlsql._postgres.library import KINDS, included, library, written
+from mlsql._postgres import binary
+from mlsql._postgres.library import LABEL_SET_KINDS, included, library, written
 from mlsql._registry import Measure, measures
 from mlsql.cli import app
 from tests.references import REFERENCES, close, tables
+from tests.references import rows_of as columns_of
 from tests.test_multilabel_conformance import FILES, cases, rows_of
 
 psycopg = pytest.importorskip("psycopg")
@@ -36,8 +38,10 @@ LIBRARY = written() / "mlsql.sql"
 REPLACE = written() / "mlsql_replace.sql"
 
 #: the label-set measures the PostgreSQL library holds, by the registry
-MEASURES = [m for m in measures() if included(m)]
+MEASURES = [m for m in measures() if included(m) and m.family == "multilabel"]
 BY_NAME = {m.name: m for m in MEASURES}
+#: its binary measures (aggregates over 0/1 columns, and their *_from_counts functions)
+BINARY = [m for m in measures() if included(m) and m.family == "binary"]
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +173,7 @@ def test_the_library_holds_the_label_set_family() -> None:
     assert all(m.name in REFERENCES for m in MEASURES)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", LABEL_SET_KINDS)
 def test_measures_match_their_reference(pg: Any, kind: str) -> None:
     """Every label-set measure of ``kind`` with every parameter set of its reference, on the
     random tables (NULL lists and elements, duplicates, empty lists, text and bigint labels,
@@ -283,8 +287,9 @@ def test_sql_path_names_the_postgres_library() -> None:
 
 
 def test_loading_never_replaces_a_user_function(pg_server: Any) -> None:
-    """psql -f of mlsql.sql over a user's row_precision fails and changes nothing (one
-    transaction); mlsql_replace.sql replaces it."""
+    """psql -f of mlsql.sql over a user's row_precision, or a user's
+    binary_accuracy_from_counts, fails and changes nothing (one transaction);
+    mlsql_replace.sql replaces it."""
     psql = shutil.which("psql") or str(pg_server.bin / "psql")
     if not Path(psql).exists():
         pytest.skip("no psql client")
@@ -312,8 +317,21 @@ def test_loading_never_replaces_a_user_function(pg_server: Any) -> None:
         mine = "SELECT row_precision(ARRAY['a'], ARRAY['a', 'b'])"
         assert con.execute(mine).fetchone() == (42.0,)
         assert con.execute("SELECT to_regproc('micro_f1') IS NULL").fetchone() == (True,)
+        # a binary name too: the user's binary_accuracy_from_counts, then the user's alone
+        con.execute("DROP FUNCTION row_precision(text[], text[], float8)")
+        con.execute(
+            "CREATE FUNCTION binary_accuracy_from_counts(tp float8, fp float8, fn float8, "
+            "tn float8) RETURNS float8 LANGUAGE sql AS 'SELECT 42.0::float8'"
+        )
+        done = run(LIBRARY)
+        assert done.returncode != 0
+        assert "already exists" in done.stderr
+        counts = "SELECT binary_accuracy_from_counts(1, 2, 3, 4)"
+        assert con.execute(counts).fetchone() == (42.0,)
+        assert con.execute("SELECT to_regproc('row_precision') IS NULL").fetchone() == (True,)
         done = run(REPLACE)
         assert done.returncode == 0, done.stderr
+        assert con.execute(counts).fetchone() == (0.5,)  # (tp + tn) / n = 5 / 10
         assert con.execute(mine).fetchone() == (0.5,)
         assert run(REPLACE).returncode == 0  # over the whole library, aggregates included
         assert run(LIBRARY).returncode != 0  # which the plain file never replaces
@@ -369,3 +387,223 @@ def test_two_kinds_of_labels_are_an_error_naming_both(
         )
         message = raised.value.diag.message_primary
         assert message and message in duckdb_text, (message, duckdb_text)
+
+
+# ---------------------------------------------------------------- the binary family
+def load_binary(con: Any, table: pa.Table, weights: list[Any] | None = None) -> None:
+    """A binary table as the temporary table t (actual, predicted, w, i): boolean columns,
+    or 0/1 ones as smallint (which the float8 overloads take by PostgreSQL's own cast)."""
+    kind = "boolean" if pa.types.is_boolean(table.schema.field("actual").type) else "smallint"
+    con.execute("DROP TABLE IF EXISTS t")
+    con.execute(f"CREATE TEMP TABLE t (actual {kind}, predicted {kind}, w float8, i int)")
+    weights = weights or [1.0] * table.num_rows
+    rows = [
+        (a, p, w, i)
+        for i, ((a, p), w) in enumerate(
+            zip(columns_of(table, "actual", "predicted"), weights, strict=True)
+        )
+    ]
+    with con.cursor() as cur:
+        # typed: psycopg prepares a repeated statement with the parameter types it first saw
+        cur.executemany(f"INSERT INTO t VALUES (%s::{kind}, %s::{kind}, %s, %s)", rows)
+
+
+def counts_call(m: Measure, params: dict[str, Any]) -> tuple[str, list[Any]]:
+    """``m`` (a ``*_from_counts`` function) over the columns tp, fp, fn, tn, parameters named."""
+    args, values = list(binary.B.COUNT_INPUTS), []
+    for name, value in params.items():
+        text, v = _value(name, value)
+        args.append(f"{name} => {text}")
+        values.append(v)
+    return f"{m.name}({', '.join(args)})", values
+
+
+def test_the_library_holds_the_binary_family() -> None:
+    """Every binary 2x2 formula of the registry, as an aggregate and from counts, and
+    binary_counts."""
+    names = {m.name for m in BINARY}
+    formulas = [m for m in measures(family="binary") if m.build is not None]
+    assert names == {m.name for m in formulas} | {"binary_counts"}
+    assert {"binary_f1", "binary_kappa_p_value", "binary_mcnemar_statistic"} <= names
+    assert "binary_accuracy_from_counts" in names
+    assert all(m.name in REFERENCES for m in BINARY)
+
+
+@pytest.mark.parametrize("kind", binary.KINDS)
+def test_binary_measures_match_their_reference(pg: Any, kind: str) -> None:
+    """Every binary measure of ``kind`` with every parameter set of its reference (the 2x2
+    oracle, statsmodels for the agreement tests) on the random tables: boolean and 0/1
+    columns with NULL rows, all rows unknown, no rows; stored counts with zeros."""
+    chosen = [m for m in BINARY if m.kind == kind]
+    for table in tables(REFERENCES[chosen[0].name].data, range(4), no_rows=True):
+        calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
+        if kind == "aggregate":
+            load_binary(pg, table)
+            got = select(pg, [aggregate_call(m, p) for m, p in calls])
+        else:
+            pg.execute("DROP TABLE IF EXISTS t")
+            pg.execute("CREATE TEMP TABLE t (tp bigint, fp bigint, fn bigint, tn bigint, i int)")
+            with pg.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO t VALUES (%s, %s, %s, %s, %s)",
+                    [(*r, i) for i, r in enumerate(columns_of(table, *binary.B.COUNT_INPUTS))],
+                )
+            got = select(pg, [counts_call(m, p) for m, p in calls], per_row=True)
+        wrong = [
+            f"{m.name}({p}): got {g!r}, expected {w!r}"
+            for (m, p), g in zip(calls, got, strict=True)
+            if not close(g, w := REFERENCES[m.name].expected(table, p))
+        ]
+        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+
+
+def test_binary_aliases_are_their_measures(pg: Any) -> None:
+    """The lecture's names (prel, sens, spec, nrel, sup, tacc, cov) give their measure's value."""
+    (table,) = tables("binary", range(1))[:1]
+    load_binary(pg, table)
+    pairs = [(alias, m.name) for m in BINARY for alias in m.aliases]
+    assert len(pairs) == 7
+    got = select(pg, [(f"{n}(actual, predicted)", []) for pair in pairs for n in pair])
+    assert got[0::2] == got[1::2]
+    code = {"prel": "prel", "sens": "sens", "spec": "spec", "nrel": "nrel", "sup": "sup"}
+    for (alias, _), value in zip(pairs, got[0::2], strict=True):
+        if alias in code:  # the reference by the alias's own name in the 2x2 oracle
+            want = REFERENCES[dict((a, n) for a, n in pairs)[alias]].expected(table, {})
+            assert close(value, want), (alias, value, want)
+
+
+def test_binary_weights_count_as_repeated_rows(pg: Any) -> None:
+    """An integer sample_weight gives the reference's value over the rows repeated that many
+    times; a NULL weight leaves the row out, as DuckDB's sum of cell * weight does."""
+    aggregates = [m for m in BINARY if m.kind == "aggregate"]
+    for seed, table in enumerate(tables("binary", range(4))[:4]):
+        rng = random.Random(f"pg-binary-weights-{seed}")
+        weights = [rng.choice([0, 1, 1, 2, 3, None]) for _ in range(table.num_rows)]
+        if not sum(w or 0 for w in weights):
+            weights[0] = 2
+        load_binary(pg, table, [None if w is None else float(w) for w in weights])
+        keep = [i for i, w in enumerate(weights) for _ in range(w or 0)]
+        repeated = table.take(pa.array(keep, pa.int64()))
+        calls = [(m, p) for m in aggregates for p in REFERENCES[m.name].params_for(table)]
+        got = select(pg, [aggregate_call(m, p, weight="w") for m, p in calls])
+        wrong = [
+            f"{m.name}({p}): got {g!r}, expected {w!r}"
+            for (m, p), g in zip(calls, got, strict=True)
+            if not close(g, w := REFERENCES[m.name].expected(repeated, p))
+        ]
+        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()} weights {weights}"
+
+
+def test_binary_weights_of_total_zero(pg: Any) -> None:
+    """Known rows whose weights add up to 0: the shares are NULL (n = 0), as in DuckDB; no
+    known weight at all: NULL."""
+    for weights, want in (([0.0, 0.0], None), ([None, None], None)):
+        load_binary(pg, pa.table({"actual": [True, False], "predicted": [True, True]}), weights)
+        assert select(pg, [("binary_accuracy(actual, predicted, w)", [])]) == [want]
+
+
+#: (PostgreSQL's call, DuckDB's call, the rows): a 2 among 0/1 values, bad parameters, a
+#: negative weight
+BINARY_BAD_CALLS = [
+    ("binary_f1(actual, predicted)", "binary_f1(actual, predicted)", "(1, 1), (2, 0)"),
+    ("prel(actual, predicted)", "prel(actual, predicted)", "(1, 1), (0, 0.5)"),
+    (
+        "binary_f_alpha(actual, predicted, 1, -1)",
+        "binary_f_alpha(actual, predicted, alpha := -1)",
+        "(1, 1), (0, 0)",
+    ),
+    (
+        "binary_mcnemar_p_value(actual, predicted, 1, -0.5)",
+        "binary_mcnemar_p_value(actual, predicted, correction := -0.5)",
+        "(1, 0), (0, 0)",  # a discordant row: DuckDB reads correction only where one exists
+    ),
+    (
+        "binary_recall(actual, predicted, -2)",
+        "binary_recall(actual, predicted, sample_weight := -2)",
+        "(1, 1), (0, 0)",
+    ),
+    (
+        "binary_cost_error_from_counts(1, 2, 3, 4, cost_fp => 'NaN'::float8)",
+        "binary_cost_error_from_counts(1, 2, 3, 4, cost_fp := 'nan'::DOUBLE)",
+        "(1, 1)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pg_call", "duckdb_call", "rows"), BINARY_BAD_CALLS)
+def test_binary_errors_say_what_duckdb_says(
+    pg: Any, duck: Any, pg_call: str, duckdb_call: str, rows: str
+) -> None:
+    """Each bad input fails with DuckDB's message (the row's value or the parameter named)."""
+    table = f"(VALUES {rows}) v(actual, predicted)"
+    with pytest.raises(psycopg.Error) as raised:
+        pg.execute(f"SELECT {pg_call} FROM {table}").fetchall()
+    with pytest.raises(duckdb.Error) as expected:
+        duck.execute(f"SELECT {duckdb_call} FROM {table}").fetchall()
+    message = raised.value.diag.message_primary
+    assert message and message in str(expected.value), (message, str(expected.value))
+
+
+def test_binary_sides_of_two_kinds(pg: Any) -> None:
+    """A boolean side beside an integer or numeric one (as DuckDB takes them): the same
+    cells. tp = 1, fp = 1, fn = 1, tn = 1, one NULL row skipped: accuracy 1/2, F1 1/2."""
+    rows = "(true, 1), (true, 0), (false, 1), (false, 0), (NULL, 1)"
+    for cast in ("::int", "::numeric", "::float8"):
+        pg.execute("DROP TABLE IF EXISTS t")
+        pg.execute(
+            f"CREATE TEMP TABLE t AS SELECT a AS actual, p{cast} AS predicted "
+            f"FROM (VALUES {rows}) v(a, p)"
+        )
+        got = pg.execute(
+            "SELECT binary_accuracy(actual, predicted), binary_f1(predicted, actual), "
+            "binary_accuracy(actual::int, predicted) FROM t"
+        ).fetchone()
+        assert got == (0.5, 0.5, 0.5), cast
+
+
+def test_bound_values_stay_bound_in_the_plan(pg: Any) -> None:
+    """Each binary final expression plans at about its own size: the planner keeps a value
+    the formula binds once (a fenced subquery) instead of writing its text back at every
+    mention (binary_kappa_p_value's plan was 4.4 MB of text, from 12 kB of SQL)."""
+    pg.execute("DROP TABLE IF EXISTS s")
+    pg.execute("CREATE TEMP TABLE s AS SELECT array_fill(1::float8, ARRAY[16]) AS st")
+    for m in (m for m in BINARY if m.kind == "aggregate"):
+        for weighted in (False, True):
+            final, _, _ = binary.lower(m, weighted)
+            rows = pg.execute(f"EXPLAIN (VERBOSE) SELECT {final} FROM s").fetchall()
+            plan = "\n".join(r[0] for r in rows)
+            assert len(plan) < 4 * len(final) + 2000, (m.name, weighted, len(plan), len(final))
+
+
+def test_binary_counts_are_the_cells(pg: Any) -> None:
+    """binary_counts is the record (tp, fp, fn, tn) of its reference (NULL fields over no
+    known rows); weighted, DuckDB's sums of the weights on the same rows (NULL weights
+    skipped; 0 where the known rows weigh 0); a measure of the stored counts is the measure
+    of the rows."""
+    m = next(m for m in BINARY if m.name == "binary_counts")
+    duck = duckdb.connect()
+    mlsql.register(duck)
+    fields = ("tp", "fp", "fn", "tn")
+    for seed, table in enumerate(tables("binary", range(4), no_rows=True)):
+        rng = random.Random(f"pg-binary-counts-{seed}")
+        weights = [rng.choice([0.0, 1.0, 2.5, None]) for _ in range(table.num_rows)]
+        load_binary(pg, table, weights)
+        got = pg.execute(
+            "SELECT (c).tp, (c).fp, (c).fn, (c).tn, (cw).tp, (cw).fp, (cw).fn, (cw).tn, "
+            "binary_f1_from_counts((c).tp, (c).fp, (c).fn, (c).tn), f1 FROM ("
+            "SELECT binary_counts(actual, predicted) AS c, binary_counts(actual, predicted, w) "
+            "AS cw, binary_f1(actual, predicted) AS f1 FROM t) s"
+        ).fetchone()
+        want = REFERENCES[m.name].expected(table, {})
+        assert close(dict(zip(fields, got[:4], strict=True)), want), (got, want)
+        duck.register(
+            "weighted",
+            table.select(["actual", "predicted"]).append_column(
+                "w", pa.array(weights, pa.float64())
+            ),
+        )
+        ((duck_counts,),) = duck.execute(
+            "SELECT binary_counts(actual, predicted, sample_weight := w) FROM weighted"
+        ).fetchall()
+        assert close(dict(zip(fields, got[4:8], strict=True)), duck_counts), (got, duck_counts)
+        assert close(got[8], got[9])

@@ -1,6 +1,7 @@
-"""The PostgreSQL SQL library: the label-set family as functions and aggregates.
+"""The PostgreSQL SQL library: the label-set and binary families as functions and aggregates.
 
-Written from the registry (:mod:`mlsql.measures.multilabel`) and the formulas
+Written from the registry (:mod:`mlsql.measures.multilabel`; the binary family in
+:mod:`mlsql._postgres.binary`) and the formulas
 (:mod:`mlsql._formulas`) through :mod:`mlsql._postgres.ops`; nothing of a
 formula is written here. Per-row measures become SQL functions; aggregates
 become ``CREATE AGGREGATE`` with a ``float8[]`` state (the parameters, then a
@@ -29,6 +30,8 @@ from mlsql import _params as P
 from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
+from mlsql._postgres import binary
+from mlsql._postgres.forms import PARAM_TYPES, add_row, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
 from mlsql._weights import WeightedOps
@@ -39,9 +42,11 @@ LIST_TYPES = ("text[]", "bigint[]")
 #: that fails with the shared message naming both types (DuckDB's guard), not PostgreSQL's
 #: "function does not exist"
 MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
-#: the families and kinds this library holds so far
-FAMILIES = ("multilabel",)
-KINDS = ("set", "row", "aggregate")
+#: the families and kinds this library holds so far (the binary family: :mod:`.binary`)
+FAMILIES = ("multilabel", "binary")
+KINDS = ("set", "row", "aggregate", "from_counts")
+#: the label-set family's kinds here (its stored counts' functions are not)
+LABEL_SET_KINDS = ("set", "row", "aggregate")
 
 #: the set helpers: the labels of a set operation on A and P (NULL elements dropped first)
 SET_QUERIES = {
@@ -54,7 +59,9 @@ SET_QUERIES = {
 
 def included(m: Measure) -> bool:
     """Whether the library holds ``m``: a set helper, or a formula of its families and kinds."""
-    if m.family not in FAMILIES or m.kind not in KINDS:
+    if m.family == "binary":
+        return binary.included(m)
+    if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
         return False
     return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
 
@@ -77,22 +84,9 @@ def set_function(m: Measure, types: tuple[str, str], create: str) -> str:
     )
 
 
-#: each parameter's SQL types (one overload each: PostgreSQL reads 'ignore' as text and 1 as
-#: a number only where both exist); ``_mlsql_check_<name>`` checks (and codes) it
-PARAM_TYPES = {
-    "zero_division": ("text", "float8"),
-    "beta": ("float8",),
-    "n_labels": ("bigint",),
-    "sample_weight": ("float8",),
-}
-
-
-def typed(names: list[str]) -> list[list[tuple[str, str]]]:
-    """Every typing of the parameters ``names``: lists of (name, type), one per overload."""
-    out: list[list[tuple[str, str]]] = [[]]
-    for n in names:
-        out = [[*o, (n, t)] for o in out for t in PARAM_TYPES[n]]
-    return out
+#: the parameters that are a number within bounds (:class:`mlsql._params.Number`), each
+#: checked by ``_mlsql_check_<name>`` written from its constraint (:func:`_number_check`)
+NUMBER_PARAMS = ("beta", "alpha", "correction", "cost_fn", "cost_fp")
 
 
 #: the row's statistics as the step and row functions name them
@@ -121,6 +115,34 @@ def _raise(template: str, values: dict[str, str]) -> str:
 
 def _param_message(p: Param) -> str:
     return P.message(p, "{func}", "{shown}")
+
+
+def _number_check(p: Param, create: str) -> str:
+    """``_mlsql_check_<name>(x, func)``: ``p``, a number within its constraint's bounds
+    (NaN, infinite and NULL values are errors, shown as Python shows them)."""
+    c = p.constraint
+    ok = ["x IS NOT NULL"]
+    if c.finite:
+        ok.append("x <> 'NaN'::float8 AND abs(x) < 'Infinity'::float8")
+    if c.low is not None:
+        ok.append(f"x {'>' if c.strict else '>='} {pg_lit(float(c.low))}")
+    if c.high is not None:
+        ok.append(f"x < {pg_lit(float(c.high))}")
+    values = {"func": "func", "shown": "shown"}
+    return f"""-- _mlsql_check_{p.name}(x, func): {p.name}, {c.rule()}.
+{create} FUNCTION _mlsql_check_{p.name}(x float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := CASE WHEN x IS NULL THEN 'None' WHEN x = 'NaN'::float8 THEN 'nan'
+    WHEN x = 'Infinity'::float8 THEN 'inf' WHEN x = '-Infinity'::float8 THEN '-inf'
+    ELSE x::text END;
+BEGIN
+  IF {" AND ".join(ok)} THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(p), values)}
+END
+$f$;"""
 
 
 def helpers(create: str) -> list[str]:
@@ -164,18 +186,7 @@ BEGIN
   END CASE;
 END
 $f$;""",
-        f"""-- _mlsql_check_beta(x, func): beta, a finite number > 0.
-{fn} _mlsql_check_beta(x float8, func text) RETURNS float8
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
-DECLARE
-  shown text := coalesce(x::text, 'None');
-BEGIN
-  IF x > 0 AND x < 'Infinity'::float8 THEN
-    RETURN x;
-  END IF;
-  {_raise(_param_message(P.BETA), values)}
-END
-$f$;""",
+        *(_number_check(P.PARAMS[name], create) for name in NUMBER_PARAMS),
         f"""-- _mlsql_check_n_labels(x, func): n_labels, a whole number > 0.
 {fn} _mlsql_check_n_labels(x bigint, func text) RETURNS float8
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
@@ -322,52 +333,6 @@ def lower(m: Measure, weighted: bool) -> Lowered:
     return Lowered(fill(str(pg_lit(expr)), in_state), slots, ops.size)
 
 
-def _add_row(slots: list[Slot]) -> list[str]:
-    """plpgsql that adds the row to each slot: a compensated sum (Neumaier) or a count."""
-    out = []
-    for s in slots:
-        i, c = s.index, s.index + 1
-        if s.kind == "count":
-            out.append(f"  IF ({s.expr}) IS NOT NULL THEN st[{i}] := st[{i}] + 1; END IF;")
-            continue
-        out += [
-            f"  x := {s.expr};",
-            "  IF x IS NOT NULL THEN",
-            f"    t := st[{i}] + x;",
-            f"    IF abs(st[{i}]) >= abs(x) THEN st[{c}] := st[{c}] + ((st[{i}] - t) + x);",
-            f"    ELSE st[{c}] := st[{c}] + ((x - t) + st[{i}]); END IF;",
-            f"    st[{i}] := t;",
-            "  END IF;",
-        ]
-    return out
-
-
-@dataclass(frozen=True)
-class Form:
-    """One positional overload of an aggregate: weighted or not, its arguments' (name, type)."""
-
-    weighted: bool
-    args: tuple[tuple[str, str], ...]
-
-
-def forms(m: Measure) -> list[Form]:
-    """The positional forms, as DuckDB's: (actual, predicted, required parameters), then
-    sample_weight and each prefix of the optional ones, one overload per typing.
-
-    Examples
-    --------
-    >>> from mlsql._registry import REGISTRY, measures
-    >>> _ = measures()
-    >>> [[n for n, _ in f.args] for f in forms(REGISTRY["micro_f1"])][:3]
-    [[], ['sample_weight'], ['sample_weight', 'zero_division']]
-    """
-    required = [p.name for p in m.params if p.default is None]
-    optional = [p.name for p in m.params if p.default is not None]
-    lists = [(False, required)]
-    lists += [(True, [*required, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
-    return [Form(w, tuple(t)) for w, names in lists for t in typed(names)]
-
-
 def aggregate(m: Measure, create: str) -> list[str]:
     """An aggregate measure: its final functions, and a step and aggregate per form."""
     out = []
@@ -388,7 +353,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
             supplied |= {p.name: str(pg_lit(p.default)) for p in m.params if p.name not in supplied}
             params = [f"v_{p.name}" for p in m.params]
             add = [f"  st[{i + 1}] := {v};" for i, v in enumerate(params)]
-            add += [*_add_row(low.slots), "  RETURN st;"]
+            add += [*add_row(low.slots), "  RETURN st;"]
             step = f"_mlsql_{m.name}_step"
             final = f"_mlsql_{m.name}{'_weighted' if w else ''}_final"
             init = "{" + ",".join(["NULL"] * len(params) + ["0"] * (low.size - len(params))) + "}"
@@ -437,7 +402,8 @@ def library(*, replace: bool = False) -> str:
     create = "CREATE OR REPLACE" if replace else "CREATE"
     parts = [
         "-- mlsql for PostgreSQL: the label-set measures (micro, samples, subset accuracy,",
-        "-- Hamming loss) and their per-row functions. Load with:",
+        "-- Hamming loss) and their per-row functions; the binary measures (binary_*, their",
+        "-- aliases and *_from_counts). Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
         "-- aggregates): (actual, predicted[, required][, sample_weight[, parameters...]]);",
@@ -453,12 +419,15 @@ def library(*, replace: bool = False) -> str:
         "BEGIN;",
         "",
     ]
-    parts += [h + "\n" for h in helpers(create)]
+    parts += [h + "\n" for h in [*helpers(create), *binary.helpers(create)]]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
         if not included(m):
             continue
-        if m.kind == "set":
+        if m.family == "binary":
+            make = binary.from_counts if m.kind == "from_counts" else binary.aggregate
+            parts += [a + "\n" for a in make(m, create)]
+        elif m.kind == "set":
             pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
             parts += [set_function(m, t, create) + "\n" for t in pairs]
         elif m.kind == "row":

@@ -56,6 +56,15 @@ class PgSql(Sql):
     def _literal(self, value: Any) -> PgSql:
         return pg_lit(value)
 
+    # PostgreSQL fails a query on x / 0 where DuckDB gives inf or NaN; a formula guards every
+    # ratio it returns (a CASE on the denominator), but a value it binds once (:meth:`RowOps.let`)
+    # is computed before the CASE that discards it, so a zero divisor gives NULL instead
+    def __truediv__(self, other: Any) -> PgSql:
+        return PgSql(f"({self} / NULLIF({pg_lit(other)}, 0))")
+
+    def __rtruediv__(self, other: Any) -> PgSql:
+        return PgSql(f"({pg_lit(other)} / NULLIF({self}, 0))")
+
 
 #: how a parameter placeholder is written in a formula's text (replaced before use)
 PLACEHOLDER = "\x01{}\x01"
@@ -75,12 +84,49 @@ def fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
+#: the smallest x whose exp(x) PostgreSQL gives without an underflow error (below it, the
+#: result is subnormal or 0: DuckDB's is less than 1e-307, and 0 is written here)
+EXP_LOW = -708.0
+
+
 class RowOps:
     """Formula primitives over one row (no aggregation).
 
     ``zero_division`` arrives coded as a ``float8`` by ``_mlsql_check_zero_division``:
     0 or 1 (its value), NaN, 2 ('diagnose') or 3 ('ignore').
     """
+
+    def __init__(self) -> None:
+        self.lets = 0
+
+    def let(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
+        """``body(*values)`` with each value computed once: a scalar subquery whose one row
+        holds the values (a formula naming a value thirty times, as a polynomial does, would
+        otherwise repeat its text thirty times).
+
+        Examples
+        --------
+        >>> str(RowOps().let((PgSql("a + 1"),), lambda v: v * v, "sq"))
+        '(SELECT (_mlsql_sq_1.v0 * _mlsql_sq_1.v0) FROM (SELECT a + 1 AS v0 OFFSET 0) AS _mlsql_sq_1)'
+        """
+        self.lets += 1
+        alias = f"_mlsql_{name}_{self.lets}"
+        columns = ", ".join(f"{pg_lit(v)} AS v{i}" for i, v in enumerate(values))
+        inner = body(*(PgSql(f"{alias}.v{i}") for i in range(len(values))))
+        # OFFSET 0 keeps the planner from pulling the subquery up, which would put each
+        # value's text back at every mention (planning binary_kappa_p_value took 0.5 s)
+        return PgSql(f"(SELECT {pg_lit(inner)} FROM (SELECT {columns} OFFSET 0) AS {alias})")
+
+    def sqrt(self, x: Any) -> PgSql:
+        return PgSql(f"sqrt({pg_lit(x)})")
+
+    def exp(self, x: Any) -> PgSql:
+        """exp(x), 0 below :data:`EXP_LOW` (where PostgreSQL raises an underflow error)."""
+        return self.let(
+            (x,),
+            lambda v: PgSql(f"CASE WHEN {v} < {EXP_LOW!r} THEN 0.0::float8 ELSE exp({v}) END"),
+            "exp",
+        )
 
     def when(self, condition: Any, then: Any, otherwise: Any) -> PgSql:
         return PgSql(
@@ -152,6 +198,7 @@ class StateOps(RowOps):
     """
 
     def __init__(self, offset: int) -> None:
+        super().__init__()
         self.offset = offset
         self.slots: list[Slot] = []
 

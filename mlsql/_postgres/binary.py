@@ -1,0 +1,200 @@
+"""The binary family in the PostgreSQL library: the 2x2 measures over boolean or 0/1 columns.
+
+Written from the registry (:mod:`mlsql.measures.binary`) and the 2x2 formulas
+(:mod:`mlsql.measures.contingency`) through :mod:`mlsql._postgres.ops`; nothing of a
+formula is written here. Each aggregate ``binary_<name>(actual, predicted)`` (and each
+alias: ``prel``, ``sens``, ...) is a ``CREATE AGGREGATE`` whose ``float8[]`` state holds
+the checked parameters, then a compensated sum and a count of known rows for each cell
+(tp, fp, fn, tn; with ``sample_weight`` the sums are of the rows' weights); the final
+function applies the formula to the four sums. ``binary_<name>_from_counts(tp, fp, fn,
+tn)`` is the same formula as a per-row function over stored counts.
+
+``actual`` and ``predicted`` are ``boolean`` or numbers (``float8``: integer and numeric
+columns cast to it by themselves), each pair of the two types an overload; a number that
+is not 0 or 1 fails with DuckDB's message, and a row where either side is NULL is skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mlsql import _classification_params as CP
+from mlsql._postgres.forms import PARAM_TYPES, add_row, forms
+from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
+from mlsql._registry import Measure
+from mlsql._weights import WeightedOps
+from mlsql.measures import binary as B
+from mlsql.measures.contingency import Table2x2
+
+#: the SQL types of one binary input, each pair of them an overload of every aggregate
+INPUT_TYPES = ("boolean", "float8")
+#: the kinds of the binary family the library holds (formulas over the 2x2 table)
+KINDS = ("aggregate", "from_counts")
+#: the composite type of ``binary_counts`` (DuckDB's struct): the four cells as float8
+COUNTS_TYPE = "mlsql_binary_counts"
+#: each cell's (actual, predicted) flags
+CELLS = {"tp": ("true", "true"), "fp": ("false", "true"), "fn": ("true", "false")}
+CELLS["tn"] = ("false", "false")
+
+
+def included(m: Measure) -> bool:
+    """Whether ``m`` is a binary measure the library holds: a formula over the 2x2 table, or
+    ``binary_counts``."""
+    if m.family != B.FAMILY:
+        return False
+    return m.kind == "counts" or (m.kind in KINDS and m.build is not None)
+
+
+def helpers(create: str) -> list[str]:
+    """``_mlsql_binary_flag(x, name, func)``: a binary input as boolean (a number must be 0
+    or 1, else DuckDB's error naming ``func`` and the value; NULL stays NULL)."""
+    before, after = CP.binary_value_message("{func}", "{got}").split("{got}")
+    before_func, before_rest = before.split("{func}")
+    message = (
+        f"{pg_lit(before_func)} || func || {pg_lit(before_rest)} || x::text || {pg_lit(after)}"
+    )
+    fields = ", ".join(f"{name} float8" for name in B.COUNTS_FIELDS)
+    counts_type = f"CREATE TYPE {COUNTS_TYPE} AS ({fields});"
+    if create != "CREATE":  # a type has no OR REPLACE: made where it is missing
+        counts_type = (
+            f"DO $d$ BEGIN\n  IF to_regtype({pg_lit(COUNTS_TYPE)}) IS NULL THEN\n"
+            f"    {counts_type}\n  END IF;\nEND $d$;"
+        )
+    return [
+        f"-- {COUNTS_TYPE}: binary_counts' result, DuckDB's struct {{tp, fp, fn, tn}}.\n"
+        + counts_type,
+        f"""-- _mlsql_binary_flag(x, name, func): a 0/1 input as boolean (other numbers: an error).
+{create} FUNCTION _mlsql_binary_flag(x float8, name text, func text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT CASE WHEN x IS NULL THEN NULL WHEN x = 1 THEN true WHEN x = 0 THEN false
+    ELSE _mlsql_raise({message}, NULL::boolean) END
+$f$;""",
+        f"""-- _mlsql_binary_flag(x, name, func): a boolean input as it is.
+{create} FUNCTION _mlsql_binary_flag(x boolean, name text, func text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT x $f$;""",
+    ]
+
+
+def cell(name: str) -> PgSql:
+    """The step's variable holding the row's cell ``name`` (:data:`ROW_CELLS`)."""
+    return PgSql(f"c_{name}")
+
+
+#: plpgsql that sets each cell's variable once a row: 1 where the row (its checked flags
+#: ``a_flag``, ``p_flag``) is that cell, else 0; NULL where either side is NULL (skipped)
+ROW_CELLS = [
+    "  IF a_flag IS NULL OR p_flag IS NULL THEN",
+    "    c_tp := NULL; c_fp := NULL; c_fn := NULL; c_tn := NULL;",
+    "  ELSE",
+    *(
+        f"    c_{name} := CASE WHEN a_flag = {a} AND p_flag = {p} THEN 1.0 ELSE 0.0 END;"
+        for name, (a, p) in CELLS.items()
+    ),
+    "  END IF;",
+]
+
+
+def lower(m: Measure, weighted: bool) -> tuple[str, list[Slot], int]:
+    """``m``'s formula over the four cells' sums: the final expression (over the state
+    ``st``), the slots a row adds to and the state's length. ``binary_counts``: the cells'
+    sums as a :data:`COUNTS_TYPE` (NULL over no known rows, as DuckDB's sums)."""
+    ops = StateOps(offset=len(m.params))
+    run: Any = WeightedOps(ops, PgSql("w")) if weighted else ops
+    table = Table2x2(*(run.sum(cell(name)) for name in B.COUNTS_FIELDS))
+    if m.kind == "counts":
+        cells = ", ".join(str(getattr(table, name)) for name in B.COUNTS_FIELDS)
+        return f"ROW({cells})::{COUNTS_TYPE}", ops.slots, ops.size
+    assert m.build is not None
+    expr = m.build(ops, table, **{p.name: param(p.name) for p in m.params})
+    in_state = {p.name: f"st[{i + 1}]" for i, p in enumerate(m.params)}
+    return fill(str(pg_lit(expr)), in_state), ops.slots, ops.size
+
+
+def aggregate(m: Measure, create: str) -> list[str]:
+    """A binary aggregate (and its aliases): two final functions (weighted or not), and per
+    pair of input types and positional form a step function and the aggregates."""
+    result = COUNTS_TYPE if m.kind == "counts" else "float8"
+    out = []
+    lowered = {w: lower(m, w) for w in (False, True)}
+    for w, (final, _, _) in lowered.items():
+        out.append(
+            f"{create} FUNCTION _mlsql_{m.name}{'_weighted' if w else ''}_final(st float8[])"
+            f" RETURNS {result}\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
+        )
+    func = pg_lit(m.name)
+    for types in ((a, p) for a in INPUT_TYPES for p in INPUT_TYPES):
+        for form in forms(m):
+            _, slots, size = lowered[form.weighted]
+            names = [n for n, _ in form.args]
+            args = [f"actual {types[0]}", f"predicted {types[1]}"]
+            args += [f"{n} {t}" for n, t in form.args]
+            supplied = {
+                p.name: p.name if p.name in names else str(pg_lit(p.default)) for p in m.params
+            }
+            declare = ["a_flag boolean;", "p_flag boolean;", "x float8;", "t float8;"]
+            declare += [f"c_{name} float8;" for name in CELLS]
+            body = []
+            if form.weighted:
+                declare.append("w float8;")
+                body.append(f"  w := _mlsql_weight(sample_weight, {func});")
+            for i, p in enumerate(m.params):
+                declare.append(f"v_{p.name} float8;")
+                body.append(f"  v_{p.name} := _mlsql_check_{p.name}({supplied[p.name]}, {func});")
+                body.append(f"  st[{i + 1}] := v_{p.name};")
+            body += [
+                f"  a_flag := _mlsql_binary_flag(actual, 'actual', {func});",
+                f"  p_flag := _mlsql_binary_flag(predicted, 'predicted', {func});",
+                *ROW_CELLS,
+                *add_row(slots),
+                "  RETURN st;",
+            ]
+            step = f"_mlsql_{m.name}_step"
+            final = f"_mlsql_{m.name}{'_weighted' if form.weighted else ''}_final"
+            init = "{" + ",".join(["NULL"] * len(m.params) + ["0"] * (size - len(m.params))) + "}"
+            signature = ", ".join(a.split(" ", 1)[1] for a in args)
+            out.append(
+                f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
+                f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
+                "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\nDECLARE\n"
+                + "".join(f"  {d}\n" for d in declare)
+                + "BEGIN\n"
+                + "\n".join(body)
+                + "\nEND\n$f$;"
+            )
+            out += [
+                f"{create} AGGREGATE {name}({signature}) (\n"
+                f"  SFUNC = {step}, STYPE = float8[], FINALFUNC = {final},\n"
+                f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
+                for name in (m.name, *m.aliases)
+            ]
+    return out
+
+
+def from_counts(m: Measure, create: str) -> list[str]:
+    """``binary_<name>_from_counts(tp, fp, fn, tn, ...)``: the formula over stored counts,
+    with named, defaulted parameters (zero_division: a number, or text in an overload of its
+    own that comes first and has no default, so no call matches both)."""
+    assert m.build is not None
+    table = Table2x2(*(PgSql(name) for name in B.COUNT_INPUTS))
+    expr = m.build(RowOps(), table, **{p.name: param(p.name) for p in m.params})
+    value = fill(str(pg_lit(expr)), {p.name: f"v_{p.name}" for p in m.params})
+    func = pg_lit(m.name)
+    body = "".join(f"  v_{p.name} float8;\n" for p in m.params)
+    body = ("DECLARE\n" + body if body else "") + "BEGIN\n"
+    body += "".join(f"  v_{p.name} := _mlsql_check_{p.name}({p.name}, {func});\n" for p in m.params)
+    body += f"  RETURN {value};\nEND"
+
+    def defaulted(p: Any) -> str:
+        return f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}"
+
+    overloads = [[defaulted(p) for p in m.params]]
+    if any(p.name == "zero_division" for p in m.params):
+        rest = [defaulted(p) for p in m.params if p.name != "zero_division"]
+        overloads.append(["zero_division text", *rest])
+    counts = [f"{name} float8" for name in B.COUNT_INPUTS]
+    return [
+        f"-- {m.name}: {m.summary}\n"
+        f"{create} FUNCTION {m.name}({', '.join([*counts, *params])}) RETURNS float8\n"
+        f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{body}\n$f$;"
+        for params in overloads
+    ]

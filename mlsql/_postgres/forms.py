@@ -1,0 +1,80 @@
+"""The positional forms of a PostgreSQL aggregate and the statements that add a row to its state.
+
+Shared by the families of the PostgreSQL library (:mod:`mlsql._postgres.library`,
+:mod:`mlsql._postgres.binary`): each parameter's SQL types, the overloads an aggregate
+gets (DuckDB's positional order), and the plpgsql that adds a row to the state's slots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlsql._postgres.ops import Slot
+from mlsql._registry import Measure
+
+#: each parameter's SQL types (one overload each: PostgreSQL reads 'ignore' as text and 1 as
+#: a number only where both exist); ``_mlsql_check_<name>`` checks (and codes) it
+PARAM_TYPES = {
+    "zero_division": ("text", "float8"),
+    "beta": ("float8",),
+    "alpha": ("float8",),
+    "correction": ("float8",),
+    "cost_fn": ("float8",),
+    "cost_fp": ("float8",),
+    "n_labels": ("bigint",),
+    "sample_weight": ("float8",),
+}
+
+
+def typed(names: list[str]) -> list[list[tuple[str, str]]]:
+    """Every typing of the parameters ``names``: lists of (name, type), one per overload."""
+    out: list[list[tuple[str, str]]] = [[]]
+    for n in names:
+        out = [[*o, (n, t)] for o in out for t in PARAM_TYPES[n]]
+    return out
+
+
+def add_row(slots: list[Slot]) -> list[str]:
+    """plpgsql that adds the row to each slot: a compensated sum (Neumaier) or a count."""
+    out = []
+    for s in slots:
+        i, c = s.index, s.index + 1
+        if s.kind == "count":
+            out.append(f"  IF ({s.expr}) IS NOT NULL THEN st[{i}] := st[{i}] + 1; END IF;")
+            continue
+        out += [
+            f"  x := {s.expr};",
+            "  IF x IS NOT NULL THEN",
+            f"    t := st[{i}] + x;",
+            f"    IF abs(st[{i}]) >= abs(x) THEN st[{c}] := st[{c}] + ((st[{i}] - t) + x);",
+            f"    ELSE st[{c}] := st[{c}] + ((x - t) + st[{i}]); END IF;",
+            f"    st[{i}] := t;",
+            "  END IF;",
+        ]
+    return out
+
+
+@dataclass(frozen=True)
+class Form:
+    """One positional overload of an aggregate: weighted or not, its arguments' (name, type)."""
+
+    weighted: bool
+    args: tuple[tuple[str, str], ...]
+
+
+def forms(m: Measure) -> list[Form]:
+    """The positional forms, as DuckDB's: (actual, predicted, required parameters), then
+    sample_weight and each prefix of the optional ones, one overload per typing.
+
+    Examples
+    --------
+    >>> from mlsql._registry import REGISTRY, measures
+    >>> _ = measures()
+    >>> [[n for n, _ in f.args] for f in forms(REGISTRY["micro_f1"])][:3]
+    [[], ['sample_weight'], ['sample_weight', 'zero_division']]
+    """
+    required = [p.name for p in m.params if p.default is None]
+    optional = [p.name for p in m.params if p.default is not None]
+    lists = [(False, required)]
+    lists += [(True, [*required, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
+    return [Form(w, tuple(t)) for w, names in lists for t in typed(names)]
