@@ -138,8 +138,11 @@ def score_maps(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataTy
 
 
 def counts_2x2(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
-    """tp, fp, fn, tn: stored 2x2 counts, one table per row (zeros common)."""
+    """tp, fp, fn, tn: stored 2x2 counts, one table per row (zeros common), the first row
+    all zeros (a table of known rows that weigh nothing)."""
     cols = {c: [rng.choice([0, 0, 1, 2, 5]) for _ in range(n)] for c in ("tp", "fp", "fn", "tn")}
+    for c in cols:
+        cols[c][0] = 0
     return cols, dict.fromkeys(cols, pa.int64())
 
 
@@ -442,10 +445,19 @@ def _binary_reference(name: str) -> Reference:
 
 
 def _from_counts_reference(name: str) -> Reference:
+    """Each row's counts as the measure's table; counts that are all 0 are known rows of total
+    weight 0 (README, "Sample weights"), not no rows: the ``zero_division`` value of a measure
+    that takes one ('diagnose': 1), else NULL."""
     code = _2X2[name]
+
+    def one(counts: tuple[int, int, int, int], p: dict[str, Any]) -> Any:
+        if any(counts) or not any(q.get("zero_division") is not None for q in _2x2_params(name)):
+            return _two_by_two(code, *counts, p)
+        return oracle.undefined(p.get("zero_division", 0), True)
+
     return Reference(
         "counts_2x2",
-        lambda t, p: [_two_by_two(code, *r, p) for r in rows_of(t, "tp", "fp", "fn", "tn")],
+        lambda t, p: [one(r, p) for r in rows_of(t, "tp", "fp", "fn", "tn")],
         _2x2_params(name),
     )
 
