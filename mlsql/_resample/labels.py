@@ -505,7 +505,8 @@ def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
                 (p_owner[p_keep] * width + predicted.codes[p_keep]) * 2 + 1,
                 np.flatnonzero(known) * width * 2 + n_labels * 2,
             ]
-        )
+        ),
+        kind="stable",  # three ascending runs (the lists are sets in code order): merged
     )
     cell, from_predicted = keys >> 1, (keys & 1).astype(bool)
     tuples, code = cell // width, cell % width
