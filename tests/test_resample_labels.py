@@ -51,8 +51,99 @@ def test_tuple_order_is_pythons_sort_of_the_rows() -> None:
     w = table.column("w").to_pylist()
     weights = np.array([0.0 if x is None else x for x in w])
     known = np.array([x is not None for x in w])
-    order = LL.tuple_order([(actual, predicted, weights, known)])
+    order, starts = LL.tuple_order([(actual, predicted, weights, known)])
     assert [rows[i] for i in order] == sorted(rows, key=python_key)
+    assert starts.tolist() == list(range(len(rows)))  # the rows are distinct
+
+
+def messy(rng: random.Random, labels: Any) -> Any:
+    """``labels`` (a list, or None) as a row may hold it: shuffled, some labels twice, NULLs."""
+    if labels is None:
+        return None
+    out = list(labels) + [x for x in labels if rng.random() < 0.3]
+    out += [None] * (rng.random() < 0.2)
+    rng.shuffle(out)
+    return out
+
+
+def test_coded_lists_are_the_rows_sets() -> None:
+    """Lists as rows hold them (any order, repeats, NULL elements, NULL and empty lists)
+    become their sets in ascending label order, as Python's ``sorted(set(x) - {None})``."""
+    rng = random.Random(7)
+    rows = [messy(rng, a) for a, _ in random_rows(rng, 300)] + [[None, None], []]
+    (lists,), labels = LL.coded([pa.array(rows)])
+    assert labels == sorted({x for r in rows if r is not None for x in r} - {None})
+    ends = np.cumsum(lists.lengths)
+    got = [
+        [labels[c] for c in lists.codes[end - n : end]] if ok else None
+        for end, n, ok in zip(ends, lists.lengths, lists.valid, strict=True)
+    ]
+    assert got == [None if r is None else sorted(set(r) - {None}) for r in rows]
+
+
+def test_a_tuple_handed_over_in_pieces_is_the_tuple_of_their_rows() -> None:
+    """An engine may hand a tuple's lists over as the rows hold them, the same set in several
+    rows of the statistics table: the result is that of the table of sets with their rows
+    summed (one tuple, one Poisson(m) draw), for bootstrap and compare alike."""
+    rng = random.Random(8)
+    sets = [(*r, 1.0) for r in random_rows(rng, 80)]
+    pieces = [(messy(rng, a), messy(rng, p), w, 1) for a, p, w in sets for _ in range(rng.choice([1, 1, 2, 3]))]  # fmt: skip
+    rng.shuffle(pieces)
+    counted = Counter((python_tuple(a), python_tuple(p)) for a, p, _, _ in pieces)
+    grouped = [(None if a is None else list(a), None if p is None else list(p), 1.0, m) for (a, p), m in counted.items()]  # fmt: skip
+    chosen = mlsql._resample.measures.resolve(["macro_f1", "weighted_recall", "micro_f1"], "bootstrap")  # fmt: skip
+
+    def table(rows: list[tuple[Any, ...]]) -> pa.Table:
+        return pa.table({f"c{i}": [r[i] for r in rows] for i in range(len(rows[0]))})
+
+    expected = run.bootstrap(table(grouped), 0, chosen, 60, 0.9, 3)
+    assert run.bootstrap(table(pieces), 0, chosen, 60, 0.9, 3) == expected
+    # compare: (model, the baseline's lists and weight, the model's, m); the model drops a label
+    paired = [("B", a, p, w, a, (p or [])[1:] if p is not None else None, w, m) for a, p, w, m in pieces]  # fmt: skip
+    merged = Counter((python_tuple(r[1]), python_tuple(r[2]), python_tuple(r[5])) for r in paired)
+    grouped_pairs = [("B", listed(a), listed(p), 1.0, listed(a), listed(q), 1.0, m) for (a, p, q), m in merged.items()]  # fmt: skip
+    assert run.compare(table(paired), 0, chosen, 60, 0.9, 3) == run.compare(
+        table(grouped_pairs), 0, chosen, 60, 0.9, 3
+    )
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_rows_lists_as_held_give_the_sets_result(engine: str) -> None:
+    """The rows' lists shuffled, with repeated labels and NULL elements: compare and
+    bootstrap give exactly what they give on each row's sorted set (DuckDB hands the lists
+    over as the rows hold them; the resample makes them sets)."""
+    rng = random.Random(9)
+    rows = random_rows(rng, 150)
+    other = [(a, p if rng.random() < 0.6 else (p or [])[1:]) for a, p in rows]
+    n = len(rows)
+
+    def data(lists: Any) -> pa.Table:
+        return pa.table(
+            {
+                "id": list(range(n)) * 2,
+                "model": ["A"] * n + ["B"] * n,
+                "actual": [lists(r[0]) for r in rows] * 2,
+                "predicted": [lists(r[1]) for r in rows] + [lists(r[1]) for r in other],
+            }
+        )
+
+    def both(table: pa.Table) -> list[Any]:
+        measures = ["macro_f1", "weighted_jaccard", "micro_f1"]
+        return [
+            run_engine(engine, f, table, "actual", "predicted", measures, n_resamples=80, seed=4)
+            for f in ("compare", "bootstrap")
+        ]
+
+    assert both(data(lambda x: messy(rng, x))) == both(data(lambda x: x))
+
+
+def python_tuple(labels: Any) -> Any:
+    """A list's set as a sorted tuple (NULL elements dropped), None for a NULL list."""
+    return None if labels is None else tuple(sorted(set(labels) - {None}))
+
+
+def listed(labels: Any) -> Any:
+    return None if labels is None else list(labels)
 
 
 def per_label_oracle(

@@ -84,7 +84,10 @@ def _number_kind(kind: str) -> str:
     return "boolean" if kind == "BOOLEAN" else kind
 
 
-def _stats_sql(stats: str, actual: str, predicted: str) -> list[str]:
+def _stats_sql(stats: str, actual: str, predicted: str, sets: bool = True) -> list[str]:
+    """Each row's statistics; label lists as sorted sets, or as the rows hold them where not
+    ``sets`` (:func:`mlsql._resample.labels.coded` makes them sets: DuckDB's
+    ``list_sort(list_distinct())`` costs more than the GROUP BY it saves rows of)."""
     a, p = quote_ident(actual), quote_ident(predicted)
     if stats in ("regression", "scores"):  # both sides NULL where one is; -0.0 as 0.0
         known = f"{a} IS NOT NULL AND {p} IS NOT NULL"
@@ -95,7 +98,7 @@ def _stats_sql(stats: str, actual: str, predicted: str) -> list[str]:
             f"_mlsql_n_actual({a}, {p})",
             f"_mlsql_n_predicted({a}, {p})",
         ]
-    if stats == "label_lists":  # each row's label sets, as sorted lists (NULL elements dropped)
+    if stats == "label_lists" and sets:  # as sorted lists (NULL elements dropped)
         return [f"list_sort(list_distinct({a}))", f"list_sort(list_distinct({p}))"]
     return [a, p]
 
@@ -244,7 +247,10 @@ def bootstrap(
         )
         _check(req, columns, types, actual, predicted)
         groups = [quote_ident(b) for b in req.by]
-        stats = [*_stats_sql(req.stats, actual, predicted), _weight_sql(sample_weight, req.func)]
+        stats = [
+            *_stats_sql(req.stats, actual, predicted, sets=False),
+            _weight_sql(sample_weight, req.func),
+        ]
         select = ", ".join([*groups, *stats, "count(*)"])
         rows = _fetch(con.sql(f"SELECT {select} {clause} GROUP BY ALL", params=params), req)
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
@@ -352,7 +358,10 @@ def compare(
         )
         _check(req, columns, types, actual, predicted)
         groups = [quote_ident(b) for b in req.by]
-        exprs = [*_stats_sql(req.stats, actual, predicted), _weight_sql(sample_weight, req.func)]
+        exprs = [
+            *_stats_sql(req.stats, actual, predicted, sets=False),
+            _weight_sql(sample_weight, req.func),
+        ]
         names = [f"__mlsql_s{i}" for i in range(len(exprs))]
         stats = [f"{e} AS {n}" for e, n in zip(exprs, names, strict=True)]
         keyed = ", ".join(

@@ -4,15 +4,19 @@ The macro and weighted averages, the F of macro precision and recall, the
 label accuracies (micro and macro) and the label-problem rates (clp, mlp, wlp).
 
 Rows with the same set of actual labels and the same set of predicted labels
-(and weight) are exchangeable, so the engines group by the pair of sorted
-distinct label lists and hand the tuples over as an Arrow table (one list
-column per list, never a Python object per label). Here, per group:
+(and weight) are exchangeable, so the engines group by the pair of label
+lists and hand the tuples over as an Arrow table (one list column per list,
+never a Python object per label): Polars and Spark group the sorted distinct
+lists, DuckDB the lists as the rows hold them (its ``list_sort(list_distinct())``
+of every row cost more than the rows it saved). Here, per group:
 
 1. the group's labels are coded by their rank among the group's distinct
-   labels (sorted as Python sorts them), and the tuples are put in their
-   canonical order (NULL first, then by value, column by column, as Python
-   compares the lists), so one seed gives one result whatever order an engine
-   returned them in (:func:`tuple_order`);
+   labels (sorted as Python sorts them), each list made its set (NULL elements
+   dropped, each label once, ascending: :func:`coded`), and the tuples are put
+   in their canonical order (NULL first, then by value, column by column, as
+   Python compares the lists), so one seed gives one result whatever order an
+   engine returned them in; a tuple handed over in several rows (its lists in
+   other orders) is one tuple of their rows summed (:func:`tuple_order`);
 2. each side's per-label tp, fp and fn form a sparse (tuples x labels) 0/1
    matrix, kept as its cells in tuple order, from one sort (:func:`side_cells`),
    and each tuple's (tp, |A|, |P|) for the label-set measures of the same call;
@@ -147,12 +151,23 @@ def _values(array: pa.Array) -> pa.Array:
 
 def coded(columns: Sequence[Any]) -> tuple[list[Lists], list[Any]]:
     """The list ``columns`` of one group as :class:`Lists` over one code per distinct label,
-    and the labels in code order (sorted, as Python sorts them: text by code point)."""
+    and the labels in code order (sorted, as Python sorts them: text by code point).
+
+    Each list becomes its set: NULL elements dropped, each label once, in code order (as
+    ``list_sort(list_distinct(...))`` gives it), so an engine may hand the lists over as the
+    rows hold them.
+
+    Examples
+    --------
+    >>> lists, labels = coded([pa.array([["b", "a", "b"], None, ["a", None], []])])
+    >>> labels, lists[0].codes.tolist(), lists[0].lengths.tolist(), lists[0].valid.tolist()
+    (['a', 'b'], [0, 1, 0], [2, 0, 1, 0], [True, False, True, True])
+    """
     arrays = [_list_array(c) for c in columns]
     values = [_values(a) for a in arrays]
     typed = [v for v in values if not pa.types.is_null(v.type) and len(v)]
     if typed:
-        every = pa.concat_arrays([v.cast(typed[0].type) for v in typed])
+        every = pc.drop_null(pa.concat_arrays([v.cast(typed[0].type) for v in typed]))
         unique = pc.unique(every)
         labels = unique.take(pc.sort_indices(unique))
     else:
@@ -165,13 +180,37 @@ def coded(columns: Sequence[Any]) -> tuple[list[Lists], list[Any]]:
             continue
         valid = np.asarray(array.is_valid(), dtype=bool)
         lengths = np.asarray(pc.fill_null(pc.list_value_length(array), 0), dtype=np.int64)
-        if len(value):
-            codes = pc.index_in(value.cast(labels.type), value_set=labels)
+        if len(value) and len(labels):
+            codes = pc.fill_null(pc.index_in(value.cast(labels.type), value_set=labels), -1)
             codes_np = np.asarray(codes, dtype=np.int64)
-        else:
-            codes_np = np.zeros(0, np.int64)
-        out.append(Lists(codes_np, lengths, valid))
+        else:  # no labels, or only NULL elements
+            codes_np = np.full(len(value), -1, np.int64)
+        out.append(as_sets(Lists(codes_np, lengths, valid), len(labels)))
     return out, labels.to_pylist()
+
+
+def as_sets(lists: Lists, n_labels: int) -> Lists:
+    """``lists`` with each list's codes distinct and ascending, the codes < 0 (NULL
+    elements) dropped; lists already so are returned as they are (no sort).
+
+    Examples
+    --------
+    >>> s = as_sets(Lists(np.array([2, 0, 2, -1, 1]), np.array([3, 0, 2]),
+    ...                   np.array([True, False, True])), 3)
+    >>> s.codes.tolist(), s.lengths.tolist()
+    ([0, 2, 1], [2, 0, 1])
+    """
+    codes, n = lists.codes, len(lists.lengths)
+    owner = lists.owner
+    if len(codes) and n_labels:
+        key = owner * n_labels + codes
+        if codes.min() >= 0 and bool((key[1:] > key[:-1]).all()):
+            return lists
+    keep = codes >= 0
+    key = np.sort(owner[keep] * n_labels + codes[keep], kind="stable") if n_labels else codes[:0]
+    key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
+    owner = key // max(n_labels, 1)
+    return Lists(key - owner * n_labels, np.bincount(owner, minlength=n), lists.valid)
 
 
 def _list_keys(lists: Lists) -> list[np.ndarray]:
@@ -189,19 +228,67 @@ def _list_keys(lists: Lists) -> list[np.ndarray]:
     return keys
 
 
-def tuple_order(sides: Sequence[tuple[Lists, Lists, np.ndarray, np.ndarray]]) -> np.ndarray:
+def packed(keys: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Sort keys (most significant first) with the same order and the same ties in fewer
+    keys: a key that is one value throughout is left out, and consecutive integer keys >= 0
+    are joined as the digits of one integer while it stays below 2^63 (floats stay as
+    they are). Sorting by fewer keys is fewer passes of ``lexsort``.
+
+    Examples
+    --------
+    >>> [k.tolist() for k in packed([np.array([1, 0]), np.array([5, 5]), np.array([2, 3]),
+    ...                              np.array([0.5, 0.5]), np.array([0.5, 1.0])])]
+    [[6, 3], [0.5, 1.0]]
+    """
+    out: list[np.ndarray] = []
+    size = 0  # the joined key's number of values (0: no key being joined)
+    for key in keys:
+        if not len(key) or bool((key == key[0]).all()):
+            continue
+        if key.dtype.kind not in "iu" or key.min() < 0:
+            out.append(key)
+            size = 0
+            continue
+        radix = int(key.max()) + 1
+        if size and size * radix < 1 << 63:
+            out[-1] = out[-1] * radix + key
+            size *= radix
+        else:
+            out.append(key.astype(np.int64))
+            size = radix
+    return out or [np.zeros(len(keys[0]), np.int64)]
+
+
+def tuple_order(
+    sides: Sequence[tuple[Lists, Lists, np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
     """The canonical order of a group's tuples: by each side's (actual, predicted, weight),
-    NULL first, then by value (the engines' tuples are distinct, so the order is total).
+    NULL first, then by value; and where each distinct tuple starts in that order (an engine
+    may hand a tuple over more than once, its lists in other orders: its rows are then summed).
 
     ``sides``: per side (actual, predicted, weight values, weight known).
+
+    Examples
+    --------
+    >>> lists = Lists(np.array([1, 0, 1]), np.array([1, 1, 1]), np.ones(3, bool))
+    >>> one = np.ones(3)
+    >>> [x.tolist() for x in tuple_order([(lists, lists, one, one > 0)])]
+    [[1, 0, 2], [0, 1]]
     """
     keys: list[np.ndarray] = []
     for actual, predicted, weight, known in sides:
         keys += _list_keys(actual) + _list_keys(predicted)
         keys += [known.astype(np.int64), np.where(known, weight, 0.0)]
     if not keys or not len(keys[0]):
-        return np.zeros(0, np.int64)
-    return np.lexsort(keys[::-1])
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    keys = packed(keys)
+    order = np.lexsort(keys[::-1])
+    new = np.zeros(len(order), bool)
+    new[0] = True
+    for key in keys:
+        ranked = key[order]
+        new[1:] |= ranked[1:] != ranked[:-1]
+    return order, np.flatnonzero(new)
 
 
 # ------------------------------------------------------------------ cells
@@ -418,7 +505,8 @@ def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
                 (p_owner[p_keep] * width + predicted.codes[p_keep]) * 2 + 1,
                 np.flatnonzero(known) * width * 2 + n_labels * 2,
             ]
-        )
+        ),
+        kind="stable",  # three ascending runs (the lists are sets in code order): merged
     )
     cell, from_predicted = keys >> 1, (keys & 1).astype(bool)
     tuples, code = cell // width, cell % width
@@ -608,8 +696,9 @@ def tuples(
         lists, labels = coded(lists_of)
         weights = [_weights(table.column(n_key + 3 * s + 2).take(picked)) for s in range(n_sides)]
         sides = [(lists[2 * s], lists[2 * s + 1], *weights[s]) for s in range(n_sides)]
-        ranked = tuple_order(sides)
-        m = m_all[index][ranked]
+        order, starts = tuple_order(sides)
+        ranked = order[starts]
+        m = np.add.reduceat(m_all[index][order], starts) if len(order) else m_all[:0]
         group = []
         for actual, predicted, w, known in sides:
             side = side_cells(actual.take(ranked), predicted.take(ranked), labels)
