@@ -14,22 +14,33 @@ column shows the parameters applied, as the Python call shows a pair:
 
 The macro builds the query text from its arguments (each a constant) and runs it with
 ``query()``: the measures' own aggregate macros over ``_mlsql_evaluate_rows`` (the source
-read and checked as ``bootstrap`` reads it), then unpivoted. Names it does not take are
+read and checked as ``bootstrap`` reads it), then unpivoted. The regression measures, whose
+aggregate macros hold each group's values until its mean is known (``list``), run instead as
+``mlsql.evaluate``'s grouped passes, built by the same code
+(:mod:`mlsql._duckdb.evaluate_regression`): the query starts with the passes' common table
+expressions (the means per group, joined back to the rows), and their centred sums are
+aggregates of the same ``GROUP BY`` as the other measures. Text templates with holes
+(:func:`_hole`), filled at run time with ``replace``, stand for what the call decides: the
+rows read, the first regression measure (whose checks' messages name it), the parameters. Names it does not take are
 refused with the Python call's messages (:mod:`mlsql._evaluate.front`), the did-you-mean
 included (DuckDB's ``levenshtein``, as :func:`mlsql._evaluate.front.distance`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from mlsql._duckdb import classification_checks as CC
-from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb import evaluate_regression as ER
+from mlsql._duckdb.library import Macro, Qualify, check_macro, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._evaluate import front as EV
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample.measures import ENTRY_MESSAGE
-from mlsql._sqlexpr import lit
+from mlsql._sqlexpr import Sql, call, lit
 from mlsql._weights import SAMPLE_WEIGHT
+from mlsql.measures import regression as RG
 
 FILE = "evaluate.sql"
 DESCRIPTION = (
@@ -121,6 +132,102 @@ def _rows(q: Qualify) -> Macro:
     )
 
 
+def _hole(name: str) -> str:
+    """A place in a query text template that the macro fills at run time (``replace``)."""
+    return f"{{{{mlsql:{name}}}}}"
+
+
+def _regression(
+    q: Qualify, ops: SqlOps, canonical: dict[str, str], rows: str
+) -> tuple[str, str, str, str]:
+    """The regression measures as :mod:`mlsql._duckdb.evaluate_regression`'s grouped passes,
+    the same SQL text builders: SQL (each a text) of the condition that any is listed, the
+    common table expressions, the rows the ``GROUP BY`` reads, and a lambda over a measure
+    name ``m`` of the text of its value (over those rows, grouped)."""
+    names = {a: n for a, n in canonical.items() if REGISTRY[n].family == RG.FAMILY}
+    listed = f"list_filter(measures, lambda m: list_contains({_names(list(names))}, m))"
+    any_listed = f"len({listed}) > 0"
+    first = f"{_map(names)}[{listed}[1]]"
+    weighted = f"{SAMPLE_WEIGHT} IS NOT NULL"
+    shifted = "list_contains(measures, 'rae')"
+    keep = ("__mlsql_a", "__mlsql_p", "__mlsql_w")
+    columns = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
+
+    def rows_text(first_input: str, weight: bool) -> str:
+        return ER.rows_sql(
+            _hole("name"),
+            first_input,
+            columns,
+            "__mlsql_w" if weight else None,
+            ["__mlsql_g"],
+            f"FROM {_hole('rows')}",
+            q=q,
+            keep=keep,
+        )
+
+    def passes_text(weight: bool, shift: bool) -> tuple[str, str]:
+        ctes, joined = ER.passes_sql(_hole("source"), ["__mlsql_g"], weight, shift)
+        return ", ".join(ctes), joined
+
+    inputs = sorted({EV.roles(REGISTRY[n])[0] for n in names.values()})
+    first_input = " ".join(
+        f"WHEN list_contains({_names([a for a, n in names.items() if EV.roles(REGISTRY[n])[0] == i])}, "
+        f"{listed}[1]) THEN {lit(i)}"
+        for i in inputs
+    )
+
+    rows_sql = (
+        "CASE "
+        + " ".join(
+            f"WHEN ({weighted}) = {str(w).lower()} AND (CASE {first_input} END) = {lit(i)} "
+            f"THEN {lit(rows_text(i, w))}"
+            for w in (False, True)
+            for i in inputs
+        )
+        + " END"
+    )
+    joined = {
+        w_s: passes_text(*w_s)
+        for w_s in ((False, False), (False, True), (True, False), (True, True))
+    }
+    ctes_sql = (
+        "CASE "
+        + " ".join(
+            f"WHEN ({weighted}) = {str(w).lower()} AND ({shifted}) = {str(s).lower()} "
+            f"THEN {lit(text)}"
+            for (w, s), (text, _) in joined.items()
+        )
+        + " END"
+    )
+    ctes = (
+        f"replace(replace(replace({ctes_sql}, {lit(_hole('source'))}, {rows_sql}), "
+        f"{lit(_hole('name'))}, {q('_mlsql_literal')}({first})), {lit(_hole('rows'))}, {rows})"
+    )
+    source = f"CASE WHEN {shifted} THEN {lit(joined[(False, True)][1])} ELSE {lit(joined[(False, False)][1])} END"
+    values = {}
+    for w in (False, True):
+        sums = ER.sums(w, True, ops)
+        texts = {}
+        for a, n in names.items():
+            m = REGISTRY[n]
+            params = {
+                p.name: call(q(check_macro(p)), Sql(_hole(p.name)), n)
+                if p.constraint is not None
+                else Sql(_hole(p.name))
+                for p in m.params
+            }
+            texts[a] = ER.measure_sql(m, sums, params, ops)
+        values[w] = _map(texts)
+    holes = {
+        p: f"CASE WHEN {p} IS NULL THEN {lit(str(lit(_default(p, names.values()))))} ELSE {q('_mlsql_literal')}({p}) END"
+        for p in sorted({x.name for n in names.values() for x in REGISTRY[n].params})
+    }
+    value = f"CASE WHEN {weighted} THEN {values[True]}[m] ELSE {values[False]}[m] END"
+    for name, hole in holes.items():
+        value = f"replace({value}, {lit(_hole(name))}, {hole})"
+    return any_listed, ctes, source, value
+
+
 def _check(q: Qualify) -> str:
     """SQL (a lambda over a measure name ``m``) of NULL, or of the error on a name evaluate
     does not take: no measure of mlsql's (with the nearest name), or no aggregate."""
@@ -158,7 +265,7 @@ def _check(q: Qualify) -> str:
     )
 
 
-def _evaluate(q: Qualify) -> Macro:
+def _evaluate(q: Qualify, ops: SqlOps) -> Macro:
     allowed = EV.allowed()
     canonical = {a: m.name for m in measures() for a in (m.name, *m.aliases) if m.name in allowed}
     qualified = _map({a: str(q(n)) for a, n in canonical.items()})
@@ -193,7 +300,22 @@ def _evaluate(q: Qualify) -> Macro:
         f"THEN ', {p} := ' || {literal}({p}) ELSE '' END"
         for p in params()
     )
-    call = f"coalesce({qualified}[m], 'NULL') || '(' || {inputs}{positional}{weight}{named} || ')'"
+    needs_predicted = _names([a for a in canonical if a not in alone])
+    predicted = (
+        f"CASE WHEN len(list_filter(measures, lambda m: list_contains({needs_predicted}, m))) > 0 "
+        f"THEN {literal}(predicted) ELSE 'NULL' END"
+    )
+    by = f'{q("_mlsql_by_names")}("by")'
+    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
+    rows = (
+        f"'{q(ROWS)}(' || {literal}(source) || ', ' || {literal}(actual) || ', ' || "
+        f"{predicted} || ', ' || {literal}({by}) || ', ' || {literal}({SAMPLE_WEIGHT}) || ')'"
+    )
+    regression, ctes, passes, value = _regression(q, ops, canonical, rows)
+    call = (
+        f"coalesce({value}, coalesce({qualified}[m], 'NULL') || '(' || {inputs}{positional}"
+        f"{weight}{named} || ')')"
+    )
     shown = ", ".join(
         f"CASE WHEN {p} IS NOT NULL AND ({taking(p, True)} OR {taking(p, False)}) "
         f"THEN '{p}=' || {repr_}({p}) END"
@@ -212,23 +334,14 @@ def _evaluate(q: Qualify) -> Macro:
         f"OR len(measures) = 0 THEN error({entry}) "
         f"ELSE coalesce(list_max(list_transform(measures, {_check(q)})), '') END"
     )
-    needs_predicted = _names([a for a in canonical if a not in alone])
-    predicted = (
-        f"CASE WHEN len(list_filter(measures, lambda m: list_contains({needs_predicted}, m))) > 0 "
-        f"THEN {literal}(predicted) ELSE 'NULL' END"
-    )
-    by = f'{q("_mlsql_by_names")}("by")'
-    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
-    rows = (
-        f"'{q(ROWS)}(' || {literal}(source) || ', ' || {literal}(actual) || ', ' || "
-        f"{predicted} || ', ' || {literal}({by}) || ', ' || {literal}({SAMPLE_WEIGHT}) || ')'"
-    )
     group = f"CASE WHEN len(coalesce({by}, [])) > 0 THEN ' GROUP BY __mlsql_g' ELSE '' END"
+    with_ = f"CASE WHEN {regression} THEN 'WITH ' || {ctes} || ' ' ELSE '' END"
+    source = f"CASE WHEN {regression} THEN {passes} ELSE {rows} END"
     text = (
-        f"{checked} || 'SELECT COLUMNS(lambda c: c <> ''{ALL}'' AND NOT starts_with(c, ''__mlsql_'')) "
+        f"{checked} || {with_} || 'SELECT COLUMNS(lambda c: c <> ''{ALL}'' AND NOT starts_with(c, ''__mlsql_'')) "
         "FROM (SELECT unnest(__mlsql_g), 0 AS __mlsql_n, unnest(__mlsql_v, recursive := true) FROM ("
         "SELECT first(__mlsql_g) AS __mlsql_g, [' || "
-        f"{items} || '] AS __mlsql_v FROM ' || {rows} || {group} || ')) "
+        f"{items} || '] AS __mlsql_v FROM ' || {source} || {group} || ')) "
         "ORDER BY COLUMNS(lambda c: c = ''__mlsql_n'' OR list_contains(' || "
         f"{literal}({lowered}) || ', lower(c))) NULLS FIRST, __mlsql_i'"
     )
@@ -236,19 +349,25 @@ def _evaluate(q: Qualify) -> Macro:
         "Every listed aggregate measure per group, in one GROUP BY: the by columns, measure, "
         "estimate (DOUBLE), ordered by group (NULL first) and the measures' order. measures: "
         "a list of names; each measure parameter (beta, zero_division, average, k, ...) "
-        "applies to every listed measure taking it. Example: SELECT * FROM evaluate('preds', "
+        "applies to every listed measure taking it. Memory grows with the groups (and their "
+        "classes, labels or cells), not the rows: the regression measures run as grouped passes "
+        "(the means per group, then centred sums), as mlsql.evaluate runs them; the others hold "
+        "per group what their aggregates hold (counts for the set and class measures, the "
+        "rows' values for the sort-based AUC, AP and the medians), as in mlsql.evaluate. Example: SELECT * FROM evaluate('preds', "
         "'actual', 'predicted', measures := ['micro_f1', 'micro_fbeta'], \"by\" := ['model'], "
         "beta := 2)."
     )
     return Macro(FILE, EV.FUNC, signature(), f"FROM query({text})", doc, table=True)
 
 
-def _default(p: str) -> object:
-    """The default of parameter ``p`` where a measure takes it by position (k, options)."""
-    defaults = {x.default for n in EV.allowed() for x in REGISTRY[n].params if x.name == p}
+def _default(p: str, among: Iterable[str] | None = None) -> object:
+    """The default of parameter ``p`` where the measures ``among`` (those evaluate takes if
+    None) take it: one value, or None."""
+    names = EV.allowed() if among is None else among
+    defaults = {x.default for n in names for x in REGISTRY[n].params if x.name == p}
     return next(iter(defaults)) if len(defaults) == 1 else None
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The table macro ``evaluate`` and the rows it reads."""
-    return [_rows(qualify), _evaluate(qualify)]
+    return [_rows(qualify), _evaluate(qualify, ops)]
