@@ -133,80 +133,79 @@ def _rows(q: Qualify) -> Macro:
 
 
 def _hole(name: str) -> str:
-    """A place in a query text template that the macro fills at run time (``replace``)."""
+    """A place in a query text template that the macro fills at run time (``replace``).
+
+    Examples
+    --------
+    >>> _hole("rows")
+    '{{mlsql:rows}}'
+    """
     return f"{{{{mlsql:{name}}}}}"
+
+
+def _case(choices: dict[str, str]) -> str:
+    """SQL of ``CASE WHEN condition THEN text ...``: the text (a literal) of the first true
+    condition."""
+    return "CASE " + " ".join(f"WHEN {c} THEN {lit(t)}" for c, t in choices.items()) + " END"
 
 
 def _regression(
     q: Qualify, ops: SqlOps, canonical: dict[str, str], rows: str
 ) -> tuple[str, str, str, str]:
-    """The regression measures as :mod:`mlsql._duckdb.evaluate_regression`'s grouped passes,
-    the same SQL text builders: SQL (each a text) of the condition that any is listed, the
-    common table expressions, the rows the ``GROUP BY`` reads, and a lambda over a measure
-    name ``m`` of the text of its value (over those rows, grouped)."""
+    """The regression measures as ``mlsql.evaluate`` runs them, grouped passes of the same
+    SQL text builders (:mod:`mlsql._duckdb.evaluate_regression`); ``rows`` is SQL of the
+    text of the rows read. SQL of: whether any is listed; the text of the passes' common
+    table expressions; the text of the rows the ``GROUP BY`` reads (the rows joined to their
+    group's means); the text of a measure ``m``'s value over them (NULL for a measure of
+    another family).
+
+    The texts are templates made here, one for each case the call decides (weighted or not,
+    ``rae`` listed or not, the first regression measure's first input), their holes filled
+    at run time: the first regression measure's name (its checks' messages name it), the
+    parameters, and the rows read last (a user's text: nothing is replaced in it).
+    """
     names = {a: n for a, n in canonical.items() if REGISTRY[n].family == RG.FAMILY}
     listed = f"list_filter(measures, lambda m: list_contains({_names(list(names))}, m))"
-    any_listed = f"len({listed}) > 0"
-    first = f"{_map(names)}[{listed}[1]]"
     weighted = f"{SAMPLE_WEIGHT} IS NOT NULL"
     shifted = "list_contains(measures, 'rae')"
-    keep = ("__mlsql_a", "__mlsql_p", "__mlsql_w")
+    group = ["__mlsql_g"]
     columns = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
-
-    def rows_text(first_input: str, weight: bool) -> str:
-        return ER.rows_sql(
-            _hole("name"),
-            first_input,
-            columns,
-            "__mlsql_w" if weight else None,
-            ["__mlsql_g"],
-            f"FROM {_hole('rows')}",
-            q=q,
-            keep=keep,
-        )
-
-    def passes_text(weight: bool, shift: bool) -> tuple[str, str]:
-        ctes, joined = ER.passes_sql(_hole("source"), ["__mlsql_g"], weight, shift)
-        return ", ".join(ctes), joined
-
-    inputs = sorted({EV.roles(REGISTRY[n])[0] for n in names.values()})
-    first_input = " ".join(
-        f"WHEN list_contains({_names([a for a, n in names.items() if EV.roles(REGISTRY[n])[0] == i])}, "
-        f"{listed}[1]) THEN {lit(i)}"
-        for i in inputs
-    )
-
-    rows_sql = (
-        "CASE "
-        + " ".join(
-            f"WHEN ({weighted}) = {str(w).lower()} AND (CASE {first_input} END) = {lit(i)} "
-            f"THEN {lit(rows_text(i, w))}"
-            for w in (False, True)
-            for i in inputs
-        )
-        + " END"
-    )
-    joined = {
-        w_s: passes_text(*w_s)
-        for w_s in ((False, False), (False, True), (True, False), (True, True))
+    firsts = {}  # the first regression measure's first input -> its rows' text, by weighting
+    for i in sorted({EV.roles(REGISTRY[n])[0] for n in names.values()}):
+        taking = [a for a, n in names.items() if EV.roles(REGISTRY[n])[0] == i]
+        for w in (True, False):
+            weight = "__mlsql_w" if w else None
+            text = ER.rows_sql(
+                _hole("name"),
+                i,
+                columns,
+                weight,
+                group,
+                f"FROM {_hole('rows')}",
+                q=q,
+                keep=("__mlsql_a", "__mlsql_p", "__mlsql_w"),
+            )
+            firsts[f"({weighted}) = {w} AND list_contains({_names(taking)}, {listed}[1])"] = text
+    passes = {
+        (w, s): ER.passes_sql(_hole("source"), group, w, s)
+        for w in (True, False)
+        for s in (True, False)
     }
-    ctes_sql = (
-        "CASE "
-        + " ".join(
-            f"WHEN ({weighted}) = {str(w).lower()} AND ({shifted}) = {str(s).lower()} "
-            f"THEN {lit(text)}"
-            for (w, s), (text, _) in joined.items()
-        )
-        + " END"
+    ctes = _case(
+        {
+            f"({weighted}) = {w} AND ({shifted}) = {s}": ", ".join(c)
+            for (w, s), (c, _) in passes.items()
+        }
     )
+    ctes = f"replace({ctes}, {lit(_hole('source'))}, {_case(firsts)})"
     ctes = (
-        f"replace(replace(replace({ctes_sql}, {lit(_hole('source'))}, {rows_sql}), "
-        f"{lit(_hole('name'))}, {q('_mlsql_literal')}({first})), {lit(_hole('rows'))}, {rows})"
+        f"replace({ctes}, {lit(_hole('name'))}, {q('_mlsql_literal')}({_map(names)}[{listed}[1]]))"
     )
-    source = f"CASE WHEN {shifted} THEN {lit(joined[(False, True)][1])} ELSE {lit(joined[(False, False)][1])} END"
+    ctes = f"replace({ctes}, {lit(_hole('rows'))}, {rows})"
+    read = _case({shifted: passes[(False, True)][1], "true": passes[(False, False)][1]})
     values = {}
-    for w in (False, True):
-        sums = ER.sums(w, True, ops)
+    for w in (True, False):
+        sums = ER.sums(w, True, ops)  # rae's Σ|y - mean(y)| reads the shift rae's passes add
         texts = {}
         for a, n in names.items():
             m = REGISTRY[n]
@@ -217,15 +216,15 @@ def _regression(
                 for p in m.params
             }
             texts[a] = ER.measure_sql(m, sums, params, ops)
-        values[w] = _map(texts)
-    holes = {
-        p: f"CASE WHEN {p} IS NULL THEN {lit(str(lit(_default(p, names.values()))))} ELSE {q('_mlsql_literal')}({p}) END"
-        for p in sorted({x.name for n in names.values() for x in REGISTRY[n].params})
-    }
-    value = f"CASE WHEN {weighted} THEN {values[True]}[m] ELSE {values[False]}[m] END"
-    for name, hole in holes.items():
-        value = f"replace({value}, {lit(_hole(name))}, {hole})"
-    return any_listed, ctes, source, value
+        values[w] = f"{_map(texts)}[m]"
+    value = f"CASE WHEN {weighted} THEN {values[True]} ELSE {values[False]} END"
+    for p in sorted({x.name for n in names.values() for x in REGISTRY[n].params}):
+        given = (
+            f"CASE WHEN {p} IS NULL THEN {lit(str(lit(_default(p, names.values()))))} "
+            f"ELSE {q('_mlsql_literal')}({p}) END"
+        )
+        value = f"replace({value}, {lit(_hole(p))}, {given})"
+    return f"len({listed}) > 0", ctes, read, value
 
 
 def _check(q: Qualify) -> str:
