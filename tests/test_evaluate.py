@@ -445,6 +445,97 @@ def test_the_sql_macro_gives_the_python_calls_rows(data, actual, predicted):
             assert all(close(g[-1], w[-1]) for g, w in zip(got, want, strict=True)), (got, want)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_sql_macro_evaluates_regression_from_grouped_sums_not_rows(weighted):
+    """The SQL macro ``evaluate`` runs the regression measures as the Python call's grouped
+    passes: no aggregate of its plan holds a group's values (``list``), and the centred sums
+    stay exact far from zero (values near 1e12, against exact fractions; every weight 1),
+    beside a measure of another family in the same ``GROUP BY``."""
+    import mlsql
+
+    table = _far_from_zero().append_column("c", pa.array([1.0] * 80))
+    weight = ", sample_weight := 'c'" if weighted else ""
+    con = mlsql.connect()
+    con.register("t", table)
+    query = (
+        "FROM evaluate('t', 'y', 'p', measures := ['r2', 'rse', 'rae', 'r2_score', 'accuracy'], "
+        f"\"by\" := ['g']{weight})"
+    )
+    plan = "\n".join(r[-1] for r in con.execute("EXPLAIN " + query).fetchall())
+    held = re.findall(r"\b(list|array_agg|histogram)\(", plan, flags=re.IGNORECASE)
+    assert not held, plan
+    got = con.execute(query).fetchall()
+    assert [(g, m) for g, m, _ in got] == [
+        (g, m) for g in (1, 2) for m in ("r2", "rse", "rae", "r2_score", "accuracy")
+    ]
+    for g, measure, estimate in got:
+        group = [row for row in table.to_pylist() if row["g"] == g]
+        if measure == "accuracy":  # the rows where y == p exactly
+            assert close(estimate, Fraction(sum(r["y"] == r["p"] for r in group), len(group)))
+            continue
+        want = float(_exact_regression(group)[measure.replace("r2_score", "r2")])
+        assert abs(estimate - want) <= 1e-12 * abs(want), (g, measure, estimate, want)
+
+
+def test_the_sql_macros_regression_passes_take_parameters_and_check_as_the_measures():
+    """zero_division reaches the passes' formulas (a group of constant y: r2 and rse are
+    undefined), hivemall_r2 reads its inputs in its own order, and a wrong input or parameter
+    is refused in the measure's words, as the Python call refuses it."""
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table(
+        {
+            "g": [1, 1, 1, 2, 2, 2],
+            "y": [1.0, 2.0, 4.0, 3.0, 3.0, 3.0],
+            "p": [1.0, 3.0, 4.0, 3.0, 2.0, 3.0],
+        }
+    )
+    names = ["r2", "rse", "hivemall_r2", "mse"]
+    got = _sql(con, table, "'y', 'p', measures := ?, \"by\" := ['g'], zero_division := 1", [names])
+    shown = [f"{n}(zero_division=1)" if n != "mse" else n for n in names]
+    assert [(g, m) for g, m, _ in got] == [(g, m) for g in (1, 2) for m in shown]
+    # group 1: sse 1, y's mean 7/3, sst 16/9 + 1/9 + 25/9 = 42/9; group 2: y constant
+    want = {
+        (1, "r2"): 1 - Fraction(1) / Fraction(42, 9),
+        (1, "rse"): Fraction(1) / Fraction(42, 9),
+        (1, "mse"): Fraction(1, 3),
+        (2, "mse"): Fraction(1, 3),
+    }
+    for g, m, estimate in got:
+        if (g, m.split("(")[0]) in want:
+            assert close(estimate, want[(g, m.split("(")[0])]), (g, m, estimate)
+    python = mlsql.evaluate(
+        table,
+        "y",
+        "p",
+        [(n, {"zero_division": 1}) if n != "mse" else n for n in names],
+        by="g",
+        con=con,
+    ).fetchall()
+    assert [r[:2] for r in got] == [r[:2] for r in python]
+    assert all(close(a[2], b[2]) for a, b in zip(got, python, strict=True)), (got, python)
+    bad = [
+        (pa.table({"y": ["a"], "p": [1.0]}), "'y', 'p', measures := ['r2']", ["r2"]),
+        (
+            pa.table({"y": [1.0], "p": ["a"]}),
+            "'y', 'p', measures := ['hivemall_r2']",
+            ["hivemall_r2"],
+        ),
+        (
+            pa.table({"y": [1.0], "p": [1.0]}),
+            "'y', 'p', measures := ['rae'], zero_division := 7",
+            [("rae", {"zero_division": 7})],
+        ),
+    ]
+    for frame, args, asked in bad:
+        with pytest.raises(Exception) as python_error:
+            mlsql.evaluate(frame, "y", "p", asked, con=con).fetchall()
+        with pytest.raises(Exception) as sql_error:
+            _sql(con, frame, args, [])
+        assert str(python_error.value).split("\n")[0] in str(sql_error.value)
+
+
 #: parameters some measures cannot do without (no default): the parameter test gives them
 REQUIRED = ("label", "positive", "costs", "n_labels")
 

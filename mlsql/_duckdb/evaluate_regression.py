@@ -29,6 +29,7 @@ from mlsql._duckdb.library import check_macro
 from mlsql._duckdb.ops import SqlOps
 from mlsql._evaluate import front as EV
 from mlsql._front.build import checked_params
+from mlsql._registry import Measure
 from mlsql._sqlexpr import Sql, call, lit, quote_ident
 from mlsql.measures import regression as RG
 
@@ -55,26 +56,43 @@ def applies(item: EV.Item) -> bool:
     return item.measure.family == RG.FAMILY
 
 
-def _rows_sql(
-    first: EV.Item, columns: dict[str, str], weight: str | None, groups: list[str], clause: str
+def rows_sql(
+    name: str,
+    first_input: str,
+    columns: dict[str, str],
+    weight: str | None,
+    groups: Sequence[str],
+    clause: str,
+    *,
+    q: Callable[[str], str] = _same,
+    keep: Sequence[str] = (),
 ) -> str:
-    """The rows' group columns and checked y, ŷ (NULL unless the row is known) and weight:
-    the checks of the first regression measure's macro, so its messages."""
-    name = lit(first.name)
-    first_input = first.roles[0]
+    """The rows' group columns (and the columns ``keep``) and checked y, ŷ (NULL unless the
+    row is known) and weight: the checks of the regression measure's macro (``name``, SQL
+    text of its name; ``first_input``, the input it takes first), so its messages.
+
+    Examples
+    --------
+    >>> rows = rows_sql("'mse'", "actual", {"actual": "a", "predicted": "b"}, None, ["g"], "FROM t")
+    >>> rows.split(" AS ")[0]
+    "SELECT g, _mlsql_known_number(a, b, 'actual', 'mse')"
+    >>> rows.split(" AS ")[-1]
+    '__mlsql_pr FROM t'
+    """
 
     def side(role: str) -> str:
         other = columns["predicted" if role == "actual" else "actual"]
         if weight is not None:
             other = f"CASE WHEN {weight} IS NOT NULL THEN {other} END"
-        value = f"_mlsql_known_number({columns[role]}, {other}, {lit(role)}, {name})"
+        value = f"{q('_mlsql_known_number')}({columns[role]}, {other}, {lit(role)}, {name})"
         if role == first_input:
             return value
         return (
-            f"_mlsql_number_type_first({columns[first_input]}, {lit(first_input)}, {name}, {value})"
+            f"{q('_mlsql_number_type_first')}({columns[first_input]}, {lit(first_input)}, "
+            f"{name}, {value})"
         )
 
-    cols = [*groups, f"{side('actual')} AS {_Y}", f"{side('predicted')} AS {_P}"]
+    cols = [*groups, *keep, f"{side('actual')} AS {_Y}", f"{side('predicted')} AS {_P}"]
     if weight is not None:
         cols.append(f"{weight} AS {_W}")
     inner = f"SELECT {', '.join(cols)} {clause}"
@@ -85,7 +103,7 @@ def _rows_sql(
 
 
 def _joined(
-    rows: str, groups: list[str], per_group: dict[str, str], name: str
+    rows: str, groups: Sequence[str], per_group: dict[str, str], name: str
 ) -> tuple[list[str], str]:
     """``rows`` (a CTE's name) with the group's values of ``per_group`` (name: an aggregate
     over the group's rows) beside each row, joined null-safe on the group keys: the CTEs
@@ -107,8 +125,9 @@ def _joined(
     return [found, f"{name} AS NOT MATERIALIZED (SELECT {picked} FROM {rows} AS r {join})"], name
 
 
-def _stats(weighted: bool, shifted: bool) -> RG.RegressionStats:
-    """The statistics as sums over rows that carry their group's means (and shift)."""
+def sums(weighted: bool, shifted: bool, ops: SqlOps = OPS) -> RG.RegressionStats:
+    """The statistics as sums over rows that carry their group's means (and shift): over
+    the rows :func:`passes_sql` names, grouped."""
     y, p, w = _Y, _P, _W
     err = f"({y} - {p})"
     means = {"y": _MY, "p": _MP, "e": _ME}
@@ -123,7 +142,7 @@ def _stats(weighted: bool, shifted: bool) -> RG.RegressionStats:
 
     def comoment(a: str, b: str) -> Sql:  # centred on the rounded means, as the lists are
         return Sql(
-            str(RG.centred_comoment(OPS, total(f"{d(a)} * {d(b)}"), total(d(a)), total(d(b)), n))
+            str(RG.centred_comoment(ops, total(f"{d(a)} * {d(b)}"), total(d(a)), total(d(b)), n))
         )
 
     sad = total(f"abs({d('y')} - {_SHIFT})") if shifted else Sql("CAST(NULL AS DOUBLE)")
@@ -141,6 +160,17 @@ def _stats(weighted: bool, shifted: bool) -> RG.RegressionStats:
     )
 
 
+def measure_sql(
+    measure: Measure, stats: RG.RegressionStats, params: dict[str, Sql], ops: SqlOps = OPS
+) -> str:
+    """The measure's registry formula over ``stats``, its ``params`` (name: SQL, each
+    wrapped in its check) given: NULL where ``zero_division`` is NULL, as its macro."""
+    body = measure.build(ops, stats, **params)  # type: ignore[misc]
+    if "zero_division" in params:
+        return f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END"
+    return str(body)
+
+
 def _value(item: EV.Item, stats: RG.RegressionStats) -> str:
     """The item's registry formula over ``stats``, its parameters checked as its macro checks
     them (the same SQL check, on the value given)."""
@@ -149,10 +179,29 @@ def _value(item: EV.Item, stats: RG.RegressionStats) -> str:
     for p in item.measure.params:
         value = lit(item.params.get(p.name, p.default))
         params[p.name] = value if p.constraint is None else call(check_macro(p), value, item.name)
-    body = item.measure.build(OPS, stats, **params)  # type: ignore[misc]
-    if "zero_division" in params:
-        return f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END"
-    return str(body)
+    return measure_sql(item.measure, stats, params)
+
+
+def passes_sql(
+    rows: str, groups: Sequence[str], weighted: bool, shifted: bool
+) -> tuple[list[str], str]:
+    """The common table expressions of the passes over ``rows`` (a query of the group
+    columns and :func:`rows_sql`'s checked values): the means per group (and rae's shift)
+    joined back to the rows, and the name of the last, whose rows :func:`sums` sums."""
+    ctes = [f"__mlsql_rows AS NOT MATERIALIZED ({rows})"]
+    y, p, w = _Y, _P, _W
+    if weighted:
+        n = f"fsum({w})"
+        mean: Callable[[str], str] = lambda x: f"(fsum({w} * {x}) / {n})"  # noqa: E731
+    else:
+        mean = lambda x: f"avg({x})"  # noqa: E731
+    means = {_MY: mean(y), _MP: mean(p), _ME: mean(f"({y} - {p})")}
+    more, joined = _joined("__mlsql_rows", groups, means, "__mlsql_means")
+    ctes += more
+    if shifted:
+        more, joined = _joined(joined, groups, {_SHIFT: mean(f"({y} - {_MY})")}, "__mlsql_shifts")
+        ctes += more
+    return ctes, joined
 
 
 def values_sql(
@@ -168,24 +217,11 @@ def values_sql(
     ``__mlsql_v{i}``."""
     items = [item for _, item in chosen]
     columns = {"actual": quote_ident(actual), "predicted": quote_ident(predicted)}
-    ctes = [
-        f"__mlsql_rows AS NOT MATERIALIZED ({_rows_sql(items[0], columns, weight, groups, clause)})"
-    ]
-    weighted = weight is not None
-    y, p, w = _Y, _P, _W
-    if weighted:
-        n = f"fsum({w})"
-        mean: Callable[[str], str] = lambda x: f"(fsum({w} * {x}) / {n})"  # noqa: E731
-    else:
-        mean = lambda x: f"avg({x})"  # noqa: E731
-    means = {_MY: mean(y), _MP: mean(p), _ME: mean(f"({y} - {p})")}
-    more, rows = _joined("__mlsql_rows", groups, means, "__mlsql_means")
-    ctes += more
+    first = items[0]
+    rows = rows_sql(str(lit(first.name)), first.roles[0], columns, weight, groups, clause)
     shifted = any(item.name == "rae" for item in items)
-    if shifted:
-        more, rows = _joined(rows, groups, {_SHIFT: mean(f"({y} - {_MY})")}, "__mlsql_shifts")
-        ctes += more
-    stats = _stats(weighted, shifted)
+    ctes, joined = passes_sql(rows, groups, weight is not None, shifted)
+    stats = sums(weight is not None, shifted)
     out = [f"{_value(item, stats)} AS __mlsql_v{i}" for i, item in chosen]
     group_by = f" GROUP BY {', '.join(groups)}" if groups else ""
-    return ctes, f"SELECT {', '.join([*groups, *out])} FROM {rows}{group_by}"
+    return ctes, f"SELECT {', '.join([*groups, *out])} FROM {joined}{group_by}"

@@ -14,22 +14,33 @@ column shows the parameters applied, as the Python call shows a pair:
 
 The macro builds the query text from its arguments (each a constant) and runs it with
 ``query()``: the measures' own aggregate macros over ``_mlsql_evaluate_rows`` (the source
-read and checked as ``bootstrap`` reads it), then unpivoted. Names it does not take are
+read and checked as ``bootstrap`` reads it), then unpivoted. The regression measures, whose
+aggregate macros hold each group's values until its mean is known (``list``), run instead as
+``mlsql.evaluate``'s grouped passes, built by the same code
+(:mod:`mlsql._duckdb.evaluate_regression`): the query starts with the passes' common table
+expressions (the means per group, joined back to the rows), and their centred sums are
+aggregates of the same ``GROUP BY`` as the other measures. Text templates with holes
+(:func:`_hole`), filled at run time with ``replace``, stand for what the call decides: the
+rows read, the first regression measure (whose checks' messages name it), the parameters. Names it does not take are
 refused with the Python call's messages (:mod:`mlsql._evaluate.front`), the did-you-mean
 included (DuckDB's ``levenshtein``, as :func:`mlsql._evaluate.front.distance`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from mlsql._duckdb import classification_checks as CC
-from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb import evaluate_regression as ER
+from mlsql._duckdb.library import Macro, Qualify, check_macro, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._evaluate import front as EV
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample.measures import ENTRY_MESSAGE
-from mlsql._sqlexpr import lit
+from mlsql._sqlexpr import Sql, call, lit
 from mlsql._weights import SAMPLE_WEIGHT
+from mlsql.measures import regression as RG
 
 FILE = "evaluate.sql"
 DESCRIPTION = (
@@ -121,6 +132,101 @@ def _rows(q: Qualify) -> Macro:
     )
 
 
+def _hole(name: str) -> str:
+    """A place in a query text template that the macro fills at run time (``replace``).
+
+    Examples
+    --------
+    >>> _hole("rows")
+    '{{mlsql:rows}}'
+    """
+    return f"{{{{mlsql:{name}}}}}"
+
+
+def _case(choices: dict[str, str]) -> str:
+    """SQL of ``CASE WHEN condition THEN text ...``: the text (a literal) of the first true
+    condition."""
+    return "CASE " + " ".join(f"WHEN {c} THEN {lit(t)}" for c, t in choices.items()) + " END"
+
+
+def _regression(
+    q: Qualify, ops: SqlOps, canonical: dict[str, str], rows: str
+) -> tuple[str, str, str, str]:
+    """The regression measures as ``mlsql.evaluate`` runs them, grouped passes of the same
+    SQL text builders (:mod:`mlsql._duckdb.evaluate_regression`); ``rows`` is SQL of the
+    text of the rows read. SQL of: whether any is listed; the text of the passes' common
+    table expressions; the text of the rows the ``GROUP BY`` reads (the rows joined to their
+    group's means); the text of a measure ``m``'s value over them (NULL for a measure of
+    another family).
+
+    The texts are templates made here, one for each case the call decides (weighted or not,
+    ``rae`` listed or not, the first regression measure's first input), their holes filled
+    at run time: the first regression measure's name (its checks' messages name it), the
+    parameters, and the rows read last (a user's text: nothing is replaced in it).
+    """
+    names = {a: n for a, n in canonical.items() if REGISTRY[n].family == RG.FAMILY}
+    listed = f"list_filter(measures, lambda m: list_contains({_names(list(names))}, m))"
+    weighted = f"{SAMPLE_WEIGHT} IS NOT NULL"
+    shifted = "list_contains(measures, 'rae')"
+    group = ["__mlsql_g"]
+    columns = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
+    firsts = {}  # the first regression measure's first input -> its rows' text, by weighting
+    for i in sorted({EV.roles(REGISTRY[n])[0] for n in names.values()}):
+        taking = [a for a, n in names.items() if EV.roles(REGISTRY[n])[0] == i]
+        for w in (True, False):
+            weight = "__mlsql_w" if w else None
+            text = ER.rows_sql(
+                _hole("name"),
+                i,
+                columns,
+                weight,
+                group,
+                f"FROM {_hole('rows')}",
+                q=q,
+                keep=("__mlsql_a", "__mlsql_p", "__mlsql_w"),
+            )
+            firsts[f"({weighted}) = {w} AND list_contains({_names(taking)}, {listed}[1])"] = text
+    passes = {
+        (w, s): ER.passes_sql(_hole("source"), group, w, s)
+        for w in (True, False)
+        for s in (True, False)
+    }
+    ctes = _case(
+        {
+            f"({weighted}) = {w} AND ({shifted}) = {s}": ", ".join(c)
+            for (w, s), (c, _) in passes.items()
+        }
+    )
+    ctes = f"replace({ctes}, {lit(_hole('source'))}, {_case(firsts)})"
+    ctes = (
+        f"replace({ctes}, {lit(_hole('name'))}, {q('_mlsql_literal')}({_map(names)}[{listed}[1]]))"
+    )
+    ctes = f"replace({ctes}, {lit(_hole('rows'))}, {rows})"
+    read = _case({shifted: passes[(False, True)][1], "true": passes[(False, False)][1]})
+    values = {}
+    for w in (True, False):
+        sums = ER.sums(w, True, ops)  # rae's Σ|y - mean(y)| reads the shift rae's passes add
+        texts = {}
+        for a, n in names.items():
+            m = REGISTRY[n]
+            params = {
+                p.name: call(q(check_macro(p)), Sql(_hole(p.name)), n)
+                if p.constraint is not None
+                else Sql(_hole(p.name))
+                for p in m.params
+            }
+            texts[a] = ER.measure_sql(m, sums, params, ops)
+        values[w] = f"{_map(texts)}[m]"
+    value = f"CASE WHEN {weighted} THEN {values[True]} ELSE {values[False]} END"
+    for p in sorted({x.name for n in names.values() for x in REGISTRY[n].params}):
+        given = (
+            f"CASE WHEN {p} IS NULL THEN {lit(str(lit(_default(p, names.values()))))} "
+            f"ELSE {q('_mlsql_literal')}({p}) END"
+        )
+        value = f"replace({value}, {lit(_hole(p))}, {given})"
+    return f"len({listed}) > 0", ctes, read, value
+
+
 def _check(q: Qualify) -> str:
     """SQL (a lambda over a measure name ``m``) of NULL, or of the error on a name evaluate
     does not take: no measure of mlsql's (with the nearest name), or no aggregate."""
@@ -158,7 +264,7 @@ def _check(q: Qualify) -> str:
     )
 
 
-def _evaluate(q: Qualify) -> Macro:
+def _evaluate(q: Qualify, ops: SqlOps) -> Macro:
     allowed = EV.allowed()
     canonical = {a: m.name for m in measures() for a in (m.name, *m.aliases) if m.name in allowed}
     qualified = _map({a: str(q(n)) for a, n in canonical.items()})
@@ -193,7 +299,22 @@ def _evaluate(q: Qualify) -> Macro:
         f"THEN ', {p} := ' || {literal}({p}) ELSE '' END"
         for p in params()
     )
-    call = f"coalesce({qualified}[m], 'NULL') || '(' || {inputs}{positional}{weight}{named} || ')'"
+    needs_predicted = _names([a for a in canonical if a not in alone])
+    predicted = (
+        f"CASE WHEN len(list_filter(measures, lambda m: list_contains({needs_predicted}, m))) > 0 "
+        f"THEN {literal}(predicted) ELSE 'NULL' END"
+    )
+    by = f'{q("_mlsql_by_names")}("by")'
+    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
+    rows = (
+        f"'{q(ROWS)}(' || {literal}(source) || ', ' || {literal}(actual) || ', ' || "
+        f"{predicted} || ', ' || {literal}({by}) || ', ' || {literal}({SAMPLE_WEIGHT}) || ')'"
+    )
+    regression, ctes, passes, value = _regression(q, ops, canonical, rows)
+    call = (
+        f"coalesce({value}, coalesce({qualified}[m], 'NULL') || '(' || {inputs}{positional}"
+        f"{weight}{named} || ')')"
+    )
     shown = ", ".join(
         f"CASE WHEN {p} IS NOT NULL AND ({taking(p, True)} OR {taking(p, False)}) "
         f"THEN '{p}=' || {repr_}({p}) END"
@@ -212,23 +333,14 @@ def _evaluate(q: Qualify) -> Macro:
         f"OR len(measures) = 0 THEN error({entry}) "
         f"ELSE coalesce(list_max(list_transform(measures, {_check(q)})), '') END"
     )
-    needs_predicted = _names([a for a in canonical if a not in alone])
-    predicted = (
-        f"CASE WHEN len(list_filter(measures, lambda m: list_contains({needs_predicted}, m))) > 0 "
-        f"THEN {literal}(predicted) ELSE 'NULL' END"
-    )
-    by = f'{q("_mlsql_by_names")}("by")'
-    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
-    rows = (
-        f"'{q(ROWS)}(' || {literal}(source) || ', ' || {literal}(actual) || ', ' || "
-        f"{predicted} || ', ' || {literal}({by}) || ', ' || {literal}({SAMPLE_WEIGHT}) || ')'"
-    )
     group = f"CASE WHEN len(coalesce({by}, [])) > 0 THEN ' GROUP BY __mlsql_g' ELSE '' END"
+    with_ = f"CASE WHEN {regression} THEN 'WITH ' || {ctes} || ' ' ELSE '' END"
+    source = f"CASE WHEN {regression} THEN {passes} ELSE {rows} END"
     text = (
-        f"{checked} || 'SELECT COLUMNS(lambda c: c <> ''{ALL}'' AND NOT starts_with(c, ''__mlsql_'')) "
+        f"{checked} || {with_} || 'SELECT COLUMNS(lambda c: c <> ''{ALL}'' AND NOT starts_with(c, ''__mlsql_'')) "
         "FROM (SELECT unnest(__mlsql_g), 0 AS __mlsql_n, unnest(__mlsql_v, recursive := true) FROM ("
         "SELECT first(__mlsql_g) AS __mlsql_g, [' || "
-        f"{items} || '] AS __mlsql_v FROM ' || {rows} || {group} || ')) "
+        f"{items} || '] AS __mlsql_v FROM ' || {source} || {group} || ')) "
         "ORDER BY COLUMNS(lambda c: c = ''__mlsql_n'' OR list_contains(' || "
         f"{literal}({lowered}) || ', lower(c))) NULLS FIRST, __mlsql_i'"
     )
@@ -236,19 +348,25 @@ def _evaluate(q: Qualify) -> Macro:
         "Every listed aggregate measure per group, in one GROUP BY: the by columns, measure, "
         "estimate (DOUBLE), ordered by group (NULL first) and the measures' order. measures: "
         "a list of names; each measure parameter (beta, zero_division, average, k, ...) "
-        "applies to every listed measure taking it. Example: SELECT * FROM evaluate('preds', "
+        "applies to every listed measure taking it. Memory grows with the groups (and their "
+        "classes, labels or cells), not the rows: the regression measures run as grouped passes "
+        "(the means per group, then centred sums), as mlsql.evaluate runs them; the others hold "
+        "per group what their aggregates hold (counts for the set and class measures, the "
+        "rows' values for the sort-based AUC, AP and the medians), as in mlsql.evaluate. Example: SELECT * FROM evaluate('preds', "
         "'actual', 'predicted', measures := ['micro_f1', 'micro_fbeta'], \"by\" := ['model'], "
         "beta := 2)."
     )
     return Macro(FILE, EV.FUNC, signature(), f"FROM query({text})", doc, table=True)
 
 
-def _default(p: str) -> object:
-    """The default of parameter ``p`` where a measure takes it by position (k, options)."""
-    defaults = {x.default for n in EV.allowed() for x in REGISTRY[n].params if x.name == p}
+def _default(p: str, among: Iterable[str] | None = None) -> object:
+    """The default of parameter ``p`` where the measures ``among`` (those evaluate takes if
+    None) take it: one value, or None."""
+    names = EV.allowed() if among is None else among
+    defaults = {x.default for n in names for x in REGISTRY[n].params if x.name == p}
     return next(iter(defaults)) if len(defaults) == 1 else None
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The table macro ``evaluate`` and the rows it reads."""
-    return [_rows(qualify), _evaluate(qualify)]
+    return [_rows(qualify), _evaluate(qualify, ops)]
