@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -92,6 +93,24 @@ def test_equals_scikit_learn_on_random_data_with_ties_and_weights(engine):
             assert same([r[1:] for r in got if r[0] == group], want), (seed, group)
 
 
+def per_label_points(
+    rows: list[tuple[Any, Any]], points_of: Callable[[list[int], list[float]], list[tuple]]
+) -> list[tuple]:
+    """Per label of the oracle's universe, ``points_of(y, s)`` on the label's column of the
+    indicator matrix, an unscored cell given a finite score below every other and its
+    threshold read back as -inf."""
+    universe, cells = O.indicator_cells(rows)
+    want = []
+    for j, label in enumerate(universe):
+        column = [row[j] for row in cells]
+        low = min((v for _, v in column if v != -INF), default=0.0) - 1.0
+        points = points_of(
+            [int(t) for t, _ in column], [low if v == -INF else v for _, v in column]
+        )
+        want += [(label, -INF if t == low else t, *v) for t, *v in points]
+    return want
+
+
 @pytest.mark.parametrize("form", O.FORMS)
 def test_per_label_equals_scikit_learn_on_the_indicator_matrix(engine, form):
     """Each label's curve of a score map, its unscored cells at -inf (a score below all)."""
@@ -106,15 +125,7 @@ def test_per_label_equals_scikit_learn_on_the_indicator_matrix(engine, form):
             drop_intermediate=True,
             zero_division=NAN,
         )
-        universe, cells = O.indicator_cells([(sc, a) for sc, a, _ in rows])
-        want = []
-        for j, label in enumerate(universe):
-            column = [row[j] for row in cells]
-            low = min((v for _, v in column if v != -INF), default=0.0) - 1.0
-            points = sklearn_dropped(
-                [int(t) for t, _ in column], [low if v == -INF else v for _, v in column]
-            )
-            want += [(label, -INF if t == low else t, *v) for t, *v in points]
+        want = per_label_points([(sc, a) for sc, a, _ in rows], sklearn_dropped)
         assert same(got, want), (seed, got, want)
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from tests import oracle_ranking as O
 from tests.test_curves import INF, NAN, known, random_scored, same
-from tests.test_curves_drop import weighted_table
+from tests.test_curves_drop import per_label_points, weighted_table
 from tests.test_single_label_tables import run_table
 
 LONG_ENGINES = ("spark",)
@@ -137,19 +137,17 @@ def test_per_label_precision_recall_equals_scikit_learn_on_the_indicator_matrix(
             drop_intermediate=True,
             zero_division=NAN,
         )
-        universe, cells = O.indicator_cells([(sc, a) for sc, a, _ in rows])
-        want = []
-        for j, label in enumerate(universe):
-            column = [row[j] for row in cells]
-            low = min((v for _, v in column if v != -INF), default=0.0) - 1.0
-            y = [int(t) for t, _ in column]
-            points = sklearn_dropped(
-                "precision_recall_curve", y, [low if v == -INF else v for _, v in column]
-            )
-            if sum(y) == 0:  # recall undefined: zero_division, 0 at +inf
-                points = [(t, p, 0.0 if t == INF else NAN) for t, p, _ in points]
-            want += [(label, -INF if t == low else t, *v) for t, *v in points]
+        want = per_label_points([(sc, a) for sc, a, _ in rows], _precision_recall)
         assert same(got, want), (seed, got, want)
+
+
+def _precision_recall(y: list[int], s: list[float]) -> list[tuple]:
+    """scikit-learn's dropped precision-recall points; without positives recall is undefined:
+    zero_division (NaN here), 0 at +inf."""
+    points = sklearn_dropped("precision_recall_curve", y, s)
+    if sum(y) == 0:
+        return [(t, p, 0.0 if t == INF else NAN) for t, p, _ in points]
+    return points
 
 
 @pytest.mark.parametrize("name", CURVES)
