@@ -193,16 +193,16 @@ def test_measures_match_their_reference(pg: Any, kind: str) -> None:
         assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
 
 
-def test_weights_count_as_repeated_rows(pg: Any) -> None:
-    """An integer sample_weight gives the reference's value over the rows repeated that many
-    times (a NULL weight: the row is unknown, left out)."""
-    aggregates = [m for m in MEASURES if m.kind == "aggregate"]
-    for seed, table in enumerate(tables("label_lists", range(4))[:4]):
-        rng = random.Random(f"pg-weights-{seed}")
+def _check_weights_repeat_rows(pg: Any, family: Any, kind: str, loader: Any, stream: str) -> None:
+    """Each aggregate of ``family`` weighted by random whole weights (some 0 or NULL) over
+    tables of ``kind`` (loaded by ``loader``) equals the reference over the rows repeated."""
+    aggregates = [m for m in family if m.kind == "aggregate"]
+    for seed, table in enumerate(tables(kind, range(4))[:4]):
+        rng = random.Random(f"{stream}-{seed}")
         weights = [rng.choice([0, 1, 1, 2, 3, None]) for _ in range(table.num_rows)]
         if not sum(w or 0 for w in weights):
             weights[0] = 2
-        load(pg, table, [None if w is None else float(w) for w in weights])
+        loader(pg, table, [None if w is None else float(w) for w in weights])
         keep = [i for i, w in enumerate(weights) for _ in range(w or 0)]
         repeated = table.take(pa.array(keep, pa.int64()))
         calls = [(m, p) for m in aggregates for p in REFERENCES[m.name].params_for(table)]
@@ -213,6 +213,12 @@ def test_weights_count_as_repeated_rows(pg: Any) -> None:
             if not close(g, w := REFERENCES[m.name].expected(repeated, p))
         ]
         assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()} weights {weights}"
+
+
+def test_weights_count_as_repeated_rows(pg: Any) -> None:
+    """An integer sample_weight gives the reference's value over the rows repeated that many
+    times (a NULL weight: the row is unknown, left out)."""
+    _check_weights_repeat_rows(pg, MEASURES, "label_lists", load, "pg-weights")
 
 
 def test_group_by_model(pg: Any) -> None:
@@ -475,23 +481,7 @@ def test_binary_aliases_are_their_measures(pg: Any) -> None:
 def test_binary_weights_count_as_repeated_rows(pg: Any) -> None:
     """An integer sample_weight gives the reference's value over the rows repeated that many
     times; a NULL weight leaves the row out, as DuckDB's sum of cell * weight does."""
-    aggregates = [m for m in BINARY if m.kind == "aggregate"]
-    for seed, table in enumerate(tables("binary", range(4))[:4]):
-        rng = random.Random(f"pg-binary-weights-{seed}")
-        weights = [rng.choice([0, 1, 1, 2, 3, None]) for _ in range(table.num_rows)]
-        if not sum(w or 0 for w in weights):
-            weights[0] = 2
-        load_binary(pg, table, [None if w is None else float(w) for w in weights])
-        keep = [i for i, w in enumerate(weights) for _ in range(w or 0)]
-        repeated = table.take(pa.array(keep, pa.int64()))
-        calls = [(m, p) for m in aggregates for p in REFERENCES[m.name].params_for(table)]
-        got = select(pg, [aggregate_call(m, p, weight="w") for m, p in calls])
-        wrong = [
-            f"{m.name}({p}): got {g!r}, expected {w!r}"
-            for (m, p), g in zip(calls, got, strict=True)
-            if not close(g, w := REFERENCES[m.name].expected(repeated, p))
-        ]
-        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()} weights {weights}"
+    _check_weights_repeat_rows(pg, BINARY, "binary", load_binary, "pg-binary-weights")
 
 
 def test_binary_weights_of_total_zero(pg: Any) -> None:
