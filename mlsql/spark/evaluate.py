@@ -134,11 +134,17 @@ def evaluate(
     groups = [_group(k) for k in range(len(req.by))]
     reports = EV.label_reports(req.items)
     in_reports = {i for r in reports for i, _ in r.items}
-    parts = [
-        _long(_label_report(rows, groups, r, sample_weight is not None), groups, i, item, item.name)
-        for r in reports
-        for i, item in r.items
-    ]
+    # the reports of one label universe share a query: Spark plans it once, not once a report
+    by_labels: dict[str, list[EV.LabelReport]] = {}
+    for r in reports:
+        by_labels.setdefault(repr(r.labels), []).append(r)
+    parts = []
+    for shared in by_labels.values():
+        wide = _label_reports(rows, groups, shared, sample_weight is not None)
+        chosen = [
+            (i, item, f"__v{k}_{item.name}") for k, r in enumerate(shared) for i, item in r.items
+        ]
+        parts.append(_long(wide, groups, chosen))
     rest = [(i, item) for i, item in enumerate(req.items) if i not in in_reports]
     # the regression measures run as grouped passes whatever else is asked for
     passes = [(i, item) for i, item in rest if ER.applies([item])]
@@ -153,33 +159,42 @@ def evaluate(
     )
 
 
-def _long(wide: DataFrame, groups: list[str], i: int, item: EV.Item, column: str) -> DataFrame:
-    """The rows of measure ``i`` (its value in ``column`` of ``wide``): groups, order,
-    measure, estimate."""
-    return wide.select(
-        *(F.col(g) for g in groups),
-        F.lit(i).alias(_ORDER),
-        F.lit(item.label).alias("measure"),
-        F.col(f"`{column}`").cast("double").alias("estimate"),
+def _long(wide: DataFrame, groups: list[str], chosen: list[tuple[int, EV.Item, str]]) -> DataFrame:
+    """The rows of the measures ``chosen`` (position, item, the column of ``wide`` that holds
+    its value), unpivoted in one select: groups, order, measure, estimate."""
+    cells: list[Column] = [
+        F.struct(
+            F.lit(i).alias(_ORDER),
+            F.lit(item.label).alias("measure"),
+            F.col(f"`{column}`").cast("double").alias("estimate"),
+        )
+        for i, item, column in chosen
+    ]
+    long = wide.select(*groups, F.explode(F.array(*cells)).alias(_CELL))
+    return long.select(
+        *groups,
+        F.col(f"{_CELL}.{_ORDER}").alias(_ORDER),
+        F.col(f"{_CELL}.measure").alias("measure"),
+        F.col(f"{_CELL}.estimate").alias("estimate"),
     )
 
 
-def _label_report(
-    rows: DataFrame, groups: list[str], r: EV.LabelReport, weighted: bool
+def _label_reports(
+    rows: DataFrame, groups: list[str], shared: list[EV.LabelReport], weighted: bool
 ) -> DataFrame:
-    """The per-label measures of ``r`` per group: per (group, label) counts, then the
-    registry's formulas averaged over the labels (the plan of ``multilabel_report``). Its
-    messages name the first of the measures, as the aggregates' messages name theirs."""
-    from mlsql.spark.families.label_based import report
+    """The per-label measures of the reports ``shared`` (one label universe) per group, in one
+    query: per (group, label) counts, then the registry's formulas averaged over the labels
+    (the plan of ``multilabel_report``), report ``k``'s columns prefixed ``__v{k}_``. Each
+    report's messages name the first of its measures, as the aggregates' messages name
+    theirs."""
+    from mlsql.spark.families.label_based import reports
 
-    return report(
-        r.items[0][1].name,
+    return reports(
+        [(r.items[0][1].name, r.beta, r.zero_division) for r in shared],
         rows,
         _ROLES["actual"],
         _ROLES["predicted"],
-        labels=r.labels,
-        beta=r.beta,
-        zero_division=r.zero_division,
+        labels=shared[0].labels,
         by=groups or None,
         sample_weight=_WEIGHT if weighted else None,
     )
@@ -210,21 +225,7 @@ def _others(
             for i, item in chosen
         ]
         wide = rows.groupBy(*groups).agg(*values) if groups else rows.agg(*values)
-    cells: list[Column] = [
-        F.struct(
-            F.lit(i).alias(_ORDER),
-            F.lit(item.label).alias("measure"),
-            F.col(f"__mlsql_v{i}").cast("double").alias("estimate"),
-        )
-        for i, item in chosen
-    ]
-    long = wide.select(*groups, F.explode(F.array(*cells)).alias(_CELL))
-    return long.select(
-        *groups,
-        F.col(f"{_CELL}.{_ORDER}").alias(_ORDER),
-        F.col(f"{_CELL}.measure").alias("measure"),
-        F.col(f"{_CELL}.estimate").alias("estimate"),
-    )
+    return _long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in chosen])
 
 
 #: the public functions of this module (frame in, frame out)

@@ -381,50 +381,92 @@ def report(
     sample_weight: str | None = None,
 ) -> DataFrame:
     """:func:`multilabel_report`, its messages those of ``func`` (``evaluate`` reads it)."""
-    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
+    return reports(
+        [(func, beta, zero_division)],
+        source,
+        actual,
+        predicted,
+        labels=labels,
+        by=by,
+        sample_weight=sample_weight,
+        prefix=lambda _: "",
+    )
+
+
+def reports(
+    variants: Sequence[tuple[str, float | None, Any]],
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None = None,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+    prefix: Callable[[int], str] = lambda k: f"__v{k}_",
+) -> DataFrame:
+    """The reports of several ``(func, beta, zero_division)`` over the same rows and labels, in
+    one query: the per (group, label) counts are spread once and every variant's formulas
+    read them. Variant ``k``'s columns are its report's, named ``prefix(k)`` + the column;
+    each variant's messages name its ``func`` (``evaluate`` asks for one report per labels)."""
+    checked = [(func, *TB.beta_and_zero_division(func, b, zd)) for func, b, zd in variants]
     frame, rows, groups, universe, label_type = _prepared(
-        func, source, actual, predicted, labels, by, sample_weight
+        variants[0][0], source, actual, predicted, labels, by, sample_weight
     )
     # every formula as Spark SQL text (mlsql.spark.text), every stage one subquery of one
     # query: Spark parses and analyses the report once
     is_label, is_row = SparkSql("(`label` IS NOT NULL)"), SparkSql("(`row` > 0)")
     stats = RowStats(ref("row_tp"), ref("row_n_actual"), ref("row_n_predicted"))
-    label_values = _label_values(b, zd)
-    row_values = LB.row_values(TEXT, stats, b, zd)
 
     def where(condition: SparkSql, value: Any) -> SparkSql:
         return SparkSql(f"CASE WHEN {condition} THEN {text(value)} END")
 
     def build(frame: str) -> str:
+        values: dict[str, Any] = {"__is_label": is_label, "__is_row": is_row}
+        values["n"] = where(is_row, ref("row"))
+        for k, (_, b, zd) in enumerate(checked):
+            p = prefix(k)
+            label_values = _label_values(b, zd)
+            row_values = LB.row_values(TEXT, stats, b, zd)
+            values |= {f"{p}l_{n}": where(is_label, e) for n, e in label_values.items()}
+            values[f"{p}l_n_rows"] = where(is_label, ref("n_rows"))
+            values |= {f"{p}r_{n}": where(is_row, e) for n, e in row_values.items()}
         staged = select_sql(
             _spread(rows(frame), groups, universe, label_type, sample_weight is not None),
             [*groups, "n_rows"],
-            {
-                "__is_label": is_label,
-                "__is_row": is_row,
-                "n": where(is_row, ref("row")),
-                **{f"l_{n}": where(is_label, e) for n, e in label_values.items()},
-                "l_n_rows": where(is_label, ref("n_rows")),
-                **{f"r_{n}": where(is_row, e) for n, e in row_values.items()},
-            },
+            values,
         )
         # sums and counts are computed in the GROUP BY, the formulas over them after it
         stage = GroupAggregates()
         label_ops = FixedOrderSqlOps(stage, "__is_label")
         row_ops = FixedOrderSqlOps(stage, "__is_row")
-        by_label = LB.label_aggregates(label_ops, lambda n: ref(f"l_{n}"), zd)
-        by_row = LB.row_aggregates(row_ops, lambda n: ref(f"r_{n}"), ref("n"), zd)
+        measures: dict[str, Any] = {}
+        for k, (_, _b, zd) in enumerate(checked):
+            p = prefix(k)
+            by_label = LB.label_aggregates(label_ops, _named(p + "l_"), zd)
+            by_row = LB.row_aggregates(row_ops, _named(p + "r_"), ref("n"), zd)
+            measures |= {f"{p}{n}": e for n, e in by_label.items()}
+            measures |= {f"{p}{n}": e for n, e in by_row.items() if n != "n_rows"}
         keys = ", ".join(str(ref(g)) for g in groups)
         aggregates = ", ".join(["max(`n_rows`) AS `n_rows`", *stage.aggregates()])
         aggregated = f"SELECT {keys}, {aggregates} FROM ({staged}) GROUP BY {keys}"
         summed = select_sql(aggregated, [*groups, "n_rows", *stage.counted.values()], stage.sums())
-        measures = {**by_label, **{n: e for n, e in by_row.items() if n != "n_rows"}}
         grouped = select_sql(summed, [*groups, "n_rows"], measures)
-        columns = LB.group_columns(TEXT, ref, b, zd)
+        columns: dict[str, Any] = {}
+        shown: list[str] = []
+        for k, ((_, b, zd), (_, beta, _)) in enumerate(zip(checked, variants, strict=True)):
+            p = prefix(k)
+            group_columns = LB.group_columns(TEXT, _named(p), b, zd)
+            columns |= {f"{p}{n}": e for n, e in group_columns.items()}
+            shown += [c if c == "n_rows" else p + c for c in LB.report_columns(beta is not None)]
         out = select_sql(grouped, [*groups, "n_rows", *measures], columns)
-        return _ordered(out, by, func, LB.report_columns(beta is not None))
+        return _ordered(out, by, variants[0][0], list(dict.fromkeys(shown)))
 
     return query(frame, build)
+
+
+def _named(prefix: str) -> Callable[[str], SparkSql]:
+    """The reference to a column by its name after ``prefix``."""
+    return lambda n: ref(prefix + n)
 
 
 def _pick(report: DataFrame, groups: list[str], name: str) -> DataFrame:
