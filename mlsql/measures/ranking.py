@@ -290,9 +290,10 @@ def rank_biased(ops: Any, weight_sum: E, p: E) -> E:
 
 @formula
 def preference_of_hit(ops: Any, pos: E, nth: E, n_true: E, n_false: E) -> E:
-    """1 - min(n, R) / min(R, N) for a relevant item with ``n = pos - nth`` judged
-    non-relevant items above it (bpref's term); 1 where ``n`` is 0 (trec_eval's rule,
-    which also holds where ``N`` is 0 and ranx divides 0 by 0).
+    """bpref's term of a hit with n = pos - nth judged misses above: 1 - min(n, R) / min(R, N).
+
+    1 where ``n`` is 0 (trec_eval's rule, which also holds where ``N`` is 0, where ranx
+    divides 0 by 0).
     """
     above = pos - nth
     return ops.when(
