@@ -225,7 +225,7 @@ CREATE OR REPLACE MACRO _mlsql_hit_count(hits) AS
 CREATE OR REPLACE MACRO _mlsql_rank_biased(weight_sum, p) AS 
     ((1 - p) * weight_sum);
 
--- _mlsql_preference_of_hit(pos, nth, n_true, n_false): 1 - min(n, R) / min(R, N) for a relevant item with ``n = pos - nth`` judged
+-- _mlsql_preference_of_hit(pos, nth, n_true, n_false): bpref's term of a hit with n = pos - nth judged misses above: 1 - min(n, R) / min(R, N).
 CREATE OR REPLACE MACRO _mlsql_preference_of_hit(pos, nth, n_true, n_false) AS 
     CASE WHEN ((pos - nth) = 0) THEN 1.0 ELSE (1.0 - (CASE WHEN ((pos - nth) < n_true) THEN (pos - nth) ELSE n_true END / CASE WHEN (n_true < n_false) THEN n_true ELSE n_false END)) END;
 
