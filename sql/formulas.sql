@@ -225,6 +225,14 @@ CREATE OR REPLACE MACRO _mlsql_hit_count(hits) AS
 CREATE OR REPLACE MACRO _mlsql_rank_biased(weight_sum, p) AS 
     ((1 - p) * weight_sum);
 
+-- _mlsql_preference_of_hit(pos, nth, n_true, n_false): bpref's term of a hit with n = pos - nth judged misses above: 1 - min(n, R) / min(R, N).
+CREATE OR REPLACE MACRO _mlsql_preference_of_hit(pos, nth, n_true, n_false) AS 
+    CASE WHEN ((pos - nth) = 0) THEN 1.0 ELSE (1.0 - (CASE WHEN ((pos - nth) < n_true) THEN (pos - nth) ELSE n_true END / CASE WHEN (n_true < n_false) THEN n_true ELSE n_false END)) END;
+
+-- _mlsql_bpref_of_row(preference_sum, n_true): The preferences of the relevant items ranked, summed, / R; 0 when nothing is relevant.
+CREATE OR REPLACE MACRO _mlsql_bpref_of_row(preference_sum, n_true) AS 
+    CASE WHEN (n_true = 0) THEN 0.0 ELSE (preference_sum / n_true) END;
+
 -- _mlsql_misses_above_hit(pos, nth): Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.
 CREATE OR REPLACE MACRO _mlsql_misses_above_hit(pos, nth) AS 
     (pos - nth);

@@ -83,6 +83,7 @@ LONG: frozenset[str] = frozenset(
         "tests/test_reliability_inputs.py::test_regression_refuses_nan_and_infinite_values[spark-mape-inf]",
         "tests/test_report_api.py::test_many_classes_keep_only_non_zero_confusion_cells",
         "tests/test_retrieval.py::test_ranx_itself_on_random_queries",
+        "tests/test_retrieval.py::test_ranx_bpref_itself_on_random_queries",
         "tests/test_sample_weight_single.py::test_integer_weights_equal_repeated_rows[duckdb-single_label]",
         "tests/test_sample_weight_single.py::test_zero_weights_are_allowed_and_all_zero_weighs_nothing[polars-single_label]",
         "tests/test_single_label_edges.py::test_zero_rows_and_all_null_rows_give_null[spark-cohen_kappa_score]",

@@ -180,6 +180,27 @@ def rbp(truth: list[Any], rank: list[Any], p: float = 0.8) -> float:
     return (1 - p) * sum(p ** (i - 1) for i, x in enumerate(top, start=1) if x in t)
 
 
+def bpref(truth: list[Any], rank: list[Any], nonrelevant: list[Any]) -> Any:
+    """ranx's bpref (ranx/metrics/bpref.py) as a loop, as trec_eval's m_bpref.c writes it.
+
+    An item in both judged sets is relevant (a qrels dict holds one grade a document);
+    unjudged items are skipped; where no judged non-relevant item is ranked above a
+    relevant one it adds 1 (trec_eval's ``nonrel_so_far > 0`` test; ranx's 0 / 0 where
+    there is no judged non-relevant item at all).
+    """
+    t = {x for x in truth if x is not None}
+    n = {x for x in nonrelevant if x is not None} - t
+    if not t:
+        return Fraction(0)
+    total, above = Fraction(0), 0
+    for x in clean(rank):
+        if x in t:
+            total += 1 if above == 0 else 1 - Fraction(min(above, len(t)), min(len(t), len(n)))
+        elif x in n:
+            above += 1
+    return total / len(t)
+
+
 #: measures with ``k`` (truth first, as ranx's (qrels, run))
 RETRIEVAL_AT_K: dict[str, Callable[..., Any]] = {
     "hits": hits,
@@ -189,9 +210,9 @@ RETRIEVAL_AT_K: dict[str, Callable[..., Any]] = {
 }
 
 
-def mean_over_rows(fn: Callable[..., Any], rows: list[tuple[Any, Any]], *args: Any) -> Any:
-    """Mean of ``fn`` over rows where neither list is None; None without such rows."""
-    values = [fn(a, b, *args) for a, b in rows if a is not None and b is not None]
+def mean_over_rows(fn: Callable[..., Any], rows: list[tuple[Any, ...]], *args: Any) -> Any:
+    """Mean of ``fn`` over rows where no list is None; None without such rows."""
+    values = [fn(*row, *args) for row in rows if all(x is not None for x in row)]
     if not values:
         return None
     return sum(values) / len(values)

@@ -96,7 +96,8 @@ def probabilities(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.Dat
 
 
 def ranked(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
-    """rank_items, correct_items: item lists (NULLs, repeats); graded relevance lists."""
+    """rank_items, correct_items, nonrelevant_items: item lists (NULLs, repeats); graded
+    relevance lists."""
     items = [1, 2, 3, 4, 5, 6]
 
     def item_list(size: int) -> list[Any] | None:
@@ -114,8 +115,10 @@ def ranked(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]
         "correct_items": [item_list(4) for _ in range(n)],
         "ranked_relevance": [grades() for _ in range(n)],
         "ideal_relevance": [grades() for _ in range(n)],
+        "nonrelevant_items": [item_list(4) for _ in range(n)],  # drawn last: the others' draws stay
     }
     return cols, {
+        "nonrelevant_items": pa.list_(pa.int64()),
         "rank_items": pa.list_(pa.int64()),
         "correct_items": pa.list_(pa.int64()),
         "ranked_relevance": pa.list_(pa.float64()),
@@ -758,6 +761,12 @@ REFERENCES["rbp"] = Reference(
         oracle_ranking.rbp, rows_of(t, *_RETRIEVED), *([p["p"]] if "p" in p else [])
     ),
     ({}, {"p": 0.5}, {"p": 0.95}),
+)
+REFERENCES["bpref"] = Reference(
+    "ranked",
+    lambda t, p: oracle_ranking.mean_over_rows(
+        oracle_ranking.bpref, rows_of(t, "correct_items", "rank_items", "nonrelevant_items")
+    ),
 )
 REFERENCES["graded_ndcg"] = Reference(
     "ranked",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from mlsql._registry import measures
 
-#: inputs that hold the truth
-TRUTH = {"actual", "label", "holds", "correct_items", "ideal_relevance"}
+#: inputs that hold the truth (bpref's judged non-relevant items too)
+TRUTH = {"actual", "label", "holds", "correct_items", "ideal_relevance", "nonrelevant_items"}
 #: inputs that hold a prediction (labels, scores, a ranking)
 PREDICTION = {"predicted", "scores", "score", "prob", "fires", "rank_items", "ranked_relevance"}
 #: inputs that are neither (counts, frames, label universes, costs)

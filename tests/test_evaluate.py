@@ -25,7 +25,7 @@ from tests.references import REFERENCES, close, tables
 #: the inputs that hold the truth (the others hold the prediction): evaluate's ``actual``
 TRUTH = ("actual", "label", "correct_items", "ideal_relevance", "holds")
 #: aggregates evaluate refuses (they give no number), and those checked elsewhere
-REFUSED = ("majority_class", "minority_class", "cost_map")
+REFUSED = ("majority_class", "minority_class", "cost_map", "bpref")
 #: the per-label averages of label lists that bootstrap takes: table functions, and evaluate's
 LABEL_AVERAGES = set(LABEL_MEASURES)
 EVALUATED = [
@@ -201,6 +201,7 @@ def test_by_named_as_an_output_is_refused(engine, by):
             "(a table function: call it on its own)",
         ),
         ("majority_class", "majority_class is not one (it gives a class, not a number)"),
+        ("bpref", "bpref is not one (it takes a third column, the judged non-relevant items"),
     ],
 )
 def test_measures_it_does_not_take_are_refused_alike(engine, given, message):
@@ -590,6 +591,7 @@ def test_the_sql_macro_applies_each_parameter_to_the_measures_taking_it():
             "(a table function: call it on its own)",
         ),
         ("majority_class", "majority_class is not one (it gives a class, not a number)"),
+        ("bpref", "bpref is not one (it takes a third column, the judged non-relevant items"),
     ],
 )
 def test_the_sql_macro_refuses_measures_in_the_same_words(given, message):

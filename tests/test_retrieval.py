@@ -277,3 +277,171 @@ def test_ranx_itself_on_random_queries(engine, seed):
         want = sum(float(s) for s in scores) / len(rows)
         got = engine.aggregate(name, table, columns=RETRIEVED, **params)
         assert math.isclose(got, want, rel_tol=1e-12), (name, params, metric, got, want)
+
+
+# ------------------------------------------------------------------ bpref
+JUDGED = ("correct_items", "rank_items", "nonrelevant_items")
+
+
+def judged(rows: list[tuple[Any, Any, Any]], item_type: pa.DataType | None = None) -> pa.Table:
+    """A table of (correct_items, rank_items, nonrelevant_items) rows."""
+    item_type = pa.int64() if item_type is None else item_type
+    return pa.table(
+        {
+            name: pa.array([row[i] for row in rows], pa.list_(item_type))
+            for i, name in enumerate(JUDGED)
+        }
+    )
+
+
+#: bpref_test.py's queries: (relevant, run in ranked order, judged non-relevant), d<n> as n
+BPREF_ROWS = [
+    ([2, 5], [1, 2, 3, 4], [1, 4]),
+    ([2, 5], [1, 2, 3, 4, 5, 6], [1, 6]),
+    ([2, 5, 7], [1, 2, 3, 4, 5, 6, 7, 8], [1, 6, 8]),
+    ([2, 4, 6, 9], [1, 2, 3, 4, 6, 7, 8], [1, 3, 7, 8]),
+]
+#: bpref_test.py's expected values, as exact fractions
+BPREF_WANT = [
+    Fraction(1, 2) * (1 - Fraction(1, 2)),
+    Fraction(1, 2) * ((1 - Fraction(1, 2)) + (1 - Fraction(1, 2))),
+    Fraction(1, 3) * ((1 - Fraction(1, 3)) + (1 - Fraction(1, 3)) + (1 - Fraction(2, 3))),
+    Fraction(1, 4) * ((1 - Fraction(1, 4)) + (1 - Fraction(2, 4)) + (1 - Fraction(2, 4))),
+]
+
+
+@pytest.mark.parametrize(("row", "want"), list(zip(BPREF_ROWS, BPREF_WANT, strict=True)), ids=str)
+def test_ranx_bpref(engine, row, want):
+    assert oracle.bpref(*row) == want  # the oracle agrees with ranx's test too
+    assert close(engine.aggregate("bpref", judged([row]), columns=JUDGED), want)
+
+
+def test_ranx_bpref_mean_over_queries(engine):
+    got = engine.aggregate("bpref", judged(BPREF_ROWS), columns=JUDGED)
+    assert close(got, sum(BPREF_WANT) / 4)
+
+
+@pytest.mark.parametrize(
+    ("row", "want"),
+    [
+        # R = 1 < N = 3: two judged non-relevant items above the hit, min(2, R) / min(R, N) = 1
+        (([1], [2, 3, 1], [2, 3, 4]), Fraction(0)),
+        # N = 1 < R = 3: one above the 2nd and 3rd hits, 1 / min(R, N) each; 4 is ranked but
+        # unjudged, 2 is never ranked
+        (([1, 2, 3, 5], [1, 6, 4, 3, 5], [4]), Fraction(1, 4) * (1 + 0 + 0)),
+        # unjudged items (6, 7) do not count above a hit
+        (([1, 2], [6, 7, 1, 3, 2], [3, 4]), Fraction(1, 2) * (1 + (1 - Fraction(1, 2)))),
+        # no judged non-relevant item: each relevant item ranked adds 1 (trec_eval; ranx 0 / 0)
+        (([1, 2, 3], [4, 1, 2], []), Fraction(2, 3)),
+        # an item in both judged lists is relevant, so N counts 4 only
+        (([1, 2], [4, 2, 1], [1, 4]), Fraction(1, 2) * (2 * (1 - Fraction(1, 1)))),
+        # no relevant item, no ranked item, no hit: 0
+        (([], [1, 2], [1]), Fraction(0)),
+        (([1], [], [2]), Fraction(0)),
+        (([1], [2, 3], [2]), Fraction(0)),
+    ],
+    ids=str,
+)
+def test_bpref_conventions(engine, row, want):
+    assert oracle.bpref(*row) == want
+    assert close(engine.aggregate("bpref", judged([row]), columns=JUDGED), want)
+
+
+def test_bpref_null_lists_skip_the_row_and_no_rows_give_null(engine):
+    known = ([1, 2, 4], [1, 3, 2, 6, 5], [3, 6])
+    rows = [known, (None, [1], [2]), ([1], None, [2]), ([1], [1], None)]
+    got = engine.aggregate("bpref", judged(rows), columns=JUDGED)
+    assert close(got, oracle.bpref(*known))
+    for unknown in rows[1:]:
+        table = judged([unknown])
+        assert engine.aggregate("bpref", table, columns=JUDGED) is None
+    assert engine.aggregate("bpref", judged([known]).slice(0, 0), columns=JUDGED) is None
+
+
+def test_bpref_null_items_and_repeats_count_once(engine):
+    rows = [([1, 2, 4, 4, None], [None, 3, 3, 1, None, 6, 2, 1], [6, None, 3, 3])]
+    got = engine.aggregate("bpref", judged(rows), columns=JUDGED)
+    want = oracle.bpref([1, 2, 4], [3, 1, 6, 2], [6, 3])
+    assert want == Fraction(1, 3) * ((1 - Fraction(1, 2)) + (1 - Fraction(2, 2)))
+    assert close(got, want)
+
+
+def test_bpref_text_items(engine):
+    rows = [(["a", "c"], ["x", "c", "b", "a"], ["b", "x"])]
+    got = engine.aggregate("bpref", judged(rows, pa.string()), columns=JUDGED)
+    assert close(got, Fraction(1, 2) * ((1 - Fraction(1, 2)) + 0))
+
+
+def test_bpref_sample_weight_weighs_the_rows(engine):
+    rows = [([1], [1, 2], [2]), ([1], [2, 1], [2])]  # 1 and 0
+    table = judged(rows).append_column("w", pa.array([3.0, 1.0]))
+    got = engine.aggregate("bpref", table, columns=JUDGED, sample_weight="w")
+    assert close(got, Fraction(3, 4))
+
+
+def test_bpref_judged_items_of_another_kind_are_an_error(engine):
+    table = pa.table(
+        {
+            "correct_items": pa.array([[1]], pa.list_(pa.int64())),
+            "rank_items": pa.array([[1]], pa.list_(pa.int64())),
+            "nonrelevant_items": pa.array([["a"]], pa.list_(pa.string())),
+        }
+    )
+    with pytest.raises(
+        Exception,
+        match=r"bpref needs correct_items and nonrelevant_items of the same label type",
+    ):
+        engine.aggregate("bpref", table, columns=JUDGED)
+
+
+def random_judged_queries(seed: int, n: int = 40) -> list[tuple[list[int], list[int], list[int]]]:
+    """(relevant, run, judged non-relevant) per query: at least one relevant and one judged
+    non-relevant document (ranx divides 0 by 0 without one), disjoint judgements, and runs
+    with unjudged documents."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        docs = rng.sample(range(1, 16), rng.randint(1, 10))
+        judged_docs = rng.sample(range(1, 16), rng.randint(2, 10))
+        cut = rng.randint(1, len(judged_docs) - 1)
+        out.append((judged_docs[:cut], docs, judged_docs[cut:]))
+    return out
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("seed", range(3))
+def test_ranx_bpref_itself_on_random_queries(engine, seed):
+    """ranx's per-query bpref (qrels at grade 1 and 0, ``return_mean=False``), averaged, against
+    each engine; and ranx's NaN where a query has no judged non-relevant document, where mlsql
+    follows trec_eval. Long as the test above (numba compiles ranx's metrics)."""
+    ranx = pytest.importorskip(
+        "ranx", reason="ranx is not installed (.ci/run installs it for the long tests)"
+    )
+    rows = random_judged_queries(seed)
+    qrels = ranx.Qrels(
+        {
+            f"q{i:03}": {**{f"d{d}": 0 for d in nonrel}, **{f"d{d}": 1 for d in rel}}
+            for i, (rel, _, nonrel) in enumerate(rows)
+        }
+    )
+    run = ranx.Run(
+        {
+            f"q{i:03}": {f"d{d}": float(len(r) - j) for j, d in enumerate(r)}
+            for i, (_, r, _) in enumerate(rows)
+        }
+    )
+    scores = ranx.evaluate(qrels, run, "bpref", return_mean=False)  # in query id order
+    for row, score in zip(rows, scores, strict=True):
+        assert math.isclose(float(score), float(oracle.bpref(*row)), rel_tol=1e-12, abs_tol=1e-15)
+    want = sum(float(s) for s in scores) / len(rows)
+    got = engine.aggregate("bpref", judged(rows), columns=JUDGED)
+    assert math.isclose(got, want, rel_tol=1e-12), (got, want)
+    # no judged non-relevant document: ranx 0 / 0, mlsql trec_eval's recall
+    lone = ranx.evaluate(
+        ranx.Qrels({"q": {"d1": 1, "d2": 1}}), ranx.Run({"q": {"d1": 2.0, "d3": 1.0}}), "bpref"
+    )
+    assert math.isnan(lone)
+    got = engine.aggregate("bpref", judged([([1, 2], [1, 3], [])]), columns=JUDGED)
+    assert close(got, Fraction(1, 2))

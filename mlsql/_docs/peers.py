@@ -217,6 +217,7 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "f1_at": (ranx("f1@k"),),
     "dcg": (ranx("dcg@k"),),
     "rbp": (ranx("rbp.p"),),
+    "bpref": (ranx("bpref"), Peer("trec_eval", "bpref")),
     "coverage_error": (sk("coverage_error"),),
     "label_ranking_loss": (sk("label_ranking_loss"),),
     "label_ranking_average_precision": (sk("label_ranking_average_precision_score"),),

@@ -29,6 +29,7 @@ NOT_NUMBERS = {
     "majority_class": "it gives a class, not a number",
     "minority_class": "it gives a class, not a number",
     "cost_map": "it builds a cost table from three columns, not a measure of predictions",
+    "bpref": "it takes a third column, the judged non-relevant items: call it on its own",
 }
 #: the per-label averages of label lists (table functions that give one number per group):
 #: ``evaluate`` takes them as ``bootstrap`` does, computed from per (group, label) counts

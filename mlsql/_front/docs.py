@@ -115,7 +115,7 @@ def ranking_docstring(
     found = [R.NOTES.get(m.name, "")]
     if m.inputs == R.RANKED:
         found.append(R.AT_K_NOTE)
-    elif m.inputs == R.RETRIEVED:
+    elif m.inputs in (R.RETRIEVED, R.JUDGED):
         found.append(R.RETRIEVAL_NOTE)
     elif m.inputs == R.SCORED:
         found.append(R.SCORED_NOTE)

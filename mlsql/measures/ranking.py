@@ -12,8 +12,9 @@ Three groups, each a formula over per-row statistics that the engines supply:
   [, k])``, the truth first as ranx's ``(qrels, run)``: ``hits``, ``map_score``
   (MAP divided by all true items), ``r_precision``, ``f1_at``, ``dcg`` (raw,
   binary relevance) and ``rbp`` (rank-biased precision, persistence ``p``).
-  Statistics: :class:`RankedStats`. bpref is not offered: it needs the judged
-  non-relevant items, which a (true set, ranked list) row does not hold.
+  Statistics: :class:`RankedStats`. ``bpref`` (binary preference) takes a third
+  list, the judged non-relevant items: ``(correct_items, rank_items,
+  nonrelevant_items)``. Statistics: :class:`JudgedStats`.
 - scikit-learn's label-ranking measures over the true label set and per-row
   label scores, ``(actual, scores)`` as scikit-learn's ``(y_true, y_score)``:
   ``coverage_error``, ``label_ranking_loss``,
@@ -52,6 +53,20 @@ ranx's retrieval measures (the same cleaned lists; where ranx differs):
 - ``rbp`` looks at the whole list (ranx's takes no ``k``) and weighs each hit
   1 (ranx weighs it by its relevance grade);
 - ties: the list's order is the ranking (ranx sorts a run by score, unstably).
+
+bpref (ranx's formula; trec_eval's ``m_bpref.c`` gives the same numbers but where
+ranx divides 0 by 0):
+
+- ``bpref = 1/R · Σ over the relevant items ranked (1 - min(n, R) / min(R, N))``,
+  ``n`` the judged non-relevant items ranked above it, ``R`` the relevant items,
+  ``N`` the judged non-relevant ones; unjudged items are left out of the ranking;
+- an item in both ``correct_items`` and ``nonrelevant_items`` is relevant (a
+  qrels file judges a document once), so ``N`` counts the others;
+- no judged non-relevant item (``N = 0``): each relevant item ranked scores 1
+  (trec_eval: ``n = 0`` adds 1; ranx divides 0 by ``min(R, 0) = 0`` and gives
+  NaN), so bpref is then the recall of the whole list;
+- no relevant item: 0 (ranx; trec_eval leaves such a query out); no ``k`` (ranx's
+  bpref ignores its ``k``).
 
 Label scores (scikit-learn's definitions; a row's labels are its scored labels
 and its true labels, so scores for every label give scikit-learn's numbers):
@@ -111,6 +126,24 @@ class RankedStats:
     over_hits: Callable[[Term], E]
     over_positions: Callable[[E, Term], E]
     hits_within: Callable[[E], E]
+
+
+@dataclass(frozen=True)
+class JudgedStats:
+    """One row of a ranked list reduced to its judged items, against its judged sets.
+
+    ``n_true`` counts the relevant items, ``n_false`` the judged non-relevant ones
+    (not relevant too). ``over_hits(term)`` sums ``term(position, nth, n_true,
+    n_false)`` over the relevant items of the judged list (unjudged items left
+    out): the hit's 1-based position in that list, its 1-based number among the
+    hits, and the row's two counts, handed in because a term is computed where an
+    engine may not read the row's other values (a Polars ``list.eval``).
+    """
+
+    unknown: E
+    n_true: E
+    n_false: E
+    over_hits: Callable[[Callable[[E, E, E, E], E]], E]
 
 
 @dataclass(frozen=True)
@@ -256,6 +289,25 @@ def rank_biased(ops: Any, weight_sum: E, p: E) -> E:
 
 
 @formula
+def preference_of_hit(ops: Any, pos: E, nth: E, n_true: E, n_false: E) -> E:
+    """bpref's term of a hit with n = pos - nth judged misses above: 1 - min(n, R) / min(R, N).
+
+    1 where ``n`` is 0 (trec_eval's rule, which also holds where ``N`` is 0, where ranx
+    divides 0 by 0).
+    """
+    above = pos - nth
+    return ops.when(
+        above == 0, 1.0, 1.0 - smaller(ops, above, n_true) / smaller(ops, n_true, n_false)
+    )
+
+
+@formula
+def bpref_of_row(ops: Any, preference_sum: E, n_true: E) -> E:
+    """The preferences of the relevant items ranked, summed, / R; 0 when nothing is relevant."""
+    return ops.when(n_true == 0, 0.0, preference_sum / n_true)
+
+
+@formula
 def misses_above_hit(ops: Any, pos: E, nth: E) -> E:
     """Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs."""
     return pos - nth
@@ -376,6 +428,13 @@ def _rbp(ops: Any, s: RankedStats, p: E) -> E:
     return rank_biased(ops, weights, p)
 
 
+def _bpref(ops: Any, s: JudgedStats) -> E:
+    total = s.over_hits(
+        lambda pos, nth, n_true, n_false: preference_of_hit(ops, pos, nth, n_true, n_false)
+    )
+    return bpref_of_row(ops, total, s.n_true)
+
+
 def _ranking_auc(ops: Any, s: RankedStats) -> E:
     wrong = s.over_hits(lambda position, nth: misses_above_hit(ops, position, nth))
     return ranking_auc_at_k(ops, wrong, s.hits, s.n_ranked)
@@ -451,6 +510,9 @@ INPUT_DOCS = {
         "structs (a label's first entry counts); a NULL score is no score."
     ),
     "actual": "The true labels of each row (a set; a NULL list skips the row).",
+    "nonrelevant_items": (
+        "The items of each row judged not relevant (a set; a NULL list skips the row)."
+    ),
 }
 AT_K_NOTE = (
     "k: look at the first k items, a whole number > 0 (default: the whole list; a k "
@@ -502,6 +564,14 @@ NOTES = {
     "rbp": (
         "Over the whole list (ranx's rbp takes no k), binary relevance (ranx weighs a hit "
         "by its relevance grade). No true item: 0."
+    ),
+    "bpref": (
+        "ranx's formula: 1/R times the sum over the relevant items ranked of "
+        "1 - min(n, R) / min(R, N), n the judged non-relevant items above it, R the "
+        "relevant items, N the judged non-relevant ones (an item in both lists is "
+        "relevant); unjudged items are left out. No judged non-relevant item: each "
+        "relevant item ranked scores 1 (trec_eval; ranx gives NaN, 0 / 0). No relevant "
+        "item: 0. No k (ranx's bpref ignores its k)."
     ),
     "coverage_error": "Ties count against: every label scored >= the lowest true one. No true label: 0.",
     "label_ranking_loss": "A false label tied with a true one is a wrong pair. No true or no false label: 0.",
@@ -622,6 +692,18 @@ for _name, (_summary, _retrieval_row, _params) in _RETRIEVAL.items():
     measure(_name, "aggregate", FAMILY, _summary, inputs=RETRIEVED, params=_params)(
         _aggregate(_name, _retrieval_row)
     )
+
+#: bpref's: the truth, the ranking, then the items judged not relevant (ranx's qrels at grade 0)
+JUDGED = ("correct_items", "rank_items", "nonrelevant_items")
+measure(
+    "bpref",
+    "aggregate",
+    FAMILY,
+    "ranx's and trec_eval's bpref (binary preference): per relevant item ranked, the share "
+    "of judged non-relevant items not ranked above it, summed over the relevant items / R, "
+    "averaged over rows.",
+    inputs=JUDGED,
+)(_aggregate("bpref", _bpref))
 
 _SCORED = {
     "coverage_error": (

@@ -65,6 +65,7 @@ __all__ = [
     "binary_support",
     "binary_support_from_counts",
     "bootstrap",
+    "bpref",
     "brier_score_loss",
     "calibration_table",
     "class_distribution",
@@ -2045,6 +2046,56 @@ def bootstrap(
     ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
     >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
     ('micro_f1', 0.5714285714285714)
+    """
+
+def bpref(
+    correct_items: _IntoExpr,
+    rank_items: _IntoExpr,
+    nonrelevant_items: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """ranx's and trec_eval's bpref (binary preference): per relevant item ranked, the share of judged non-relevant items not ranked above it, summed over the relevant items / R, averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or polars.Expr
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or polars.Expr
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    nonrelevant_items : str or polars.Expr
+        The items of each row judged not relevant (a set; a NULL list skips the row).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Notes
+    -----
+    ranx's formula: 1/R times the sum over the relevant items ranked of 1 - min(n, R) /
+    min(R, N), n the judged non-relevant items above it, R the relevant items, N the judged
+    non-relevant ones (an item in both lists is relevant); unjudged items are left out. No
+    judged non-relevant item: each relevant item ranked scores 1 (trec_eval; ranx gives NaN,
+    0 / 0). No relevant item: 0. No k (ranx's bpref ignores its k). The truth comes first,
+    as ranx's (qrels, run); Hivemall's measures (precision_at ...) take the ranking first.
+    Binary relevance: an item of correct_items is relevant. The list's order is the ranking,
+    so there are no ties: ranx orders a run by score with an unstable sort (tied documents
+    in no set order) and trec_eval breaks ties by document id, so break ties before building
+    the list (top_k breaks them by label). A row with a NULL list is skipped; over no rows
+    the result is NULL.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'correct_items': [[1, 2, 4], [5]], 'rank_items': [[1, 3, 2, 6, 5], [4, 5]], 'nonrelevant_items': [[3, 5, 6], [4]]})
+    >>> df.select(mp.bpref('correct_items', 'rank_items', 'nonrelevant_items')).item()
+    0.2777777777777778
     """
 
 def brier_score_loss(

@@ -48,6 +48,7 @@ OUTPUTS = {
     "binary_specificity_from_counts": "0.6",
     "binary_support": "0.4",
     "binary_support_from_counts": "0.4",
+    "bpref": "0.2777777777777778",
     "brier_score_loss": "0.19333333333333333",
     "class_error_rate": "0.5",
     "cohen_kappa_high": "1.2185928298168915",

@@ -63,6 +63,7 @@ __all__ = [
     "binary_support",
     "binary_support_from_counts",
     "bootstrap",
+    "bpref",
     "brier_score_loss",
     "calibration_table",
     "class_distribution",
@@ -2051,6 +2052,57 @@ def bootstrap(
     ...                            "actual array<string>, predicted array<string>")
     >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
     ('micro_f1', 0.5714285714285714)
+    """
+
+def bpref(
+    correct_items: _IntoColumn,
+    rank_items: _IntoColumn,
+    nonrelevant_items: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """ranx's and trec_eval's bpref (binary preference): per relevant item ranked, the share of judged non-relevant items not ranked above it, summed over the relevant items / R, averaged over rows.
+
+    Parameters
+    ----------
+    correct_items : str or pyspark.sql.Column
+        The true items of each row (a set; a NULL list skips the row).
+    rank_items : str or pyspark.sql.Column
+        The recommended items of each row, best first (NULL items and repeats dropped).
+    nonrelevant_items : str or pyspark.sql.Column
+        The items of each row judged not relevant (a set; a NULL list skips the row).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean
+        over rows); NULL over no known rows.
+
+    Notes
+    -----
+    ranx's formula: 1/R times the sum over the relevant items ranked of 1 - min(n, R) /
+    min(R, N), n the judged non-relevant items above it, R the relevant items, N the judged
+    non-relevant ones (an item in both lists is relevant); unjudged items are left out. No
+    judged non-relevant item: each relevant item ranked scores 1 (trec_eval; ranx gives NaN,
+    0 / 0). No relevant item: 0. No k (ranx's bpref ignores its k). The truth comes first,
+    as ranx's (qrels, run); Hivemall's measures (precision_at ...) take the ranking first.
+    Binary relevance: an item of correct_items is relevant. The list's order is the ranking,
+    so there are no ties: ranx orders a run by score with an unstable sort (tied documents
+    in no set order) and trec_eval breaks ties by document id, so break ties before building
+    the list (top_k breaks them by label). A row with a NULL list is skipped; over no rows
+    the result is NULL.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 2, 4], [1, 3, 2, 6, 5], [3, 5, 6]), ([5], [4, 5], [4])], 'correct_items array<int>, rank_items array<int>, nonrelevant_items array<int>')
+    >>> df.agg(ms.bpref('correct_items', 'rank_items', 'nonrelevant_items')).first()[0]
+    0.2777777777777778
     """
 
 def brier_score_loss(

@@ -106,6 +106,42 @@ def _ranked_stats(q: Qualify, a: str, b: str, k: str = "k") -> R.RankedStats:
     )
 
 
+def _judged_stats(q: Qualify, inputs: tuple[str, ...]) -> R.JudgedStats:
+    """bpref's statistics over ``truth``, ``nonrel`` and ``hits`` (bound per row, see
+    :func:`_judged_row`)."""
+    n_true, n_false = Sql("len(truth)"), Sql("len(nonrel)")
+    return R.JudgedStats(
+        unknown=Sql("(" + " OR ".join(f"{x} IS NULL" for x in inputs) + ")"),
+        n_true=n_true,
+        n_false=n_false,
+        over_hits=lambda term: total(
+            "hits", "pos, nth", term(Sql("pos"), Sql("nth"), n_true, n_false)
+        ),
+    )
+
+
+def _judged_row(q: Qualify, m: Measure, ops: RankingSqlOps) -> Sql:
+    """The per-row value of a measure over (correct_items, rank_items, nonrelevant_items):
+    the judged non-relevant items that are not relevant, and the ranked list without its
+    unjudged items."""
+    truth, rank, nonrelevant = m.inputs
+    ranked = q("_mlsql_ranked")
+    judged = "list_contains(truth, x) OR list_contains(nonrel, x)"
+    return let(
+        f"{ranked}({truth})",
+        "truth",
+        let(
+            f"list_filter({ranked}({nonrelevant}), lambda x: NOT list_contains(truth, x))",
+            "nonrel",
+            let(
+                f"{q('_mlsql_hit_positions')}(list_filter({ranked}({rank}), lambda x: {judged}), truth, NULL)",
+                "hits",
+                R.row_value(ops, m.name, _judged_stats(q, m.inputs)),
+            ),
+        ),
+    )
+
+
 def _ranked(q: Qualify) -> list[Macro]:
     return [
         Macro(
@@ -385,18 +421,30 @@ def _means(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
 
 
 def _checked_inputs(q: Qualify, m: Measure) -> list[Sql]:
-    """The measure's two inputs as its row macro takes them, each checked (DuckDB binds the
+    """The measure's inputs as its row macro takes them, each checked (DuckDB binds the
     row before it runs: inputs of the wrong type become values of a type that binds, which
     raise mlsql's message).
 
     Ranked items are labels, text or integers of one kind; label scores are a MAP whose
     keys are labels of the true labels' kind; relevance grades are lists of numbers.
     """
-    a, b = m.inputs
+    a, b = m.inputs[:2]
     as_lists = q("_mlsql_label_list_as")
     if m.inputs in (R.RANKED, R.RETRIEVED):
         target = Sql("NULL::VARCHAR[]")
         return [call(as_lists, Sql(x), Sql(a), Sql(b), target, m.name, a, b) for x in (a, b)]
+    if m.inputs == R.JUDGED:
+        # each list through every pair's check, the first pair outermost: where two kinds
+        # differ all three lists become text and the first mismatched pair's message is raised
+        target = Sql("NULL::VARCHAR[]")
+        pairs = [(a, b), (a, m.inputs[2]), (b, m.inputs[2])]
+        out = []
+        for x in m.inputs:
+            value: Sql = Sql(x)
+            for left, right in reversed(pairs):
+                value = call(as_lists, value, Sql(left), Sql(right), target, m.name, left, right)
+            out.append(value)
+        return out
     if m.inputs == R.SCORED:  # (actual, scores)
         keys = Sql(f"map_keys({b})")
         return [call(as_lists, Sql(a), Sql(a), keys, keys, m.name, a, b), Sql(b)]
@@ -406,7 +454,7 @@ def _checked_inputs(q: Qualify, m: Measure) -> list[Sql]:
 def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
     out: list[Macro] = []
     for m in measures(family=R.FAMILY, kind="aggregate"):
-        a, b = m.inputs
+        a, b = m.inputs[:2]
         has_k = any(p.name == "k" for p in m.params)
         others = [p for p in m.params if p.name != "k"]  # passed to the formula as they are
         given = {p.name: Sql(p.name) for p in others}
@@ -426,12 +474,14 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
                     ),
                 ),
             )
+        elif m.inputs == R.JUDGED:
+            body = _judged_row(q, m, ops)
         elif m.inputs == R.SCORED:
             lists = f"{q('_mlsql_score_lists')}(scores, actual)"  # inputs: (actual, scores)
             body = let(lists, "sr", R.row_value(ops, m.name, _score_stats(q, "sr")))
         else:
             body = R.row_value(ops, m.name, _graded_stats(q, a, b))
-        row_params = (a, b, *(("k",) if has_k else ()), *given)
+        row_params = (*m.inputs, *(("k",) if has_k else ()), *given)
         row_name = f"_mlsql_{m.name}_row"
         out.append(
             Macro(FILE, row_name, row_params, str(body), f"Per row: {m.summary}", public=False)
@@ -441,8 +491,7 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
         args += [call(q(f"_mlsql_check_{p.check_key}"), Sql(p.name), m.name) for p in others]
         public = (
-            a,
-            b,
+            *m.inputs,
             *(("k := NULL",) if has_k else ()),
             *(f"{p.name} := {p.default!r}" for p in others),
             f"{SAMPLE_WEIGHT} := NULL",

@@ -148,7 +148,7 @@ def _scores_only_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl
 
 def input_check(measure: Measure) -> Callable[[str, Sequence[str], Pairs], list[pl.Expr]]:
     """The type check of each kind of ranking input."""
-    if measure.inputs in (R.RANKED, R.RETRIEVED):
+    if measure.inputs in (R.RANKED, R.RETRIEVED, R.JUDGED):
         return _ranked_check
     if measure.inputs == R.SCORED:
         return _scores_check
@@ -237,6 +237,52 @@ def retrieved_row(
 ) -> Any:
     """:func:`ranked_row` for the measures that take the truth first (ranx's order)."""
     return ranked_row(rank_items, correct_items, k, body)
+
+
+def judged_row(
+    correct_items: pl.Expr, rank_items: pl.Expr, nonrelevant_items: pl.Expr, body: Callable
+) -> Any:
+    """``body(stats)`` per row for bpref: the judged non-relevant items that are not
+    relevant, and the ranked list without its unjudged items."""
+    truth = _distinct(correct_items)
+    fields = {
+        "unknown": correct_items.is_null() | rank_items.is_null() | nonrelevant_items.is_null(),
+        "truth": truth,
+        "nonrel": _distinct(nonrelevant_items).list.set_difference(truth),
+    }
+
+    def with_lists(f: dict[str, pl.Expr]) -> Any:
+        # the items of the ranked list that recur in it ++ truth ++ nonrel are judged, and
+        # (their first occurrence) in the ranked list's order
+        element = pl.element()
+        judged = pl.concat_list(_distinct(rank_items), f["truth"], f["nonrel"]).list.eval(
+            element.filter(element.is_duplicated() & element.is_first_distinct())
+        )
+        flags = pl.concat_list(judged, f["truth"]).list.eval(element.is_duplicated())
+        inner = {
+            "unknown": f["unknown"],
+            "n_true": f["truth"].list.len().cast(pl.Int64),
+            "n_false": f["nonrel"].list.len().cast(pl.Int64),
+            "flags": flags.list.head(judged.list.len()).cast(pl.List(pl.Int64)),
+        }
+        return let(inner, lambda g: body(stats(g)))
+
+    def stats(g: dict[str, pl.Expr]) -> R.JudgedStats:
+        def over_hits(term: Callable[..., Any]) -> pl.Expr:
+            # list.eval reads no other column: the counts ride at the list's end
+            packed = pl.concat_list(g["flags"], g["n_true"], g["n_false"])
+            n = pl.len() - 2
+            flag = pl.element().slice(0, n)
+            value = term(
+                pl.int_range(1, n + 1), flag.cum_sum(), pl.element().get(n), pl.element().get(n + 1)
+            )
+            return packed.list.eval(value.filter(flag == 1).sum()).list.first()
+
+        return R.JudgedStats(
+            unknown=g["unknown"], n_true=g["n_true"], n_false=g["n_false"], over_hits=over_hits
+        )
+
+    return let(fields, with_lists)
 
 
 def graded_row(ranked: pl.Expr, ideal: pl.Expr, k: int | None, body: Callable) -> Any:
@@ -375,6 +421,11 @@ def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
 # ------------------------------------------------------------------ docstring examples
 EXAMPLE_RANKED = {"rank_items": [[1, 3, 2, 6], [4, 5]], "correct_items": [[1, 2, 4], [5]]}
 EXAMPLE_RETRIEVED = {"correct_items": [[1, 2, 4], [5]], "rank_items": [[1, 3, 2, 6], [4, 5]]}
+EXAMPLE_JUDGED = {
+    "correct_items": [[1, 2, 4], [5]],
+    "rank_items": [[1, 3, 2, 6, 5], [4, 5]],
+    "nonrelevant_items": [[3, 5, 6], [4]],
+}
 EXAMPLE_SCORED: dict[str, list[Any]] = {
     "actual": [["cat"], ["owl", "cat"]],
     "scores": [
@@ -395,6 +446,8 @@ def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         return EXAMPLE_RANKED, {"k": 2}
     if measure.inputs == R.RETRIEVED:
         return EXAMPLE_RETRIEVED, {"k": 2} if any(p.name == "k" for p in measure.params) else {}
+    if measure.inputs == R.JUDGED:
+        return EXAMPLE_JUDGED, {}
     if measure.inputs == R.SCORED:
         return EXAMPLE_SCORED, {}
     if measure.inputs == ("scores",):
@@ -426,14 +479,18 @@ def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
     has_k = any(p.name == "k" for p in m.params)
     others = [p.name for p in m.params if p.name != "k"]  # passed to the formula as they are
 
-    def build(
-        a: pl.Expr, b: pl.Expr, sample_weight: pl.Expr | None = None, **given: Any
-    ) -> pl.Expr:
+    def build(*inputs: pl.Expr, sample_weight: pl.Expr | None = None, **given: Any) -> pl.Expr:
         k = given.get("k") if has_k else None
         params = {name: given[name] for name in others}
-        rows = {R.RANKED: ranked_row, R.RETRIEVED: retrieved_row, R.SCORED: score_row}
-        row = rows.get(m.inputs, graded_row)
-        value = row(a, b, k, lambda s: R.row_value(ROPS, m.name, s, **params))
+
+        def body(s: Any) -> Any:
+            return R.row_value(ROPS, m.name, s, **params)
+
+        if m.inputs == R.JUDGED:
+            value = judged_row(*inputs, body)
+        else:
+            rows = {R.RANKED: ranked_row, R.RETRIEVED: retrieved_row, R.SCORED: score_row}
+            value = rows.get(m.inputs, graded_row)(*inputs, k, body)
         if sample_weight is None:
             return ROPS.mean(value)
         weight = sample_weight.cast(pl.Float64)  # a weighted mean over rows

@@ -224,7 +224,7 @@ def input_check(
     measure: Measure,
 ) -> Callable[[str, Sequence[str], Sequence[Column]], list[Column] | None]:
     """The type check of each kind of ranking input (scores: then read as a map)."""
-    if measure.inputs in (R.RANKED, R.RETRIEVED):
+    if measure.inputs in (R.RANKED, R.RETRIEVED, R.JUDGED):
         return check_label_lists
     if measure.inputs in (R.SCORED, ("scores",)):
         return scores_as_map
@@ -271,6 +271,45 @@ def _ranked_stats(rank_items: Column, correct_items: Column, g: dict[str, Column
         over_positions=positions,
         hits_within=lambda count: F.size(F.filter(hits, lambda p: p <= column(count))),
     )
+
+
+def judged_row(
+    correct_items: Column, rank_items: Column, nonrelevant_items: Column, body: Callable
+) -> Column:
+    """``body(stats)`` per row for bpref: the judged non-relevant items that are not
+    relevant, and the ranked list without its unjudged items."""
+    lists = {"truth": _distinct(correct_items), "nonrelevant": _distinct(nonrelevant_items)}
+
+    def with_judged(f: dict[str, Column]) -> Column:
+        truth = f["truth"]
+        nonrel = F.filter(f["nonrelevant"], lambda x: ~F.array_contains(truth, x))
+        return let_fields({"truth": truth, "nonrel": nonrel}, with_hits)
+
+    def with_hits(f: dict[str, Column]) -> Column:
+        truth, nonrel = f["truth"], f["nonrel"]
+        judged = F.filter(
+            _distinct(rank_items),
+            lambda x: F.array_contains(truth, x) | F.array_contains(nonrel, x),
+        )
+        hits = F.filter(
+            F.transform(judged, lambda x, i: F.when(F.array_contains(truth, x), i + 1)),
+            lambda p: p.isNotNull(),
+        )
+        row = {"n_true": F.size(truth), "n_false": F.size(nonrel), "hits": hits}
+        return let_fields(row, lambda g: body(stats(g)))
+
+    def stats(g: dict[str, Column]) -> R.JudgedStats:
+        n_true, n_false = g["n_true"], g["n_false"]
+        return R.JudgedStats(
+            unknown=correct_items.isNull() | rank_items.isNull() | nonrelevant_items.isNull(),
+            n_true=n_true,
+            n_false=n_false,
+            over_hits=lambda term: total(
+                F.transform(g["hits"], lambda pos, j: column(term(pos, j + 1, n_true, n_false)))
+            ),
+        )
+
+    return let_fields(lists, with_judged)
 
 
 def graded_row(ranked: Column, ideal: Column, k: int | None, body: Callable) -> Column:
@@ -437,6 +476,10 @@ EXAMPLE_RETRIEVED = (
     [([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])],
     "correct_items array<int>, rank_items array<int>",
 )
+EXAMPLE_JUDGED = (
+    [([1, 2, 4], [1, 3, 2, 6, 5], [3, 5, 6]), ([5], [4, 5], [4])],
+    "correct_items array<int>, rank_items array<int>, nonrelevant_items array<int>",
+)
 EXAMPLE_SCORED = (
     [(["cat"], {"cat": 0.9, "dog": 0.4}), (["owl", "cat"], {"cat": 0.2, "dog": 0.7, "owl": 0.7})],
     "actual array<string>, scores map<string, double>",
@@ -463,6 +506,7 @@ EXAMPLE_OUTPUTS = {
     "f1_at": "0.5333333333333333",
     "dcg": "0.8154648767857288",
     "rbp": "0.24399999999999997",
+    "bpref": "0.2777777777777778",
     "coverage_error": "2.0",
     "label_ranking_loss": "0.5",
     "label_ranking_average_precision": "0.7916666666666666",
@@ -492,6 +536,8 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
     if measure.inputs == R.RETRIEVED:
         params = {"k": 2} if any(p.name == "k" for p in measure.params) else {}
         return *EXAMPLE_RETRIEVED, params, output
+    if measure.inputs == R.JUDGED:
+        return *EXAMPLE_JUDGED, {}, output
     if measure.inputs == R.SCORED:
         return *EXAMPLE_SCORED, {}, output
     if measure.inputs == ("scores",):
@@ -526,7 +572,8 @@ def _aggregate(m: Measure) -> Callable[..., Column]:
     has_k = any(p.name == "k" for p in m.params)
     others = [p.name for p in m.params if p.name != "k"]  # passed to the formula as they are
 
-    def build(a: Column, b: Column, sample_weight: Column | None = None, **given: Any) -> Column:
+    def build(*inputs: Column, sample_weight: Column | None = None, **given: Any) -> Column:
+        a, b = inputs[:2]
         k = given.get("k") if has_k else None
         params = {name: given[name] for name in others}
 
@@ -537,6 +584,8 @@ def _aggregate(m: Measure) -> Callable[..., Column]:
             row = ranked_row(a, b, k, value)
         elif m.inputs == R.RETRIEVED:
             row = ranked_row(b, a, k, value)  # the truth first: (correct_items, rank_items)
+        elif m.inputs == R.JUDGED:
+            row = judged_row(*inputs, value)
         elif m.inputs == R.SCORED:
             row = score_row(m.name, a, b, k, value)
         else:
