@@ -15,6 +15,10 @@ each positive with the next (``list_zip`` with the list shifted by one), and
 each run adds (its positives) x P(>= s) / N(>= s): one sort and a few linear
 list passes, no window and no pre-sorted input.
 
+``area_under_pr`` sorts the group's (score, label, weight) triples once from the highest
+score and reduces them in one pass (``list_reduce``), closing each run of equal scores with
+its trapezoid: Spark's ``areaUnderPR``.
+
 ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
 triples and sums them per bin (``n_bins`` is known only when the query runs): one
 pass over the list per bin, whose sums make the bin's term under ``norm``.
@@ -36,10 +40,43 @@ from mlsql.measures import scores as SC
 FILE = "scores.sql"
 DESCRIPTION = (
     "Scores against binary labels: logloss, auc (Mann-Whitney, ties one half), "
-    "average precision, Brier score and expected calibration error."
+    "average precision, Spark's trapezoid area under the PR curve, Brier score and expected"
+    " calibration error."
 )
 ORDER = 25
 FAMILIES: tuple[str, ...] = ()  # rendered here
+
+
+def _trapezoid_helper(ops: SqlOps) -> Macro:
+    """Spark's trapezoid sum over (s, y, w) sorted from the highest score: one pass over the
+    runs of equal scores, each closed run adding :func:`mlsql.measures.scores.pr_trapezoid`
+    at its point (precision WP(>= s) / W(>= s)), the point before it (its own for the first)
+    carried as ``prev``; a run reached before any weight is no point."""
+    new_run = "x.s IS DISTINCT FROM acc.last"
+    zero = "0::DOUBLE"
+    carried = "s := NULL::DOUBLE, y := NULL::DOUBLE, w := NULL::DOUBLE"
+    precision = Sql("acc.pos / acc.n")
+    term = SC.pr_trapezoid(ops, Sql("acc.run"), precision, Sql(f"coalesce(acc.prev, {precision})"))
+    closed = f"acc.total + CASE WHEN acc.n > 0 THEN {term} ELSE 0.0 END"
+    step = (
+        "struct_pack(last := x.s, n := acc.n + x.w, pos := acc.pos + x.y * x.w,"
+        f" run := CASE WHEN {new_run} THEN {zero} ELSE acc.run END + x.y * x.w,"
+        f" prev := CASE WHEN {new_run} AND acc.n > 0 THEN {precision} ELSE acc.prev END,"
+        f" total := CASE WHEN {new_run} THEN {closed} ELSE acc.total END, {carried})"
+    )
+    start = (
+        f"struct_pack(last := NULL::DOUBLE, n := {zero}, pos := {zero}, run := {zero},"
+        f" prev := NULL::DOUBLE, total := {zero}, {carried})"
+    )
+    return Macro(
+        FILE,
+        "_mlsql_pr_trapezoid_sum",
+        ("sorted",),
+        str(let(f"list_reduce(sorted, lambda acc, x: {step}, {start})", "acc", closed)),
+        "Σ over runs of equal scores of (run's positive weight) x (P(t) + P(t')) / 2, t' the run"
+        " before (t for the first), (s, y, w) sorted from the highest score.",
+        public=False,
+    )
 
 
 def _helpers() -> list[Macro]:
@@ -200,6 +237,10 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         )
         precision_sum = call(q("_mlsql_run_precision_sum"), Sql(positives))
         return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=precision_sum)
+    if m.name == "area_under_pr":
+        rows = f"list(struct_pack(s := {s} + 0.0, y := {y_num}, w := 1.0)) FILTER (WHERE {known})"
+        area = call(q("_mlsql_pr_trapezoid_sum"), Sql(f"list_sort({rows}, 'DESC')"))
+        return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=area)
     if m.name == "expected_calibration_error":
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
@@ -249,6 +290,10 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         precision_sum = call(q("_mlsql_weighted_precision_sum"), Sql(f"list_sort({rows}, 'DESC')"))
         count = Sql(f"count(CASE WHEN {known} THEN 1 END)")
         return SC.PrecisionStats(n=count, n_positive=n_pos, precision_sum=precision_sum)
+    if m.name == "area_under_pr":
+        area = call(q("_mlsql_pr_trapezoid_sum"), Sql(f"list_sort({rows}, 'DESC')"))
+        count = Sql(f"count(CASE WHEN {known} THEN 1 END)")
+        return SC.PrecisionStats(n=count, n_positive=n_pos, precision_sum=area)
     if m.name == "expected_calibration_error":
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
@@ -270,7 +315,7 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """logloss, auc, average precision, Brier score, calibration error, and their other names."""
-    out = _helpers()
+    out = [*_helpers(), _trapezoid_helper(ops)]
     for m in measures(family=SC.FAMILY):
         if m.build is not None and m.available_in("duckdb"):
             weighted = weighted_stats(qualify, m, ops)
