@@ -200,15 +200,15 @@ def step_average_precision(ops: Any, precision_sum: E, n_positive: E, zero_divis
 
 
 @formula
-def pr_trapezoid(ops: Any, run_positive: E, precision: E, previous: E) -> E:
+def pr_trapezoid(ops: Any, run_positive: E, run_precision: E, previous_precision: E) -> E:
     """A run of equal scores' trapezoid times the positives: run positives x (P(t) + P(t')) / 2.
 
-    ``precision`` is P(t) at the run's score t, ``previous`` the precision at the run before
-    it (for the first run, its own precision: Spark's first point (0, P(t₁))). The run's
-    recall step is ``run_positive`` over the positives, by which the sum is divided once
-    (:func:`step_average_precision`).
+    ``run_precision`` is P(t) at the run's score t, ``previous_precision`` the precision at the
+    run before it (for the first run, its own: Spark's first point (0, P(t₁))). The run's recall
+    step is ``run_positive`` over the positives, by which the sum is divided once
+    (:func:`step_average_precision`). (``precision`` is a keyword to DuckDB 1.4's parser.)
     """
-    return run_positive * (precision + previous) / 2
+    return run_positive * (run_precision + previous_precision) / 2
 
 
 @formula
