@@ -15,9 +15,11 @@ each positive with the next (``list_zip`` with the list shifted by one), and
 each run adds (its positives) x P(>= s) / N(>= s): one sort and a few linear
 list passes, no window and no pre-sorted input.
 
-``area_under_pr`` sorts the group's (score, label, weight) triples once from the highest
-score and reduces them in one pass (``list_reduce``), closing each run of equal scores with
-its trapezoid: Spark's ``areaUnderPR``.
+``area_under_pr`` (Spark's ``areaUnderPR``) sorts the pairs twice, negatives first among
+equal scores (as average precision: each run's point) and positives first (each run's first
+row: the point before it), and adds each run's trapezoid from the two aligned. With
+``sample_weight`` it, as average precision, reduces the sorted (score, label, weight) triples
+in one pass (``list_reduce``), closing each run of equal scores with its trapezoid.
 
 ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
 triples and sums them per bin (``n_bins`` is known only when the query runs): one
@@ -75,6 +77,38 @@ def _trapezoid_helper(ops: SqlOps) -> Macro:
         str(let(f"list_reduce(sorted, lambda acc, x: {step}, {start})", "acc", closed)),
         "Σ over runs of equal scores of (run's positive weight) x (P(t) + P(t')) / 2, t' the run"
         " before (t for the first), (s, y, w) sorted from the highest score.",
+        public=False,
+    )
+
+
+def _run_trapezoid_helper(ops: SqlOps) -> Macro:
+    """Spark's trapezoid sum without weights, from the positives in two sorts: ``last`` with
+    negatives first among equal scores (a run's last positive is its last row: P(>= t),
+    N(>= t)), ``first`` with positives first (a run's first positive is its first row: the
+    rows and positives above the run, the point before it). Each list filtered to one element
+    per run of equal scores holding a positive, the two align; a run of negatives only adds no
+    area, and its point is the next run's point before. Linear list passes, no reduce."""
+    ends = (
+        "list_filter(list_transform(list_zip(last, last[2:]), lambda z, j: struct_pack(j := j,"
+        " i := z[1].i, keep := z[2] IS NULL OR z[2].s <> z[1].s)), lambda e: e.keep)"
+    )
+    starts = let(
+        "first",
+        "b",
+        "list_filter(list_transform(list_zip(b, list_prepend(b[1], b), true), lambda z, j:"
+        " struct_pack(j := j, i := z[1].i, keep := j = 1 OR z[2].s <> z[1].s)),"
+        " lambda e: e.keep)",
+    )
+    precision = Sql("z[1].j / z[1].i")
+    before = Sql(f"CASE WHEN z[2].i > 1 THEN (z[2].j - 1) / (z[2].i - 1) ELSE {precision} END")
+    term = SC.pr_trapezoid(ops, Sql("z[1].j - z[2].j + 1"), precision, before)
+    return Macro(
+        FILE,
+        "_mlsql_run_trapezoid_sum",
+        ("last", "first"),
+        f"list_sum(list_transform(list_zip({ends}, {starts}), lambda z: {term}))",
+        "Σ over runs of equal scores of (positives in the run) x (P(t) + P(t')) / 2, t' the run"
+        " before (t for the first), from the positives' (s, i) in two sorts.",
         public=False,
     )
 
@@ -228,19 +262,22 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     if m.name == "brier_score_loss":
         term = SC.squared_error_term(ops, y_num, s)
         return SC.LossStats(n=n, total_loss=Sql(f"fsum(CASE WHEN {known} THEN {term} END)"))
-    if m.name == "average_precision_score":
+    if m.name in ("average_precision_score", "area_under_pr"):
         # + 0.0 makes -0.0 equal to 0.0 in the sort as in the comparisons
-        pairs = f"list(struct_pack(s := {s} + 0.0, k := NOT {y})) FILTER (WHERE {known})"
-        positives = (
-            f"list_filter(list_transform(list_sort({pairs}, 'DESC'), lambda x, i:"
-            " struct_pack(s := x.s, i := i, y := NOT x.k)), lambda x: x.y)"
-        )
-        precision_sum = call(q("_mlsql_run_precision_sum"), Sql(positives))
-        return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=precision_sum)
-    if m.name == "area_under_pr":
-        rows = f"list(struct_pack(s := {s} + 0.0, y := {y_num}, w := 1.0)) FILTER (WHERE {known})"
-        area = call(q("_mlsql_pr_trapezoid_sum"), Sql(f"list_sort({rows}, 'DESC')"))
-        return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=area)
+        def positives(first: bool) -> str:  # (s, i) of the positives, i among all rows
+            k = f"{y}" if first else f"NOT {y}"
+            pairs = f"list(struct_pack(s := {s} + 0.0, k := {k})) FILTER (WHERE {known})"
+            flag = "x.k" if first else "NOT x.k"
+            return (
+                f"list_filter(list_transform(list_sort({pairs}, 'DESC'), lambda x, i:"
+                f" struct_pack(s := x.s, i := i, y := {flag})), lambda x: x.y)"
+            )
+
+        if m.name == "area_under_pr":
+            total = call(q("_mlsql_run_trapezoid_sum"), Sql(positives(False)), Sql(positives(True)))
+        else:
+            total = call(q("_mlsql_run_precision_sum"), Sql(positives(False)))
+        return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=total)
     if m.name == "expected_calibration_error":
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
@@ -315,7 +352,7 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """logloss, auc, average precision, Brier score, calibration error, and their other names."""
-    out = [*_helpers(), _trapezoid_helper(ops)]
+    out = [*_helpers(), _trapezoid_helper(ops), _run_trapezoid_helper(ops)]
     for m in measures(family=SC.FAMILY):
         if m.build is not None and m.available_in("duckdb"):
             weighted = weighted_stats(qualify, m, ops)
