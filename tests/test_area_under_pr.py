@@ -65,6 +65,8 @@ def test_first_point_takes_the_first_precision(engine):
     # points (0, 1/2), (1/2, 1/2), (1, 2/3): 1/2 · 1/2 + 1/2 · (1/2 + 2/3) / 2
     want = Fraction(1, 4) + Fraction(7, 24)
     assert close(value(engine, [0, 1, 1], [0.9, 0.9, 0.1]), want)
+    # negatives only on top: points (0, 0), (0, 0), (1, 1/2); area 1 · (0 + 1/2) / 2
+    assert close(value(engine, [0, 1], [0.9, 0.1]), Fraction(1, 4))
 
 
 def test_random_scores_with_ties_match_the_definition(engine):
