@@ -414,6 +414,10 @@ def area_under_pr(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
 
     Examples
     --------
