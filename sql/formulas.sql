@@ -305,6 +305,10 @@ CREATE OR REPLACE MACRO _mlsql_squared_error_term(y, p) AS
 CREATE OR REPLACE MACRO _mlsql_step_average_precision(precision_sum, n_positive, zero_division) AS 
     _mlsql_ratio(precision_sum, n_positive, zero_division, true);
 
+-- _mlsql_pr_trapezoid(run_positive, run_precision, previous_precision): A run of equal scores' trapezoid times the positives: run positives x (P(t) + P(t')) / 2.
+CREATE OR REPLACE MACRO _mlsql_pr_trapezoid(run_positive, run_precision, previous_precision) AS 
+    ((run_positive * (run_precision + previous_precision)) / 2);
+
 -- _mlsql_calibration_bin(p, n_bins): min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.
 CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
     CASE WHEN (system.main.floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE system.main.floor((p * n_bins)) END;

@@ -26,6 +26,7 @@ LONG: frozenset[str] = frozenset(
         "mlsql/spark/resample.py::mlsql.spark.resample.compare",
         "mlsql/spark/slices.py::mlsql.spark.slices.slices",
         "tests/test_slices.py::test_every_engine_gives_the_same_table",
+        "tests/test_area_under_pr.py::test_spark_matches_pysparks_own_evaluator",
         "tests/test_kappa_tests.py::test_spark_over_labels_counts_the_cells",
         "tests/test_slices.py::test_spark_bounds_the_tuples_and_checks_numbers",
         "tests/test_cli_slices.py::test_spark_prints_the_apis_table",

@@ -10,6 +10,7 @@ empty lists where the kind has lists, and one table whose rows are all unknown.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Callable
@@ -564,6 +565,37 @@ def _average_precision(t: pa.Table, p: dict[str, Any]) -> Any:
     return sklearn_metrics().average_precision_score(y, s)
 
 
+def spark_area_under_pr(
+    y: list[int], s: list[float], weights: list[float] | None = None
+) -> Fraction | None:
+    """Spark MLlib's areaUnderPR in exact fractions, written from its definition: the points
+    (recall, precision) of predicting positive at each distinct score from the highest, (0, the
+    first precision) put first, summed by the trapezoid rule; rows of weight 0 left out (as
+    repeated rows: none). No positive weight: 0 (Spark's recall is 0 everywhere)."""
+    w = [Fraction(1)] * len(y) if weights is None else [Fraction(x) for x in weights]
+    rows = [(Fraction(si), yi, wi) for yi, si, wi in zip(y, s, w, strict=True) if wi > 0]
+    if not rows:
+        return None
+    positives = sum((wi for _, yi, wi in rows if yi), Fraction(0))
+    if positives == 0:
+        return Fraction(0)
+    points, tp, n = [], Fraction(0), Fraction(0)
+    for t in sorted({si for si, _, _ in rows}, reverse=True):
+        tp += sum((wi for si, yi, wi in rows if si == t and yi), Fraction(0))
+        n += sum((wi for si, _, wi in rows if si == t), Fraction(0))
+        points.append((tp / positives, tp / n))
+    points.insert(0, (Fraction(0), points[0][1]))
+    pairs = itertools.pairwise(points)
+    return sum(((r2 - r1) * (p1 + p2) / 2 for (r1, p1), (r2, p2) in pairs), Fraction(0))
+
+
+def _area_under_pr(t: pa.Table, p: dict[str, Any]) -> Any:
+    y, s = _known_scores(t, "score")
+    if y and not any(y):
+        return oracle.undefined(p.get("zero_division", 0), True)
+    return spark_area_under_pr(y, s)
+
+
 def _brier(t: pa.Table, p: dict[str, Any]) -> Any:
     y, s = _known_scores(t, "prob")
     return sklearn_metrics().brier_score_loss(y, s) if y else None
@@ -606,6 +638,7 @@ def calibration_error(
 REFERENCES["average_precision_score"] = Reference(
     "probabilities", _average_precision, _zd(), source="scikit-learn"
 )
+REFERENCES["area_under_pr"] = Reference("probabilities", _area_under_pr, _zd())
 REFERENCES["brier_score_loss"] = Reference("probabilities", _brier, source="scikit-learn")
 REFERENCES["expected_calibration_error"] = Reference(
     "probabilities",

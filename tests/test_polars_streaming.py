@@ -106,6 +106,7 @@ KNOWN_FALLBACKS = {
     **dict.fromkeys(
         [
             "expected_calibration_error",  # its bins' sums are a window over the bin
+            "area_under_pr",  # a sort; in select the streaming engine runs it
             "explained_variance",
             "hivemall_r2",
             "mae",

@@ -264,6 +264,7 @@ CHECKED = [
     ("mse", ("ry", "rp")),
     ("auc", ("yb", "s")),
     ("average_precision_score", ("yb", "s")),
+    ("area_under_pr", ("yb", "s")),
 ]
 
 

@@ -56,7 +56,7 @@ COLLECTING: dict[str, str] = {
         ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"),
         CENTRED,
     ),
-    **dict.fromkeys(("auc", "average_precision_score", "hivemall_auc"), RANKED),
+    **dict.fromkeys(("area_under_pr", "auc", "average_precision_score", "hivemall_auc"), RANKED),
     **dict.fromkeys(("multilabel_average_precision", "multilabel_roc_auc"), RANKED),
     "expected_calibration_error": (
         "a sum per bin is bounded but overflowed Spark's planner at 1000 bins; the (bin, gap) "

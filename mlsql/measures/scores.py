@@ -22,6 +22,14 @@ scikit-learn. Equivalently: the mean, over the positive rows i, of the
 precision at their score, P(>= s_i) / N(>= s_i), where P(>= s) counts the
 positives and N(>= s) all the rows scored at least s.
 
+``area_under_pr(actual, score)``: Spark MLlib's ``areaUnderPR``
+(``BinaryClassificationMetrics``, and ``BinaryClassificationEvaluator`` with
+``metricName='areaUnderPR'``, exact: ``numBins=0``): the trapezoid area under
+the points (R(t), P(t)) of the distinct scores t from the highest, with (0,
+P(t₁)) put first, t₁ the highest score. With P_k the positives among the rows
+scored at least t_k: Σ_k (P_k - P_{k-1}) (P(t_k) + P(t_{k-1})) / 2 over the
+positives, P(t₀) = P(t₁).
+
 ``brier_score_loss(actual, prob)``: the mean of (prob - actual)².
 
 ``expected_calibration_error(actual, prob, n_bins := 10, norm := 'l1')``: with
@@ -52,6 +60,14 @@ Notes
   ``brier_score_loss``).
 - Average precision is scikit-learn's step-wise sum over the distinct
   scores, not an interpolated area: tied scores form one step.
+  ``area_under_pr`` is Spark's trapezoid area over the same points, which
+  is larger wherever precision rises between two points (linear
+  interpolation of precision is optimistic; Davis and Goadrich 2006).
+- ``area_under_pr`` follows the NULL, one-class and weight rules of
+  average precision: no positive is ``zero_division`` (Spark gives 0, the
+  default), rows that weigh 0 are as absent (a weight counts as repeated
+  rows). Spark keeps such rows: where every row of the highest scores weighs
+  0 it puts a point of precision 1 first, and its area differs from mlsql's.
 - ``expected_calibration_error`` puts p in bin min(floor(p · n_bins),
   n_bins - 1), computed in double precision: equal-width bins on [0, 1], the
   last closed (with 10 bins 0.3 is in [0.3, 0.4) and 1 in [0.9, 1]); each
@@ -74,7 +90,8 @@ Notes
   (no pair of positive and negative weight) and average precision (no
   positive weight).
 - Cost: ``brier_score_loss`` streams (a sum and a count). ``average_precision_score``
-  sorts the group's (score, label) pairs inside the aggregate as ``auc`` does.
+  and ``area_under_pr`` sort the group's (score, label) pairs inside the aggregate as ``auc``
+  does.
   ``expected_calibration_error`` sums prob - actual per bin, each row's bin
   computed once: Polars by a window sum over the bin, Spark over the group's
   (bin, prob - actual) pairs sorted by bin (one pass), DuckDB over those pairs
@@ -136,7 +153,8 @@ class RankStats:
 
 @dataclass(frozen=True)
 class PrecisionStats:
-    """Known rows ``n``, positives among them and Σ over the positives of P(>= s_i) / N(>= s_i)."""
+    """Known rows ``n``, positives among them and Σ over the positives of P(>= s_i) / N(>= s_i)
+    (``area_under_pr``: Σ over the runs of equal scores of :func:`pr_trapezoid`)."""
 
     n: E
     n_positive: E
@@ -179,6 +197,18 @@ def squared_error_term(ops: Any, y: E, p: E) -> E:
 def step_average_precision(ops: Any, precision_sum: E, n_positive: E, zero_division: Any) -> E:
     """Σ over positives of the precision at their score / positives; undefined without positives."""
     return F.ratio(ops, precision_sum, n_positive, zero_division, True)
+
+
+@formula
+def pr_trapezoid(ops: Any, run_positive: E, run_precision: E, previous_precision: E) -> E:
+    """A run of equal scores' trapezoid times the positives: run positives x (P(t) + P(t')) / 2.
+
+    ``run_precision`` is P(t) at the run's score t, ``previous_precision`` the precision at the
+    run before it (for the first run, its own: Spark's first point (0, P(t₁))). The run's recall
+    step is ``run_positive`` over the positives, by which the sum is divided once
+    (:func:`step_average_precision`). (``precision`` is a keyword to DuckDB 1.4's parser.)
+    """
+    return run_positive * (run_precision + previous_precision) / 2
 
 
 @formula
@@ -275,6 +305,15 @@ measure(
     FAMILY,
     "Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP,"
     " tied scores one step.",
+    inputs=("actual", "score"),
+    params=(ZD,),
+)(_average_precision)
+measure(
+    "area_under_pr",
+    "aggregate",
+    FAMILY,
+    "Area under the precision-recall curve of scores (score) for binary labels (actual) by the"
+    " trapezoid rule, (0, first precision) put first: Spark MLlib's areaUnderPR.",
     inputs=("actual", "score"),
     params=(ZD,),
 )(_average_precision)

@@ -18,6 +18,7 @@ __all__ = [
     "above_threshold",
     "accuracy",
     "accuracy_score",
+    "area_under_pr",
     "auc",
     "average_precision",
     "average_precision_score",
@@ -306,6 +307,44 @@ def accuracy_score(
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.accuracy('actual', 'predicted')).item()
     0.75
+    """
+
+def area_under_pr(
+    actual: _IntoExpr,
+    score: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Area under the precision-recall curve of scores (score) for binary labels (actual) by the trapezoid rule, (0, first precision) put first: Spark MLlib's areaUnderPR.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    score : str or polars.Expr
+        The score of each row (column name or expression).
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 0, 1, 1, 0], 'score': [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]})
+    >>> df.select(mp.area_under_pr('actual', 'score')).item()
+    0.9125
     """
 
 def auc(

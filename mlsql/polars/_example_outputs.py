@@ -4,6 +4,7 @@
 OUTPUTS = {
     "above_threshold": "[['cat'], ['dog', 'owl']]",
     "accuracy": "0.75",
+    "area_under_pr": "0.9125",
     "auc": "0.8125",
     "average_precision": "0.75",
     "average_precision_score": "0.8875",

@@ -16,6 +16,7 @@ __all__ = [
     "above_threshold",
     "accuracy",
     "accuracy_score",
+    "area_under_pr",
     "auc",
     "average_precision",
     "average_precision_score",
@@ -379,6 +380,54 @@ def accuracy_score(
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.accuracy('actual', 'predicted')).first()[0]
     0.75
+    """
+
+def area_under_pr(
+    actual: _IntoColumn,
+    score: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Area under the precision-recall curve of scores (score) for binary labels (actual) by the trapezoid rule, (0, first precision) put first: Spark MLlib's areaUnderPR.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    score : str or pyspark.sql.Column
+        Column name or Column.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.8), (1, 0.7), (0, 0.5), (1, 0.5), (1, 0.3), (0, 0.2)], 'actual int, score double')
+    >>> df.agg(ms.area_under_pr('actual', 'score')).first()[0]
+    0.9125
     """
 
 def auc(

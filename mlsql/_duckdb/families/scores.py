@@ -15,6 +15,12 @@ each positive with the next (``list_zip`` with the list shifted by one), and
 each run adds (its positives) x P(>= s) / N(>= s): one sort and a few linear
 list passes, no window and no pre-sorted input.
 
+``area_under_pr`` (Spark's ``areaUnderPR``) sorts the pairs twice, negatives first among
+equal scores (as average precision: each run's point) and positives first (each run's first
+row: the point before it), and adds each run's trapezoid from the two aligned. With
+``sample_weight`` it, as average precision, reduces the sorted (score, label, weight) triples
+in one pass (``list_reduce``), closing each run of equal scores with its trapezoid.
+
 ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
 triples and sums them per bin (``n_bins`` is known only when the query runs): one
 pass over the list per bin, whose sums make the bin's term under ``norm``.
@@ -36,10 +42,75 @@ from mlsql.measures import scores as SC
 FILE = "scores.sql"
 DESCRIPTION = (
     "Scores against binary labels: logloss, auc (Mann-Whitney, ties one half), "
-    "average precision, Brier score and expected calibration error."
+    "average precision, Spark's trapezoid area under the PR curve, Brier score and expected"
+    " calibration error."
 )
 ORDER = 25
 FAMILIES: tuple[str, ...] = ()  # rendered here
+
+
+def _trapezoid_helper(ops: SqlOps) -> Macro:
+    """Spark's trapezoid sum over (s, y, w) sorted from the highest score: one pass over the
+    runs of equal scores, each closed run adding :func:`mlsql.measures.scores.pr_trapezoid`
+    at its point (precision WP(>= s) / W(>= s)), the point before it (its own for the first)
+    carried as ``prev``; a run reached before any weight is no point."""
+    new_run = "x.s IS DISTINCT FROM acc.last"
+    zero = "0::DOUBLE"
+    carried = "s := NULL::DOUBLE, y := NULL::DOUBLE, w := NULL::DOUBLE"
+    precision = Sql("acc.pos / acc.n")
+    term = SC.pr_trapezoid(ops, Sql("acc.run"), precision, Sql(f"coalesce(acc.prev, {precision})"))
+    closed = f"acc.total + CASE WHEN acc.n > 0 THEN {term} ELSE 0.0 END"
+    step = (
+        "struct_pack(last := x.s, n := acc.n + x.w, pos := acc.pos + x.y * x.w,"
+        f" run := CASE WHEN {new_run} THEN {zero} ELSE acc.run END + x.y * x.w,"
+        f" prev := CASE WHEN {new_run} AND acc.n > 0 THEN {precision} ELSE acc.prev END,"
+        f" total := CASE WHEN {new_run} THEN {closed} ELSE acc.total END, {carried})"
+    )
+    start = (
+        f"struct_pack(last := NULL::DOUBLE, n := {zero}, pos := {zero}, run := {zero},"
+        f" prev := NULL::DOUBLE, total := {zero}, {carried})"
+    )
+    return Macro(
+        FILE,
+        "_mlsql_pr_trapezoid_sum",
+        ("sorted",),
+        str(let(f"list_reduce(sorted, lambda acc, x: {step}, {start})", "acc", closed)),
+        "Σ over runs of equal scores of (run's positive weight) x (P(t) + P(t')) / 2, t' the run"
+        " before (t for the first), (s, y, w) sorted from the highest score.",
+        public=False,
+    )
+
+
+def _run_trapezoid_helper(ops: SqlOps) -> Macro:
+    """Spark's trapezoid sum without weights, from the positives in two sorts: ``last`` with
+    negatives first among equal scores (a run's last positive is its last row: P(>= t),
+    N(>= t)), ``first`` with positives first (a run's first positive is its first row: the
+    rows and positives above the run, the point before it). Each list filtered to one element
+    per run of equal scores holding a positive, the two align; a run of negatives only adds no
+    area, and its point is the next run's point before. Linear list passes, no reduce."""
+    ends = (
+        "list_filter(list_transform(list_zip(last, last[2:]), lambda z, j: struct_pack(j := j,"
+        " i := z[1].i, keep := z[2] IS NULL OR z[2].s <> z[1].s)), lambda e: e.keep)"
+    )
+    starts = let(
+        "first",
+        "b",
+        "list_filter(list_transform(list_zip(b, list_prepend(b[1], b), true), lambda z, j:"
+        " struct_pack(j := j, i := z[1].i, keep := j = 1 OR z[2].s <> z[1].s)),"
+        " lambda e: e.keep)",
+    )
+    precision = Sql("z[1].j / z[1].i")
+    before = Sql(f"CASE WHEN z[2].i > 1 THEN (z[2].j - 1) / (z[2].i - 1) ELSE {precision} END")
+    term = SC.pr_trapezoid(ops, Sql("z[1].j - z[2].j + 1"), precision, before)
+    return Macro(
+        FILE,
+        "_mlsql_run_trapezoid_sum",
+        ("last", "first"),
+        f"list_sum(list_transform(list_zip({ends}, {starts}), lambda z: {term}))",
+        "Σ over runs of equal scores of (positives in the run) x (P(t) + P(t')) / 2, t' the run"
+        " before (t for the first), from the positives' (s, i) in two sorts.",
+        public=False,
+    )
 
 
 def _helpers() -> list[Macro]:
@@ -191,15 +262,22 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     if m.name == "brier_score_loss":
         term = SC.squared_error_term(ops, y_num, s)
         return SC.LossStats(n=n, total_loss=Sql(f"fsum(CASE WHEN {known} THEN {term} END)"))
-    if m.name == "average_precision_score":
+    if m.name in ("average_precision_score", "area_under_pr"):
         # + 0.0 makes -0.0 equal to 0.0 in the sort as in the comparisons
-        pairs = f"list(struct_pack(s := {s} + 0.0, k := NOT {y})) FILTER (WHERE {known})"
-        positives = (
-            f"list_filter(list_transform(list_sort({pairs}, 'DESC'), lambda x, i:"
-            " struct_pack(s := x.s, i := i, y := NOT x.k)), lambda x: x.y)"
-        )
-        precision_sum = call(q("_mlsql_run_precision_sum"), Sql(positives))
-        return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=precision_sum)
+        def positives(first: bool) -> str:  # (s, i) of the positives, i among all rows
+            k = f"{y}" if first else f"NOT {y}"
+            pairs = f"list(struct_pack(s := {s} + 0.0, k := {k})) FILTER (WHERE {known})"
+            flag = "x.k" if first else "NOT x.k"
+            return (
+                f"list_filter(list_transform(list_sort({pairs}, 'DESC'), lambda x, i:"
+                f" struct_pack(s := x.s, i := i, y := {flag})), lambda x: x.y)"
+            )
+
+        if m.name == "area_under_pr":
+            total = call(q("_mlsql_run_trapezoid_sum"), Sql(positives(False)), Sql(positives(True)))
+        else:
+            total = call(q("_mlsql_run_precision_sum"), Sql(positives(False)))
+        return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=total)
     if m.name == "expected_calibration_error":
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
@@ -249,6 +327,10 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         precision_sum = call(q("_mlsql_weighted_precision_sum"), Sql(f"list_sort({rows}, 'DESC')"))
         count = Sql(f"count(CASE WHEN {known} THEN 1 END)")
         return SC.PrecisionStats(n=count, n_positive=n_pos, precision_sum=precision_sum)
+    if m.name == "area_under_pr":
+        area = call(q("_mlsql_pr_trapezoid_sum"), Sql(f"list_sort({rows}, 'DESC')"))
+        count = Sql(f"count(CASE WHEN {known} THEN 1 END)")
+        return SC.PrecisionStats(n=count, n_positive=n_pos, precision_sum=area)
     if m.name == "expected_calibration_error":
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
@@ -270,7 +352,7 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """logloss, auc, average precision, Brier score, calibration error, and their other names."""
-    out = _helpers()
+    out = [*_helpers(), _trapezoid_helper(ops), _run_trapezoid_helper(ops)]
     for m in measures(family=SC.FAMILY):
         if m.build is not None and m.available_in("duckdb"):
             weighted = weighted_stats(qualify, m, ops)

@@ -6,7 +6,9 @@ statistic computed once, streaming). ``auc`` ranks the known rows' scores
 the positives' ranks. ``average_precision_score`` ranks them from the highest
 with ties given the largest rank (``rank('max', descending=True)``), which is
 N(>= s) among all rows and P(>= s) among the positives: the mean over the
-positives of their ratio is the step-wise AP. ``expected_calibration_error``
+positives of their ratio is the step-wise AP. ``area_under_pr`` sorts them from the highest
+and reads the running sums at the last row of each run of equal scores (Spark's trapezoid
+sum). ``expected_calibration_error``
 sums prob - actual per bin (a window sum over each row's bin, whatever ``n_bins``).
 
 Examples
@@ -189,6 +191,34 @@ def precision_stats_of(m: Measure) -> Any:
     return stats
 
 
+def trapezoid_stats(
+    m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr | None = None
+) -> SC.PrecisionStats:
+    """Spark's trapezoid sum: the known rows sorted from the highest score, the running
+    positives and rows read at each run's last row (the run's point), and each run's
+    :func:`mlsql.measures.scores.pr_trapezoid` from its point and the one before (its own for
+    the first). A run reached before any weight is no point (rows that weigh 0 are absent)."""
+    y, s = _label_score(m, inputs)
+    mask = K.known(y, s) if weight is None else K.known(y, s, weight)
+    sk = s.filter(mask) + 0.0  # -0.0 ties with 0.0
+    wk = pl.lit(1.0) if weight is None else weight.filter(mask).cast(pl.Float64)
+    positive = wk * y.filter(mask).cast(pl.Float64)
+    every = positive * 0.0 + wk
+    order = -sk  # descending, as a key (Polars sorts ties in no fixed order, which no sum sees)
+    ordered = sk.sort_by(order)
+    after = ordered.shift(-1)
+    run_end = after.is_null() | (ordered != after)
+    rows, pos = every.sort_by(order).cum_sum(), positive.sort_by(order).cum_sum()
+    point = run_end & (rows > 0)
+    rows, pos = rows.filter(point), pos.filter(point)
+    precision = pos / rows
+    run = pos - pos.shift(1).fill_null(0.0)
+    area = SC.pr_trapezoid(K.OPS, run, precision, precision.shift(1).fill_null(precision)).sum()
+    return SC.PrecisionStats(
+        n=sk.len().cast(pl.Int64), n_positive=positive.sum(), precision_sum=area
+    )
+
+
 def calibration_function(m: Measure) -> Any:
     """expected_calibration_error: the rows' prob - actual summed per bin, the bins' sums' sizes
     summed.
@@ -235,6 +265,10 @@ def function_of(m: Measure) -> Any:
     module = sys.modules[__name__]
     if m.name == "average_precision_score":
         return K.direct(m, precision_stats_of(m), check, module)
+    if m.name == "area_under_pr":
+        return K.direct(
+            m, lambda *inputs, weight=None: trapezoid_stats(m, inputs, weight), check, module
+        )
     if m.name == "expected_calibration_error":
         return calibration_function(m)
     if m.name.endswith("logloss") or m.name == "brier_score_loss":

@@ -56,6 +56,7 @@ UNBOUNDED: dict[str, str] = {
     ),
     **dict.fromkeys(
         (
+            "area_under_pr",
             "auc",
             "average_precision_score",
             "hivemall_auc",

@@ -19,7 +19,8 @@ outside the aggregate and the input needs no order.
 ``brier_score_loss`` streams as ``logloss`` does. ``average_precision_score``
 collects and sorts the group's pairs as ``auc`` does (scores from the highest),
 and one pass over them adds, per run of equal scores, its positives x P(>= s)
-/ N(>= s). ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
+/ N(>= s); ``area_under_pr`` likewise, each run adding its trapezoid (Spark's own
+``areaUnderPR``, without leaving the aggregate). ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
 pairs as DuckDB does, sorts them by bin and sums each bin's in one pass.
 
 Labels are boolean or 0/1 (any other value raises when read, with mlsql's
@@ -65,6 +66,7 @@ EXAMPLE_OUTPUTS = {
     "logloss": "0.56553820200...",
     "hivemall_logloss": "0.56553820200...",
     "average_precision_score": "0.8875",
+    "area_under_pr": "0.9125",
     "brier_score_loss": "0.19333333333...",
     "expected_calibration_error": "0.16666666666...",
 }
@@ -139,6 +141,14 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
             n=F.count(F.when(known, 1)),
             n_positive=F.sum(F.when(known, weighed(y))),
             precision_sum=precision_sum,
+        )
+    if measure.name == "area_under_pr":
+        fields = [(s + 0.0).alias("s"), y.alias("y"), *([] if w is None else [w.alias("w")])]
+        pairs = F.collect_list(F.when(known, F.struct(*fields)))
+        return SC.PrecisionStats(
+            n=F.count(F.when(known, 1)),
+            n_positive=F.sum(F.when(known, weighed(y))),
+            precision_sum=trapezoid_sum(F.sort_array(pairs, asc=False), w is not None),
         )
     if measure.name == "expected_calibration_error":
         # the checks (raise_error, which Spark does not share between terms) run once, in n,
@@ -238,6 +248,45 @@ def run_precision_sum(pairs: Column, weighted: bool = False) -> Column:
             (acc["n"] + one).alias("n"),
             (acc["pos"] + positive).alias("pos"),
             (F.when(new_run, zero).otherwise(acc["run"]) + positive).alias("run"),
+            F.when(new_run, closed(acc)).otherwise(acc["total"]).alias("total"),
+        )
+
+    return F.aggregate(pairs, start, step, closed)
+
+
+def trapezoid_sum(pairs: Column, weighted: bool = False) -> Column:
+    """Spark's trapezoid sum over (s, y[, w]) pairs sorted from the highest score: one pass
+    keeping the rows and positives seen so far, the run's positives and the precision of the
+    point before the run; a closed run adds :func:`mlsql.measures.scores.pr_trapezoid` (the
+    first run with its own precision as the point before). A run reached before any weight is
+    no point (rows that weigh 0 are absent)."""
+    start = F.struct(
+        F.lit(None).cast("double").alias("last"),
+        F.lit(0.0).alias("n"),
+        F.lit(0.0).alias("pos"),
+        F.lit(0.0).alias("run"),
+        F.lit(None).cast("double").alias("prev"),
+        F.lit(0.0).alias("total"),
+    )
+
+    def precision(acc: Column) -> Column:
+        return acc["pos"] / acc["n"]
+
+    def closed(acc: Column) -> Column:  # the total with the current run counted
+        p = precision(acc)
+        term = SC.pr_trapezoid(OPS, acc["run"], p, F.coalesce(acc["prev"], p))
+        return acc["total"] + F.when(acc["n"] > 0, term).otherwise(0.0)
+
+    def step(acc: Column, x: Column) -> Column:
+        new_run = ~x["s"].eqNullSafe(acc["last"])
+        one = x["w"] if weighted else F.lit(1.0)
+        positive = x["y"] * one
+        return F.struct(
+            x["s"].alias("last"),
+            (acc["n"] + one).alias("n"),
+            (acc["pos"] + positive).alias("pos"),
+            (F.when(new_run, 0.0).otherwise(acc["run"]) + positive).alias("run"),
+            F.when(new_run & (acc["n"] > 0), precision(acc)).otherwise(acc["prev"]).alias("prev"),
             F.when(new_run, closed(acc)).otherwise(acc["total"]).alias("total"),
         )
 
