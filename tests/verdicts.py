@@ -260,6 +260,8 @@ def extreme_values(p: Param) -> list[Any]:
     elif isinstance(inner, P.Integer):
         low = inner.low
         out += [low - 1, low, low + 1, 2**31, 10**12, 2**53 + 1, 2**63 - 1, 2**63, 1e300, math.nan]
+    elif isinstance(inner, P.AutoBoolean):
+        out += ["auto", "AUTO", True, False]
     elif isinstance(inner, P.Options):
         out += list(inner.strings) + [s.upper() for s in inner.strings] + list(inner.numbers)
         if inner.nan:
