@@ -301,6 +301,10 @@ CREATE OR REPLACE MACRO _mlsql_step_average_precision(precision_sum, n_positive,
 CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
     CASE WHEN (system.main.floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE system.main.floor((p * n_bins)) END;
 
+-- _mlsql_brier_scale(scale_by_half): What a binary Brier score, the mean of (p - y)², is multiplied by under ``scale_by_half``.
+CREATE OR REPLACE MACRO _mlsql_brier_scale(scale_by_half) AS 
+    CASE WHEN (scale_by_half = 'false') THEN 2.0 ELSE CASE WHEN (scale_by_half = 'true') THEN 1.0 ELSE 1.0 END END;
+
 -- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 
     _mlsql_ratio(((n * correct) - sum_rc), (system.main.pow(((n * n) - sum_cc), 0.5) * system.main.pow(((n * n) - sum_rr), 0.5)), zero_division, (correct = n));

@@ -2057,9 +2057,10 @@ def brier_score_loss(
     actual: _IntoColumn,
     prob: _IntoColumn,
     *,
+    scale_by_half: bool | str = "auto",
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
+    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual), doubled with scale_by_half=False.
 
     Parameters
     ----------
@@ -2067,6 +2068,11 @@ def brier_score_loss(
         The true value of each row: a column (name or Column).
     prob : str or pyspark.sql.Column
         Column name or Column.
+    scale_by_half : {'auto', True, False}, default 'auto'
+        Whether the Brier score is halved, scikit-learn's scale_by_half: 'auto' (the
+        default) halves it for fewer than 3 classes (the binary score stays the mean of
+        (prob - actual)², in [0, 1]) and keeps multiclass scores in [0, 2]; True and
+        False force it (a binary score unhalved counts both classes: twice the mean).
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
