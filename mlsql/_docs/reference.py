@@ -89,6 +89,11 @@ PARAMETERS = {
         "its step to the next (scikit-learn's `drop_intermediate=True`, its default); `false` "
         "(mlsql's default) keeps every distinct score."
     ),
+    "scale_by_half": (
+        "scikit-learn's `scale_by_half`: `'auto'` (default) or a boolean. The binary Brier "
+        "score is the mean of (prob - actual)² under `'auto'` and `true`; `false` doubles it "
+        "(both classes' squared errors, the [0, 2] range)."
+    ),
     "cost_fn": "The cost of a false negative: a finite number.",
     "cost_fp": "The cost of a false positive: a finite number.",
     "correction": (
