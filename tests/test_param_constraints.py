@@ -143,6 +143,7 @@ DUCKDB_INPUTS = {
                 "scores": "MAP {'a': 0.5}", "ranked_relevance": "[1.0, 0.0]",
                 "ideal_relevance": "[1.0]"},
     "label_scores": {"actual": "['a']", "scores": "MAP {'a': 0.5}"},
+    "class_scores": {"actual": "'a'", "scores": "MAP {'a': 0.5}"},
 }  # fmt: skip
 COUNTS = {"tp": "1", "fp": "1", "fn": "1", "tn": "1"}
 #: valid values of the parameters that have no default and no constraint

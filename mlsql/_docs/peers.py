@@ -264,6 +264,8 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "average_precision_score": (sk("average_precision_score"), tm("BinaryAveragePrecision")),
     "brier_score_loss": (sk("brier_score_loss"),),
     "expected_calibration_error": (tm("BinaryCalibrationError(norm='l1')"),),
+    # class scores
+    "multiclass_brier_score": (sk("brier_score_loss(labels=...)"),),
     # single label
     "class_distribution": _NONE,
     "majority_class": _NONE,

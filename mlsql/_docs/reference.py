@@ -35,6 +35,7 @@ FAMILIES = {
     "thresholds": "Calibration and thresholds",
     "ranking": "Ranking",
     "label_scores": "Label scores",
+    "class_scores": "Class scores",
 }
 #: families with no module of their own, or whose module speaks to developers
 INTROS = {
