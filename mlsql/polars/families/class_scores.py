@@ -1,10 +1,9 @@
-"""The multiclass Brier score in Polars: per row a list evaluation, then a sum, a count and a
-maximum.
+"""The multiclass Brier score in Polars: a sum, a count and a maximum over exploded cells.
 
-A row's entries (its scored classes, a label's first entry, NULL labels and scores dropped)
-get the row's true label appended; inside the list evaluation a class is true where its
-label equals that last one, so no Python runs per row. The formula is the registry's
-(:mod:`mlsql.measures.class_scores`).
+The known rows' scored classes (a label's first entry, NULL labels and scores dropped) are
+exploded into one cell per (row, class) beside the row's true label and weight; each cell
+adds (p - [class is true])², each row whose true class is unscored adds 1. No Python runs
+per row. The formula is the registry's (:mod:`mlsql.measures.class_scores`).
 
 Examples
 --------
@@ -25,23 +24,21 @@ Examples
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
-from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
 from mlsql._front.build import lookup
 from mlsql._label_types import NOT_A_LABEL_MESSAGE
 from mlsql._registry import Measure, measures
 from mlsql.measures import class_scores as CS
-from mlsql.polars._checks import checked
 from mlsql.polars._dtypes import Pairs, check_same_kind, inner, kind
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import _score_entries
+from mlsql.polars.families.scores import probability
 
 FAMILIES = (CS.FAMILY,)
 EXAMPLE: dict[str, list[Any]] = {
@@ -55,26 +52,6 @@ EXAMPLE: dict[str, list[Any]] = {
 LABEL_KINDS = ("text", "integer", "null")
 
 
-def _first_bad(values: Any, bad: Any) -> Any:
-    items = [] if values is None else list(values)
-    return next((v for v in items if v is not None and bad(v)), None)
-
-
-def _probabilities(func: str, name: str, scores: pl.Expr) -> pl.Expr:
-    """A row's scores (a list), refused when one is not finite, below 0 or above 1."""
-    elem = pl.element()
-
-    def not_finite(row: Any) -> str:
-        x = _first_bad(row, lambda v: not math.isfinite(v))
-        got = CP.NOT_FINITE[0 if x != x else 1 if x > 0 else 2]
-        return CP.finite_value_message(func, name, got)
-
-    out = checked(scores, lambda v: v.list.eval(~elem.is_finite()).list.any(), not_finite)
-    below, above = (CP.probability_value_message(func, name, got) for got in CP.OUT_OF_RANGE)
-    out = checked(out, lambda v: v.list.eval(elem < 0).list.any(), lambda _: below)
-    return checked(out, lambda v: v.list.eval(elem > 1).list.any(), lambda _: above)
-
-
 def check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     """One label per row of the kind of the scores' labels; the scores as {label, score}."""
     (a_expr, a_dtype), (s_expr, s_dtype) = pairs
@@ -82,50 +59,44 @@ def check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     if inner(a_dtype) is not None or kind(a_dtype) not in LABEL_KINDS:
         raise MlsqlError(NOT_A_LABEL_MESSAGE.format(func=func, name=names[0], type=a_dtype))
     check_same_kind(func, names, [a_dtype, s_dtype], [a_dtype, label_type])
-    target = pl.String() if kind(label_type) == "text" else None
-    if kind(a_dtype) == "null" and kind(label_type) != "null":
-        target = pl.String() if kind(label_type) == "text" else label_type
-    if target is not None:
-        a_expr = a_expr.cast(target)
-        entries = entries.list.eval(
-            pl.struct(
-                pl.element().struct.field("label").cast(target), pl.element().struct.field("score")
-            )
-        )
+    # the entries' labels are already String (text) or their integer type
+    if kind(label_type) == "text":
+        a_expr = a_expr.cast(pl.String())
+    elif kind(a_dtype) == "null" and kind(label_type) != "null":
+        a_expr = a_expr.cast(label_type)
     return [a_expr, entries]
 
 
-def _row(func: str, actual: pl.Expr, entries: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """A row's Σ of squared errors over its classes and its number of classes."""
-    label, score = pl.element().struct.field("label"), pl.element().struct.field("score")
-    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
-    scored = entries.list.eval(pl.element().filter(first))
-    scored = scored.list.eval(pl.struct(label.alias("label"), score.alias("score")))
-    probs = _probabilities(func, "scores", scored.list.eval(score))
-    cells = pl.concat_list(
-        scored, pl.struct(actual.alias("label"), pl.lit(None, pl.Float64).alias("score"))
-    )
-    lab, sc = pl.element().struct.field("label"), pl.element().struct.field("score")
-    is_true = (lab == lab.last()) & sc.is_not_null()
-    unscored = pl.lit(1) - is_true.any().cast(pl.Int64)
-    term = CS.class_squared_error(K.OPS, sc, is_true).filter(sc.is_not_null())
-    loss = cells.list.eval(term.sum() + unscored).list.first()
-    width = cells.list.eval(sc.is_not_null().sum() + unscored).list.first()
-    # the probabilities' checks run where the loss is read
-    loss = pl.when(probs.is_null()).then(None).otherwise(loss)
-    return loss, width
-
-
 def stats(m: Measure, *inputs: pl.Expr, weight: pl.Expr | None = None) -> CS.ClassBrierStats:
-    """The group's known rows (their weight), Σ of their losses and their widest row."""
+    """The group's known rows (their weight), Σ of their losses and their widest row.
+
+    The known rows' scored classes are exploded into one cell per (row, class), each beside
+    its row's true label (and weight): Σ over the cells of (p - [class is true])², plus 1
+    per row whose true class is unscored. Columnar: no list evaluation per row beyond
+    keeping each label's first entry.
+    """
     actual, entries = inputs
     mask = K.known(actual, entries) if weight is None else K.known(actual, entries, weight)
-    loss, width = _row(m.name, actual, entries)
-    w = pl.lit(1.0) if weight is None else weight
+    label, score = pl.element().struct.field("label"), pl.element().struct.field("score")
+    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
+    scored = entries.filter(mask).list.eval(pl.element().filter(first))
+    labels, probs = scored.list.eval(label), scored.list.eval(score)
+    truth = actual.filter(mask)
+    w = pl.lit(1.0) if weight is None else weight.filter(mask).cast(pl.Float64)
+    size = labels.list.len()
+    # an empty list explodes to one NULL cell, and so does its row repeated 0 times
+    cell_p = probability(
+        m.name, "scores", K.number(m.name, "scores", probs.explode(), pl.Float64(), finite=True)
+    )
+    is_true = labels.explode() == truth.repeat_by(size).explode()
+    cell = CS.class_squared_error(K.OPS, cell_p, is_true)
+    unscored = 1 - labels.list.contains(truth).cast(pl.Int64)
+    if weight is not None:
+        cell = cell * w.repeat_by(size).explode()
     return CS.ClassBrierStats(
-        n=w.filter(mask).sum() if weight is not None else mask.sum().cast(pl.Int64),
-        total_loss=(loss * w).filter(mask).sum(),
-        n_classes=width.filter(mask).max(),
+        n=w.sum() if weight is not None else mask.sum().cast(pl.Int64),
+        total_loss=cell.sum() + (unscored * w).sum(),
+        n_classes=(size + unscored).max(),
     )
 
 
