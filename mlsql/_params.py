@@ -506,6 +506,51 @@ class Boolean:
         return {"true": True, "false": False}.get(text.lower(), text)
 
 
+@dataclass(frozen=True)
+class AutoBoolean:
+    """``'auto'`` (any case) or a boolean (scikit-learn's ``StrOptions({'auto'})`` or
+    ``'boolean'``; never 0, 1 or the strings 'true' and 'false'). The checked value is text:
+    ``'auto'``, ``'true'`` or ``'false'``, the same in Python and in SQL."""
+
+    type_doc: str = "{'auto', True, False}"
+    #: Spark SQL casts a BOOLEAN argument to its text ('true', 'false') at the call
+    spark_type: str = "STRING"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return "'auto' or a boolean (True or False)"
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form (text).
+
+        Examples
+        --------
+        >>> AutoBoolean().accepts(False), AutoBoolean().accepts("Auto"), AutoBoolean().accepts(1)
+        ((True, 'false'), (True, 'auto'), (False, None))
+        """
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            return True, "true" if value else "false"
+        if isinstance(value, str) and value.lower() == "auto":
+            return True, "auto"
+        return False, None
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, its checked value as text) for any type."""
+        text = f"lower(CAST({x} AS VARCHAR))"
+        ok = f"typeof({x}) = 'BOOLEAN' OR (typeof({x}) = 'VARCHAR' AND {text} = 'auto')"
+        return ok, text
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """Spark SQL (valid, value as text): the STRING parameter holds 'true' or 'false' for a
+        boolean argument."""
+        return f"lower({x}) IN ('auto', 'true', 'false')", f"lower({x})"
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the value it stands for: true or false (any case), else
+        the text."""
+        return {"true": True, "false": False}.get(text.lower(), text)
+
+
 def _number_text(text: str) -> Any:
     """``text`` as an int or float when it reads as one (as Python writes numbers), else itself.
 
@@ -782,6 +827,15 @@ DROP_INTERMEDIATE = Param(
     "+inf point and the first and last thresholds always stay. False by default, all\n"
     "points (scikit-learn's default is True).",
 )
+SCALE_BY_HALF = Param(
+    "scale_by_half",
+    "auto",
+    AutoBoolean(),
+    "Whether the Brier score is halved, scikit-learn's scale_by_half: 'auto' (the\n"
+    "default) halves it for fewer than 3 classes (the binary score stays the mean of\n"
+    "(prob - actual)², in [0, 1]) and keeps multiclass scores in [0, 2]; True and\n"
+    "False force it (a binary score unhalved counts both classes: twice the mean).",
+)
 #: every parameter declared with a constraint, by its check key (one SQL check macro each)
 PARAMS = {
     p.check_key: p
@@ -805,5 +859,6 @@ PARAMS = {
         SCORE_AVERAGE,
         THRESHOLD_BINS,
         DROP_INTERMEDIATE,
+        SCALE_BY_HALF,
     )
 }

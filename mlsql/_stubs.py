@@ -45,6 +45,7 @@ PARAM_TYPES = {
     "norm": "str",
     "p": "float",
     "positive": "Any",
+    "scale_by_half": "bool | str",
     "threshold": "float | None",
     "weights": "str | None",
     "zero_division": "float | str",

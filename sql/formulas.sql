@@ -129,6 +129,14 @@ CREATE OR REPLACE MACRO _mlsql_kappa_z_value(tp, fp, fn, tn) AS
 CREATE OR REPLACE MACRO _mlsql_kappa_p_value(tp, fp, fn, tn) AS 
     system.main.list_transform([system.main.struct_pack(v0 := _mlsql_kappa_z_value(tp, fp, fn, tn))], lambda _mlsql_kappa_z: _mlsql_erfc((CASE WHEN (_mlsql_kappa_z.v0 < 0) THEN (- _mlsql_kappa_z.v0) ELSE _mlsql_kappa_z.v0 END / 1.4142135623730951)))[1];
 
+-- _mlsql_class_squared_error(p, is_true): (p - [class is true])² of one scored class of a row.
+CREATE OR REPLACE MACRO _mlsql_class_squared_error(p, is_true) AS 
+    ((p - CASE WHEN is_true THEN 1.0 ELSE 0.0 END) * (p - CASE WHEN is_true THEN 1.0 ELSE 0.0 END));
+
+-- _mlsql_multiclass_brier_scale(scale_by_half, n_classes): 1/2 when halved: True, or 'auto' with fewer than 3 classes (scikit-learn's rule).
+CREATE OR REPLACE MACRO _mlsql_multiclass_brier_scale(scale_by_half, n_classes) AS 
+    CASE WHEN (scale_by_half = 'false') THEN 1.0 ELSE CASE WHEN (scale_by_half = 'true') THEN 0.5 ELSE CASE WHEN (n_classes < 3) THEN 0.5 ELSE 1.0 END END END;
+
 -- _mlsql_curve_precision(true_pos, false_pos): tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).
 CREATE OR REPLACE MACRO _mlsql_curve_precision(true_pos, false_pos) AS 
     CASE WHEN ((true_pos + false_pos) = 0) THEN 1.0 ELSE (true_pos / (true_pos + false_pos)) END;
@@ -312,6 +320,10 @@ CREATE OR REPLACE MACRO _mlsql_pr_trapezoid(run_positive, run_precision, previou
 -- _mlsql_calibration_bin(p, n_bins): min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.
 CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
     CASE WHEN (system.main.floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE system.main.floor((p * n_bins)) END;
+
+-- _mlsql_brier_scale(scale_by_half): What a binary Brier score, the mean of (p - y)², is multiplied by under ``scale_by_half``.
+CREATE OR REPLACE MACRO _mlsql_brier_scale(scale_by_half) AS 
+    CASE WHEN (scale_by_half = 'false') THEN 2.0 ELSE CASE WHEN (scale_by_half = 'true') THEN 1.0 ELSE 1.0 END END;
 
 -- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 

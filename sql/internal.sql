@@ -130,6 +130,12 @@ CREATE OR REPLACE MACRO _mlsql_check_drop_intermediate(x, func) AS
          WHEN system.main.typeof(x) = 'BOOLEAN' THEN TRY_CAST(x AS BOOLEAN)
          ELSE system.main.error('The ''drop_intermediate'' parameter of ' || func || ' must be a boolean (True or False). Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_scale_by_half(x, func): Validate scale_by_half: 'auto' or a boolean (True or False).
+CREATE OR REPLACE MACRO _mlsql_check_scale_by_half(x, func) AS 
+    CASE WHEN x IS NULL THEN system.main.error('The ''scale_by_half'' parameter of ' || func || ' must be ''auto'' or a boolean (True or False). Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.typeof(x) = 'BOOLEAN' OR (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) = 'auto') THEN system.main.lower(CAST(x AS VARCHAR))
+         ELSE system.main.error('The ''scale_by_half'' parameter of ' || func || ' must be ''auto'' or a boolean (True or False). Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
     CASE zero_division

@@ -141,6 +141,41 @@ def score_maps(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataTy
     return cols, {"scores": pa.map_(pa.string(), pa.float64()), "actual": pa.list_(pa.string())}
 
 
+def class_scores(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """actual: one label per row (NULLs); scores: label -> probability maps (NULL maps, NULL
+    probabilities, classes left out, the true class among them)."""
+    labels = ["a", "b", "c", "d"]
+    maps: list[Any] = []
+    for _ in range(n):
+        if rng.random() < 0.1:
+            maps.append(None)
+            continue
+        chosen = rng.sample(labels, rng.randint(0, 4))
+        maps.append({x: _maybe(rng, rng.choice([0.0, 0.25, 0.5, 0.75, 1.0]), 0.1) for x in chosen})
+    cols = {"scores": maps, "actual": [_maybe(rng, rng.choice(labels), 0.1) for _ in range(n)]}
+    return cols, {"scores": pa.map_(pa.string(), pa.float64()), "actual": pa.string()}
+
+
+def multiclass_brier(rows: list[tuple[Any, Any]], scale_by_half: Any = "auto") -> Any:
+    """scikit-learn's multiclass Brier score in exact fractions: per known row, Σ over its
+    scored classes of (p - [class is true])², plus 1 when the true class is unscored (its
+    probability 0); the mean over the rows, halved when ``scale_by_half`` says so ('auto':
+    fewer than 3 classes in the widest row). NULL over no known row."""
+    total, n, widest = Fraction(0), 0, 0
+    for scores, actual in rows:
+        if scores is None or actual is None:
+            continue
+        scored = {k: Fraction(v) for k, v in scores.items() if v is not None}
+        total += sum(((p - (k == actual)) ** 2 for k, p in scored.items()), Fraction(0))
+        total += 0 if actual in scored else 1
+        n += 1
+        widest = max(widest, len(scored) + (0 if actual in scored else 1))
+    if n == 0:
+        return None
+    halved = widest < 3 if str(scale_by_half).lower() == "auto" else scale_by_half
+    return float(total / n / (2 if halved else 1))
+
+
 def counts_2x2(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
     """tp, fp, fn, tn: stored 2x2 counts, one table per row (zeros common), the first row
     all zeros (a table of known rows that weigh nothing)."""
@@ -158,6 +193,7 @@ DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataT
     "probabilities": probabilities,
     "ranked": ranked,
     "score_maps": score_maps,
+    "class_scores": class_scores,
     "counts_2x2": counts_2x2,
 }
 
@@ -877,6 +913,12 @@ _SCORE_AVERAGES = (
 _add(
     ["multilabel_average_precision", "multilabel_roc_auc"],
     lambda name: Reference("score_maps", _label_scores(name), _SCORE_AVERAGES),
+)
+
+REFERENCES["multiclass_brier_score"] = Reference(
+    "class_scores",
+    lambda t, p: multiclass_brier(rows_of(t, "scores", "actual"), p.get("scale_by_half", "auto")),
+    ({}, {"scale_by_half": True}, {"scale_by_half": False}),
 )
 
 #: measures whose call does not fit the common shapes (a cost table, indicator columns, a

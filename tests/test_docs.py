@@ -102,11 +102,11 @@ def reference_input(m: Measure, ex: E.Example) -> pa.Table:
     columns = dict(ex.columns)
     if ref.data == "label_lists" and "actual" not in columns:
         columns = dict(E.TAGS)  # stored counts: the reference counts the tags themselves
-    if ref.data == "score_maps":
+    if ref.data in ("score_maps", "class_scores"):
         columns["scores"] = [{e["label"]: e["score"] for e in row} for row in columns["scores"]]
     if m.inputs == ("score", "label"):
         columns = {"actual": columns["label"], "predicted": columns["score"]}
-    if ref.data == "score_maps":
+    if ref.data in ("score_maps", "class_scores"):
         return pa.table({k: pa.array(v) if k != "scores" else _map(v) for k, v in columns.items()})
     return pa.table(columns)
 

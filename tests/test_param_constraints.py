@@ -44,6 +44,7 @@ RULES = {
     "norm": "one of 'l1', 'l2', 'max'",
     "threshold_bins": "a whole number from 1 to 100000 (or NULL for exact thresholds)",
     "drop_intermediate": "a boolean (True or False)",
+    "scale_by_half": "'auto' or a boolean (True or False)",
 }
 
 
@@ -68,6 +69,8 @@ def invalid_values(p: Param) -> list[Any]:
     out: list[Any] = [] if nullable else [None]
     if isinstance(inner, P.Boolean):  # 0 and 1, their texts and a float are no booleans
         return [*out, 0, 1, "true", "False", 1.0, math.nan]
+    if isinstance(inner, P.AutoBoolean):  # nor are they 'auto' (no spaces stripped)
+        return [*out, 0, 1, "true", "False", 1.0, math.nan, "bogus", " auto", "auto "]
     out.append(True)
     if isinstance(inner, P.Number):
         out.append("2")
@@ -117,7 +120,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None,
              "n_bins": 1, "norm": "L2", "threshold_bins": None, "p": 0.5,
-             "drop_intermediate": True}  # fmt: skip
+             "drop_intermediate": True, "scale_by_half": "Auto"}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
         for value in invalid_values(p):
@@ -140,6 +143,7 @@ DUCKDB_INPUTS = {
                 "scores": "MAP {'a': 0.5}", "ranked_relevance": "[1.0, 0.0]",
                 "ideal_relevance": "[1.0]"},
     "label_scores": {"actual": "['a']", "scores": "MAP {'a': 0.5}"},
+    "class_scores": {"actual": "'a'", "scores": "MAP {'a': 0.5}"},
 }  # fmt: skip
 COUNTS = {"tp": "1", "fp": "1", "fn": "1", "tn": "1"}
 #: valid values of the parameters that have no default and no constraint
@@ -252,7 +256,9 @@ def _spark_sql_values(p: Param) -> list[Any]:
     """
     c = p.constraint
     if c.spark_type == "STRING":  # '0' and '1' are how the numbers 0 and 1 arrive there
-        numbers = {str(n) for n in c.numbers}
+        numbers = {str(n) for n in getattr(c, "numbers", ())}
+        if isinstance(c, P.AutoBoolean):  # a boolean arrives as its text: 'true', 'false'
+            numbers |= {"true", "False"}
         return [
             v for v in invalid_values(p) if v is None or (isinstance(v, str) and v not in numbers)
         ]

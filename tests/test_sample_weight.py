@@ -36,9 +36,9 @@ from tests.weights import (
 )
 
 #: the families whose weights this file checks (the other families have files of their own)
-FAMILIES = ("multilabel", "hivemall", "label_based", "ranking", "label_scores")
+FAMILIES = ("multilabel", "hivemall", "label_based", "ranking", "label_scores", "class_scores")
 #: the data kinds of those families' references, for the expression kinds
-DATA = ("label_lists", "ranked", "score_maps")
+DATA = ("label_lists", "ranked", "score_maps", "class_scores")
 SEEDS = range(5)
 TABLE_SEEDS = range(2)
 

@@ -26,6 +26,11 @@ PROB = [1.0, 0.75, 0.75, 0.5, 0.375, 0.25, 0.125, 0.0]
 WORKED = {
     # Σ (p - y)² = 0 + 1/16 + 9/16 + 1/4 + 9/64 + 1/16 + 49/64 + 0 = 118/64, over 8 rows
     ("brier_score_loss", ()): Fraction(59, 256),
+    # scale_by_half: 'auto' and True keep the binary score; False counts both classes' errors,
+    # (p - y)² and ((1 - p) - (1 - y))², so twice the mean (scikit-learn's rule)
+    ("brier_score_loss", (("scale_by_half", True),)): Fraction(59, 256),
+    ("brier_score_loss", (("scale_by_half", "AUTO"),)): Fraction(59, 256),
+    ("brier_score_loss", (("scale_by_half", False),)): Fraction(59, 128),
     # 4 bins of width 1/4: {1, .75, .75 | 1, 1, 0}: 3/8 · |5/6 - 2/3| = 1/16; {.5 | 1}: 1/16;
     # {.375, .25 | 0, 0}: 2/8 · 5/16 = 5/64; {.125, 0 | 1, 0}: 2/8 · 7/16 = 7/64; total 5/16
     ("expected_calibration_error", (("n_bins", 4),)): Fraction(5, 16),
@@ -191,6 +196,30 @@ def test_n_bins_must_be_a_whole_number_above_0(engine, n_bins, shown):
     with pytest.raises(Exception, match=message) as info:
         value(engine, "expected_calibration_error", [1, 0], [0.5, 0.5], n_bins=n_bins)
     assert_mlsql_error(engine, info.value)
+
+
+@pytest.mark.parametrize(("bad", "shown"), [(1, "1"), ("true", "'true'"), ("half", "'half'")])
+def test_scale_by_half_is_auto_or_a_boolean(engine, bad, shown):
+    """scikit-learn's rule: 'auto' or a boolean; 1 and the text 'true' are neither."""
+    message = re.escape(
+        "The 'scale_by_half' parameter of brier_score_loss must be 'auto' or a boolean "
+        f"(True or False). Got {shown} instead."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        value(engine, "brier_score_loss", [1, 0], [0.5, 0.5], scale_by_half=bad)
+    assert_mlsql_error(engine, info.value)
+
+
+def test_unhalved_weighted_brier_is_scikit_learns(engine):
+    """scale_by_half=False with weights, against scikit-learn's two-column score."""
+    sklearn = pytest.importorskip("sklearn.metrics")
+    y, p, w = [1, 0, 1, 1, 0], [0.9, 0.2, 0.35, 0.6, 0.55], [1.5, 0.25, 2.0, 0.0, 3.0]
+    t = table(y, p).append_column("w", pa.array(w))
+    got = engine.aggregate(
+        "brier_score_loss", t, columns=("actual", "prob"), scale_by_half=False, sample_weight="w"
+    )
+    want = sklearn.brier_score_loss(y, p, sample_weight=w, scale_by_half=False)
+    assert math.isclose(got, want, rel_tol=1e-12)
 
 
 def test_logloss_still_clips_probabilities_outside_0_1(engine):

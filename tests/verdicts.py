@@ -202,6 +202,24 @@ def _score_maps() -> dict[str, pa.Table]:
     }  # fmt: skip
 
 
+def _class_scores() -> dict[str, pa.Table]:
+    def cols(s: list[Any], a: list[Any], st: pa.DataType = SCORES, at: Any = None) -> pa.Table:
+        return _t({"scores": (s, st), "actual": (a, at or pa.string())})
+
+    return {
+        "mixed": cols([{"a": 0.5, "b": 0.25}, {"a": None, "c": 1.0}, None, {}, {"b": 0.5}],
+                      ["a", "c", "a", "b", None]),
+        "all_right": cols([{"a": 1.0, "b": 0.0}, {"b": 1.0, "a": 0.0}], ["a", "b"]),
+        "all_wrong": cols([{"a": 0.0, "b": 1.0}, {"b": 0.0, "a": 1.0}], ["a", "b"]),
+        "unscored_truth": cols([{"a": 1.0}], ["z"]),
+        "null_rows": cols([None, None], ["a", None]),
+        "no_rows": cols([], []),
+        "nan_score": cols([{"a": math.nan, "b": 0.5}], ["a"]),
+        "above_one": cols([{"a": 1.5}], ["a"]),
+        "int_labels": cols([{"a": 0.5}], [1], SCORES, pa.int64()),
+    }  # fmt: skip
+
+
 DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "label_lists": _label_lists,
     "classes": _classes,
@@ -210,6 +228,7 @@ DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "probabilities": _probabilities,
     "ranked": _ranked,
     "score_maps": _score_maps,
+    "class_scores": _class_scores,
 }
 
 #: weights: a column ``w`` added to the table, cycled over its rows (None: no weight given)
@@ -260,6 +279,8 @@ def extreme_values(p: Param) -> list[Any]:
     elif isinstance(inner, P.Integer):
         low = inner.low
         out += [low - 1, low, low + 1, 2**31, 10**12, 2**53 + 1, 2**63 - 1, 2**63, 1e300, math.nan]
+    elif isinstance(inner, P.AutoBoolean):
+        out += ["auto", "AUTO", True, False]
     elif isinstance(inner, P.Options):
         out += list(inner.strings) + [s.upper() for s in inner.strings] + list(inner.numbers)
         if inner.nan:

@@ -266,6 +266,8 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "area_under_pr": (mllib("BinaryClassificationMetrics", "areaUnderPR"),),
     "brier_score_loss": (sk("brier_score_loss"),),
     "expected_calibration_error": (tm("BinaryCalibrationError(norm='l1')"),),
+    # class scores
+    "multiclass_brier_score": (sk("brier_score_loss(labels=...)"),),
     # single label
     "class_distribution": _NONE,
     "majority_class": _NONE,

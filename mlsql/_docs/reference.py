@@ -35,6 +35,7 @@ FAMILIES = {
     "thresholds": "Calibration and thresholds",
     "ranking": "Ranking",
     "label_scores": "Label scores",
+    "class_scores": "Class scores",
 }
 #: families with no module of their own, or whose module speaks to developers
 INTROS = {
@@ -88,6 +89,11 @@ PARAMETERS = {
         "`true` drops each threshold whose step in fp and tp from the previous one equals "
         "its step to the next (scikit-learn's `drop_intermediate=True`, its default); `false` "
         "(mlsql's default) keeps every distinct score."
+    ),
+    "scale_by_half": (
+        "scikit-learn's `scale_by_half`: `'auto'` (default) or a boolean. The binary Brier "
+        "score is the mean of (prob - actual)² under `'auto'` and `true`; `false` doubles it "
+        "(both classes' squared errors, the [0, 2] range)."
     ),
     "cost_fn": "The cost of a false negative: a finite number.",
     "cost_fp": "The cost of a false positive: a finite number.",

@@ -30,7 +30,9 @@ P(t₁)) put first, t₁ the highest score. With P_k the positives among the row
 scored at least t_k: Σ_k (P_k - P_{k-1}) (P(t_k) + P(t_{k-1})) / 2 over the
 positives, P(t₀) = P(t₁).
 
-``brier_score_loss(actual, prob)``: the mean of (prob - actual)².
+``brier_score_loss(actual, prob, scale_by_half := 'auto')``: the mean of (prob - actual)²
+('auto' and True, scikit-learn's binary value); ``scale_by_half=False`` doubles it, the
+squared errors of both classes, as scikit-learn's.
 
 ``expected_calibration_error(actual, prob, n_bins := 10, norm := 'l1')``: with
 g_b = |mean(prob)_b - mean(actual)_b| the gap of bin b and n_b its rows, Σ_b
@@ -231,6 +233,23 @@ def _auc(ops: Any, s: RankStats, zero_division: Any) -> E:
     return ops.when(n == 0, None, value)
 
 
+@formula
+def brier_scale(ops: Any, scale_by_half: Any) -> E:
+    """What a binary Brier score, the mean of (p - y)², is multiplied by under ``scale_by_half``.
+
+    That mean is already the halved score: unhalved (False), the score also counts the
+    negative class's ((1 - p) - (1 - y))², the same squared error, so it doubles. 'auto'
+    halves for fewer than 3 classes (scikit-learn's rule), so a binary score stays as it is.
+    """
+    return F.choose(
+        ops, scale_by_half, {"false": lambda: 2.0, "true": lambda: 1.0, "auto": lambda: 1.0}
+    )
+
+
+def _brier(ops: Any, s: LossStats, scale_by_half: Any) -> E:
+    return _mean_loss(ops, s) * brier_scale(ops, scale_by_half)
+
+
 def _average_precision(ops: Any, s: PrecisionStats, zero_division: Any) -> E:
     value = step_average_precision(ops, s.precision_sum, s.n_positive, zero_division)
     return ops.when(s.n == 0, None, value)
@@ -321,9 +340,11 @@ measure(
     "brier_score_loss",
     "aggregate",
     FAMILY,
-    "Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).",
+    "Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual),"
+    " doubled with scale_by_half=False.",
     inputs=("actual", "prob"),
-)(_mean_loss)
+    params=(P.SCALE_BY_HALF,),
+)(_brier)
 measure(
     "expected_calibration_error",
     "aggregate",

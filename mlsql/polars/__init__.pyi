@@ -151,6 +151,7 @@ __all__ = [
     "mlp",
     "mrr",
     "mse",
+    "multiclass_brier_score",
     "multilabel_average_precision",
     "multilabel_counts",
     "multilabel_report",
@@ -2141,9 +2142,10 @@ def brier_score_loss(
     actual: _IntoExpr,
     prob: _IntoExpr,
     *,
+    scale_by_half: bool | str = "auto",
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
-    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
+    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual), doubled with scale_by_half=False.
 
     Parameters
     ----------
@@ -2151,6 +2153,11 @@ def brier_score_loss(
         The true values of each row (column name or expression).
     prob : str or polars.Expr
         The probability of the positive class in each row, in [0, 1] (column name or expression).
+    scale_by_half : {'auto', True, False}, default 'auto'
+        Whether the Brier score is halved, scikit-learn's scale_by_half: 'auto' (the
+        default) halves it for fewer than 3 classes (the binary score stays the mean of
+        (prob - actual)², in [0, 1]) and keeps multiclass scores in [0, 2]; True and
+        False force it (a binary score unhalved counts both classes: twice the mean).
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -4972,6 +4979,45 @@ def mse(
     >>> df = pl.DataFrame({'actual': [3.0, -0.5, 2.0, 7.0], 'predicted': [2.5, 0.0, 2.0, 8.0]})
     >>> df.select(mp.mse('actual', 'predicted')).item()
     0.375
+    """
+
+def multiclass_brier_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    scale_by_half: bool | str = "auto",
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """scikit-learn's multiclass brier_score_loss: the mean over rows of Σ over the classes of (p - [class is actual])², from per-row class probabilities (scores); unscored classes 0.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    scores : str or polars.Expr
+        Column name or expression.
+    scale_by_half : {'auto', True, False}, default 'auto'
+        Whether the Brier score is halved, scikit-learn's scale_by_half: 'auto' (the
+        default) halves it for fewer than 3 classes (the binary score stays the mean of
+        (prob - actual)², in [0, 1]) and keeps multiclass scores in [0, 2]; True and
+        False force it (a binary score unhalved counts both classes: twice the mean).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['cat', 'dog'], 'scores': [[{'label': 'cat', 'score': 0.75}, {'label': 'dog', 'score': 0.25}], [{'label': 'cat', 'score': 0.5}]]})
+    >>> df.select(mp.multiclass_brier_score('actual', 'scores')).item()
+    0.34375
     """
 
 def multilabel_average_precision(

@@ -150,6 +150,7 @@ __all__ = [
     "mlp",
     "mrr",
     "mse",
+    "multiclass_brier_score",
     "multilabel_average_precision",
     "multilabel_counts",
     "multilabel_report",
@@ -2158,9 +2159,10 @@ def brier_score_loss(
     actual: _IntoColumn,
     prob: _IntoColumn,
     *,
+    scale_by_half: bool | str = "auto",
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
+    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual), doubled with scale_by_half=False.
 
     Parameters
     ----------
@@ -2168,6 +2170,11 @@ def brier_score_loss(
         The true value of each row: a column (name or Column).
     prob : str or pyspark.sql.Column
         Column name or Column.
+    scale_by_half : {'auto', True, False}, default 'auto'
+        Whether the Brier score is halved, scikit-learn's scale_by_half: 'auto' (the
+        default) halves it for fewer than 3 classes (the binary score stays the mean of
+        (prob - actual)², in [0, 1]) and keeps multiclass scores in [0, 2]; True and
+        False force it (a binary score unhalved counts both classes: twice the mean).
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -5507,6 +5514,51 @@ def mse(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def multiclass_brier_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    scale_by_half: bool | str = "auto",
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """scikit-learn's multiclass brier_score_loss: the mean over rows of Σ over the classes of (p - [class is actual])², from per-row class probabilities (scores); unscored classes 0.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    scores : str or pyspark.sql.Column
+        Column name or Column.
+    scale_by_half : {'auto', True, False}, default 'auto'
+        Whether the Brier score is halved, scikit-learn's scale_by_half: 'auto' (the
+        default) halves it for fewer than 3 classes (the binary score stays the mean of
+        (prob - actual)², in [0, 1]) and keeps multiclass scores in [0, 2]; True and
+        False force it (a binary score unhalved counts both classes: twice the mean).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([('cat', {'cat': 0.75, 'dog': 0.25}), ('dog', {'cat': 0.5})], 'actual string, scores map<string, double>')
+    >>> df.agg(ms.multiclass_brier_score('actual', 'scores')).first()[0]
+    0.34375
     """
 
 def multilabel_average_precision(

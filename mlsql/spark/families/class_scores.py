@@ -1,0 +1,118 @@
+"""The multiclass Brier score in Spark: per row a fold over its scored classes, then a sum, a
+count and a maximum (streaming, mergeable aggregates).
+
+A row's scored classes (a map's entries, or a list's {label, score} structs keeping each
+label's first entry; NULL labels and scores dropped) each add (p - [class is actual])²,
+and a true class the row does not score adds 1. The formula is the registry's
+(:mod:`mlsql.measures.class_scores`).
+
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> import mlsql.spark as ms
+>>> spark = SparkSession.builder.getOrCreate()
+>>> df = spark.createDataFrame(
+...     [("cat", {"cat": 0.75, "dog": 0.25}), ("dog", {"cat": 0.5})],
+...     "actual string, scores map<string, double>",
+... )
+>>> df.agg(ms.multiclass_brier_score("actual", "scores")).first()[0]
+0.34375
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql._errors import MlsqlError
+from mlsql._label_types import MISMATCH_MESSAGE, NOT_A_LABEL_MESSAGE
+from mlsql._registry import Measure
+from mlsql.measures import class_scores as CS
+from mlsql.spark._build import OPS
+from mlsql.spark._types import compatible, data_type
+from mlsql.spark.families import _classification as K
+from mlsql.spark.families.ranking import _fields_of, _label_type, _score_fields, score_entries
+from mlsql.spark.families.scores import probability
+from mlsql.spark.ops import exact_sum
+
+FAMILIES = (CS.FAMILY,)
+EXAMPLE = [("cat", {"cat": 0.75, "dog": 0.25}), ("dog", {"cat": 0.5})]
+LABEL_TYPES = (T.StringType, T.IntegralType, T.NullType)
+
+
+def _check(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column] | None:
+    """One label per row, of the kind of the scores' labels (where the Columns' types are
+    known); the scores a map or a list of {label, score} structs."""
+    (a_name, s_name), (a_col, s_col) = names, cols
+    s_type = data_type(s_col)
+    if s_type is not None and not isinstance(s_type, T.NullType):
+        _score_fields(func, s_name, s_type)
+    a_type = data_type(a_col)
+    if a_type is not None and not isinstance(a_type, LABEL_TYPES):
+        raise MlsqlError(
+            NOT_A_LABEL_MESSAGE.format(func=func, name=a_name, type=a_type.simpleString())
+        )
+    if (
+        a_type is not None
+        and s_type is not None
+        and not isinstance(s_type, T.NullType)
+        and not compatible(a_type, _label_type(s_type))
+    ):
+        raise MlsqlError(
+            MISMATCH_MESSAGE.format(
+                func=func,
+                left=a_name,
+                right=s_name,
+                left_type=a_type.simpleString(),
+                right_type=s_type.simpleString(),
+            )
+        )
+    fields = _fields_of(func, s_col)
+    if fields is None:
+        return None
+    return [a_col, F.map_from_entries(score_entries(s_col, fields))]
+
+
+def input_check(measure: Measure) -> Any:
+    """The check of (actual, scores)."""
+    return _check
+
+
+def _row(func: str, actual: Column, scores: Column) -> tuple[Column, Column]:
+    """A row's Σ of squared errors over its classes and its number of classes."""
+    entries = score_entries(scores, _fields_of(func, scores))
+
+    def term(e: Column) -> Column:
+        p = probability(func, "scores", K.finite(func, "scores", e["score"]))
+        return CS.class_squared_error(OPS, p, e["label"] == actual)
+
+    terms = F.transform(entries, term)
+    scored_true = F.exists(entries, lambda e: e["label"] == actual)
+    unscored = F.when(scored_true, F.lit(0)).otherwise(F.lit(1))
+    loss = F.aggregate(terms, F.lit(0.0), lambda acc, x: acc + x) + unscored
+    width = F.size(entries) + unscored
+    return loss, width
+
+
+def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> CS.ClassBrierStats:
+    """The group's known rows (their weight), Σ of their losses and their widest row."""
+    actual, scores = inputs
+    known = actual.isNotNull() & scores.isNotNull()
+    if weight is not None:
+        known = known & weight.isNotNull()
+    loss, width = _row(measure.name, actual, scores)
+    w = F.lit(1.0) if weight is None else weight
+    return CS.ClassBrierStats(
+        n=F.count(F.when(known, 1)) if weight is None else F.sum(F.when(known, weight)),
+        total_loss=exact_sum(F.when(known, loss * w)),
+        n_classes=F.max(F.when(known, width)),
+    )
+
+
+def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
+    """Two rows, the second missing its true class's score."""
+    return EXAMPLE, "actual string, scores map<string, double>", {}, "0.34375"
