@@ -181,6 +181,16 @@ def test_probabilities_outside_0_1_are_an_error(engine, measure, bad, got):
     assert_mlsql_error(engine, info.value, when_read=True)
 
 
+@pytest.mark.parametrize("order", [(1.5, -0.5), (-0.5, 1.5)], ids=["above-first", "below-first"])
+@pytest.mark.parametrize("measure", ["brier_score_loss", "expected_calibration_error"])
+def test_probabilities_on_both_sides_name_below_0_whatever_the_order(engine, measure, order):
+    """One verdict for the group whichever bad row is read first: the lowest value below 0
+    first (Spark checked brier_score_loss row by row and named the first row it read)."""
+    with pytest.raises(Exception, match=probability_message(measure, "below 0")) as info:
+        value(engine, measure, [1, 0], list(order))
+    assert_mlsql_error(engine, info.value, when_read=True)
+
+
 def test_a_probability_of_a_row_with_a_null_label_is_not_checked(engine):
     got = value(engine, "brier_score_loss", [1, None], [0.5, 7.0])
     assert got == 0.25

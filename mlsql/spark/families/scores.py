@@ -120,8 +120,9 @@ def in_range(func: str, name: str, x: Column, value: Column) -> Column:
 
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Any:
     """The statistics of a score measure over the known rows (each row weighted if given)."""
-    ece = measure.name == "expected_calibration_error"
-    y, s, known = _label_score(measure, inputs, checked=not ece)
+    # their probabilities are checked over the group (in_range), as DuckDB and Polars check them
+    group_checked = measure.name in ("expected_calibration_error", "brier_score_loss")
+    y, s, known = _label_score(measure, inputs, checked=not group_checked)
     if weight is not None:
         known = known & weight.isNotNull()
     w = None if weight is None else F.when(known, weight)
@@ -132,6 +133,8 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     n = F.count(F.when(known, 1)) if w is None else F.sum(w)
     if measure.name == "brier_score_loss":
         term = SC.squared_error_term(OPS, y.cast("double"), s)
+        score_name = next(n for n in measure.inputs if ROLES[n] == "score")
+        n = in_range(measure.name, score_name, s, n)
         return SC.LossStats(n=n, total_loss=exact_sum(F.when(known, weighed(term))))
     if measure.name == "average_precision_score":
         fields = [(s + 0.0).alias("s"), y.alias("y"), *([] if w is None else [w.alias("w")])]
