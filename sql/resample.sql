@@ -1382,9 +1382,9 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
         UNION ALL
         SELECT g, r, 'average_precision_score' AS measure, CAST(average_precision_score(a, p, kw, zero_division := zero_division) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'average_precision_score') GROUP BY g, r
         UNION ALL
-        SELECT g, r, 'brier_score_loss' AS measure, CAST(brier_score_loss(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'brier_score_loss') GROUP BY g, r
+        SELECT g, r, 'brier_score_loss' AS measure, CAST(brier_score_loss(a, p, kw, scale_by_half := 'auto') AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'brier_score_loss') GROUP BY g, r
         UNION ALL
-        SELECT g, r, 'expected_calibration_error' AS measure, CAST(expected_calibration_error(a, p, kw, n_bins := n_bins) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'expected_calibration_error') GROUP BY g, r),
+        SELECT g, r, 'expected_calibration_error' AS measure, CAST(expected_calibration_error(a, p, kw, n_bins := n_bins, norm := 'l1') AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'expected_calibration_error') GROUP BY g, r),
     wanted AS (
         SELECT i, settings.ms[i] AS measure
         FROM settings CROSS JOIN system.main.range(1, system.main.len(settings.ms) + 1) AS position(i)
@@ -1492,9 +1492,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         UNION ALL
         SELECT g, mo, side, r, 'average_precision_score' AS measure, CAST(average_precision_score(a, p, kw, zero_division := zero_division) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'average_precision_score') GROUP BY g, mo, side, r
         UNION ALL
-        SELECT g, mo, side, r, 'brier_score_loss' AS measure, CAST(brier_score_loss(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'brier_score_loss') GROUP BY g, mo, side, r
+        SELECT g, mo, side, r, 'brier_score_loss' AS measure, CAST(brier_score_loss(a, p, kw, scale_by_half := 'auto') AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'brier_score_loss') GROUP BY g, mo, side, r
         UNION ALL
-        SELECT g, mo, side, r, 'expected_calibration_error' AS measure, CAST(expected_calibration_error(a, p, kw, n_bins := n_bins) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'expected_calibration_error') GROUP BY g, mo, side, r),
+        SELECT g, mo, side, r, 'expected_calibration_error' AS measure, CAST(expected_calibration_error(a, p, kw, n_bins := n_bins, norm := 'l1') AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'expected_calibration_error') GROUP BY g, mo, side, r),
     paired AS (  -- each resample's value (r NULL: the data's) of the baseline (bx) and the model (xx)
         SELECT x.g, x.mo, x.r, x.measure, b.x AS bx, x.x AS xx
         FROM measured x JOIN measured b

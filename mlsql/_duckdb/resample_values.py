@@ -131,8 +131,16 @@ def _uniform(columns: str) -> str:
 def _call(q: Qualify, name: str, actual: str, predicted: str, weight: str) -> str:
     """SQL: the weighted aggregate macro of measure ``name``, with the parameters it takes."""
     measures()
-    taken = [p.name for p in REGISTRY[name].params if p.name in FORWARDED]
+    params = REGISTRY[name].params
+    taken = [p.name for p in params if p.name in FORWARDED]
     named = "".join(f", {p} := {p}" for p in taken)
+    # the others at their defaults, by name: a positional weight could also fill the first of
+    # them (brier_score_loss(a, p, kw) matched its scale_by_half overload as well)
+    named += "".join(
+        f", {p.name} := {lit(p.default)}"
+        for p in params
+        if p.name not in FORWARDED and p.name != "by" and p.default is not None
+    )
     return f"CAST({q(name)}({actual}, {predicted}, {weight}{named}) AS DOUBLE)"
 
 
