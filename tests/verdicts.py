@@ -160,10 +160,16 @@ def _ranked() -> dict[str, pa.Table]:
     def cols(
         r: list[Any], c: list[Any], rr: list[Any], ir: list[Any], t: pa.DataType = LI
     ) -> pa.Table:
+        # bpref's judged non-relevant items: a ranked item that is not relevant, if a row has one
+        judged = [
+            None if x is None or y is None else [i for i in x if i not in y][:1]
+            for x, y in zip(r, c, strict=True)
+        ]
         return _t(
             {
                 "rank_items": (r, t),
                 "correct_items": (c, t),
+                "nonrelevant_items": (judged, t),
                 "ranked_relevance": (rr, g),
                 "ideal_relevance": (ir, g),
             }
@@ -177,9 +183,9 @@ def _ranked() -> dict[str, pa.Table]:
         "null_rows": cols([None, None], [[1], None], [None, None], [[1.0], None]),
         "no_rows": cols([], [], [], []),
         "text_items": cols([["a", "b"], ["c"]], [["b"], ["c"]], [[1.0], [0.0]], [[1.0], [1.0]], L),
-        "text_vs_ints": _t({"rank_items": ([["a"]], L), "correct_items": ([[1]], LI), "ranked_relevance": ([[1.0]], g), "ideal_relevance": ([[1.0]], g)}),
+        "text_vs_ints": _t({"rank_items": ([["a"]], L), "correct_items": ([[1]], LI), "nonrelevant_items": ([[2]], LI), "ranked_relevance": ([[1.0]], g), "ideal_relevance": ([[1.0]], g)}),
         "negative_relevance": cols([[1]], [[1]], [[-1.0, 2.0]], [[2.0]]),
-        "text_column": _t({"rank_items": (["a"], pa.string()), "correct_items": (["a"], pa.string()), "ranked_relevance": (["1"], pa.string()), "ideal_relevance": (["1"], pa.string())}),
+        "text_column": _t({"rank_items": (["a"], pa.string()), "correct_items": (["a"], pa.string()), "nonrelevant_items": (["b"], pa.string()), "ranked_relevance": (["1"], pa.string()), "ideal_relevance": (["1"], pa.string())}),
     }  # fmt: skip
 
 
