@@ -127,16 +127,23 @@ def ranked(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]
     }
 
 
-def score_maps(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
-    """scores: label -> score maps (NULL scores, unscored true labels); actual: label lists."""
-    labels = ["a", "b", "c", "d"]
+def _score_maps(rng: random.Random, n: int, labels: list[str], values: list[float]) -> list[Any]:
+    """``n`` label -> score maps: a NULL map one time in ten, else some of ``labels`` scored
+    from ``values`` (a NULL score one time in ten)."""
     maps: list[Any] = []
     for _ in range(n):
         if rng.random() < 0.1:
             maps.append(None)
             continue
         chosen = rng.sample(labels, rng.randint(0, 4))
-        maps.append({x: _maybe(rng, rng.choice([0.0, 0.25, 0.5, 1.0]), 0.1) for x in chosen})
+        maps.append({x: _maybe(rng, rng.choice(values), 0.1) for x in chosen})
+    return maps
+
+
+def score_maps(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """scores: label -> score maps (NULL scores, unscored true labels); actual: label lists."""
+    labels = ["a", "b", "c", "d"]
+    maps = _score_maps(rng, n, labels, [0.0, 0.25, 0.5, 1.0])
     cols = {"scores": maps, "actual": [_label_list(rng, labels) for _ in range(n)]}
     return cols, {"scores": pa.map_(pa.string(), pa.float64()), "actual": pa.list_(pa.string())}
 
@@ -145,13 +152,7 @@ def class_scores(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.Data
     """actual: one label per row (NULLs); scores: label -> probability maps (NULL maps, NULL
     probabilities, classes left out, the true class among them)."""
     labels = ["a", "b", "c", "d"]
-    maps: list[Any] = []
-    for _ in range(n):
-        if rng.random() < 0.1:
-            maps.append(None)
-            continue
-        chosen = rng.sample(labels, rng.randint(0, 4))
-        maps.append({x: _maybe(rng, rng.choice([0.0, 0.25, 0.5, 0.75, 1.0]), 0.1) for x in chosen})
+    maps = _score_maps(rng, n, labels, [0.0, 0.25, 0.5, 0.75, 1.0])
     cols = {"scores": maps, "actual": [_maybe(rng, rng.choice(labels), 0.1) for _ in range(n)]}
     return cols, {"scores": pa.map_(pa.string(), pa.float64()), "actual": pa.string()}
 
