@@ -597,3 +597,29 @@ def test_binary_counts_are_the_cells(pg: Any) -> None:
         ).fetchall()
         assert close(dict(zip(fields, got[4:8], strict=True)), duck_counts), (got, duck_counts)
         assert close(got[8], got[9])
+
+
+#: (the rows, the side DuckDB names, PostgreSQL's name of its type, DuckDB's)
+BINARY_BAD_TYPES = [
+    ("('1', '0'), ('0', '1')", "actual", "text", "VARCHAR"),
+    ("(1, '0'::text)", "predicted", "text", "VARCHAR"),
+    ("(true, DATE '2026-01-01')", "predicted", "date", "DATE"),
+    ("(ARRAY[1], 1)", "actual", "integer[]", "INTEGER[]"),
+]
+
+
+@pytest.mark.parametrize(("rows", "side", "pg_type", "duckdb_type"), BINARY_BAD_TYPES)
+def test_binary_sides_of_another_type_say_what_duckdb_says(
+    pg: Any, duck: Any, rows: str, side: str, pg_type: str, duckdb_type: str
+) -> None:
+    """A side that is neither boolean nor a number fails with DuckDB's message, naming the
+    side and its type (PostgreSQL's name of it), not with PostgreSQL's "function does not
+    exist"; an integer side beside it is not the one named."""
+    table = f"(VALUES {rows}) v(actual, predicted)"
+    head = f"binary_f1 takes boolean or 0/1 values for {side}. Got {side} "
+    with pytest.raises(psycopg.Error) as raised:
+        pg.execute(f"SELECT binary_f1(actual, predicted) FROM {table}").fetchall()
+    with pytest.raises(duckdb.Error) as expected:
+        duck.execute(f"SELECT binary_f1(actual, predicted) FROM {table}").fetchall()
+    assert head + duckdb_type + "." in str(expected.value)
+    assert raised.value.diag.message_primary == head + pg_type + "."

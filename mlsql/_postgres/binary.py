@@ -28,6 +28,11 @@ from mlsql.measures.contingency import Table2x2
 
 #: the SQL types of one binary input, each pair of them an overload of every aggregate
 INPUT_TYPES = ("boolean", "float8")
+#: one more overload of every aggregate, for any other pair of types (text, dates, arrays):
+#: its step fails with DuckDB's message naming the side and its type. PostgreSQL picks it
+#: only where no pair of :data:`INPUT_TYPES` takes the call (an integer or numeric column
+#: casts to float8, the preferred numeric type, before it matches a polymorphic argument)
+OTHER_TYPES = ("anyelement", "anycompatible")
 #: the kinds of the binary family the library holds (formulas over the 2x2 table)
 KINDS = ("aggregate", "from_counts")
 #: the composite type of ``binary_counts`` (DuckDB's struct): the four cells as float8
@@ -47,7 +52,12 @@ def included(m: Measure) -> bool:
 
 def helpers(create: str) -> list[str]:
     """``_mlsql_binary_flag(x, name, func)``: a binary input as boolean (a number must be 0
-    or 1, else DuckDB's error naming ``func`` and the value; NULL stays NULL)."""
+    or 1, else DuckDB's error naming ``func`` and the value; NULL stays NULL; any other type
+    fails with DuckDB's error naming ``func``, the side and PostgreSQL's name of the type)."""
+    # the type's message with its three holes filled by replace, the type's name last (so
+    # nothing in it is read as a hole)
+    typed = pg_lit(CP.binary_type_message("{func}", "{name}", "{got}"))
+    typed = f"replace(replace(replace({typed}, '{{func}}', func), '{{name}}', name), '{{got}}', pg_typeof(x)::text)"
     before, after = CP.binary_value_message("{func}", "{got}").split("{got}")
     before_func, before_rest = before.split("{func}")
     message = (
@@ -72,6 +82,11 @@ $f$;""",
         f"""-- _mlsql_binary_flag(x, name, func): a boolean input as it is.
 {create} FUNCTION _mlsql_binary_flag(x boolean, name text, func text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT x $f$;""",
+        f"""-- _mlsql_binary_flag(x, name, func): an input of another type: an error naming it.
+{create} FUNCTION _mlsql_binary_flag(x anyelement, name text, func text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT _mlsql_raise({typed}, NULL::boolean)
+$f$;""",
     ]
 
 
@@ -122,7 +137,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
             f" RETURNS {result}\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
         )
     func = pg_lit(m.name)
-    for types in ((a, p) for a in INPUT_TYPES for p in INPUT_TYPES):
+    for types in [*((a, p) for a in INPUT_TYPES for p in INPUT_TYPES), OTHER_TYPES]:
         for form in forms(m):
             _, slots, size = lowered[form.weighted]
             names = [n for n, _ in form.args]
