@@ -56,8 +56,8 @@ def helpers(create: str) -> list[str]:
     fails with DuckDB's error naming ``func``, the side and PostgreSQL's name of the type)."""
     # the type's message with its three holes filled by replace, the type's name last (so
     # nothing in it is read as a hole)
-    typed = pg_lit(CP.binary_type_message("{func}", "{name}", "{got}"))
-    typed = f"replace(replace(replace({typed}, '{{func}}', func), '{{name}}', name), '{{got}}', pg_typeof(x)::text)"
+    template = pg_lit(CP.binary_type_message("{func}", "{name}", "{got}"))
+    typed = f"replace(replace(replace({template}, '{{func}}', func), '{{name}}', name), '{{got}}', pg_typeof(x)::text)"
     before, after = CP.binary_value_message("{func}", "{got}").split("{got}")
     before_func, before_rest = before.split("{func}")
     message = (
