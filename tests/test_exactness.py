@@ -7,6 +7,7 @@ Every expected value is an exact fraction (``fractions.Fraction``) or a
 from __future__ import annotations
 
 import random
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -336,3 +337,24 @@ class _codegen:
 #: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
 #: suite keeps to its ten minutes, and `.ci/run` runs them right after it
 LONG_ENGINES = ("spark",)
+
+
+# ------------------------------------------------------------------ weighted sums that a DOUBLE sum loses
+def test_weighted_regression_sums_keep_terms_below_half_an_ulp(engine):
+    # one error of 1, then 29,999 errors of 1.1e-16, each below half an ulp of 1: a DOUBLE sum
+    # in row order drops every one of them (3.3e-12 relative; 1.6e-12 over two partitions)
+    tiny = 1.1e-16
+    y = [1.0] + [tiny] * 29_999
+    table = pa.table({"actual": y, "predicted": [0.0] * len(y), "w": [1.0] * len(y)})
+    got_mae, got_mse, got_mape = engine.many(
+        table,
+        [
+            (name, ("actual", "predicted"), {"sample_weight": "w"})
+            for name in ("mae", "mse", "mape")
+        ],
+    )
+    n = Fraction(len(y))
+    assert close(got_mae, sum(map(Fraction, y), Fraction(0)) / n)
+    assert close(got_mse, sum((Fraction(v) ** 2 for v in y), Fraction(0)) / n)
+    eps = Fraction(sys.float_info.epsilon)  # scikit-learn's floor of |y| in mape
+    assert close(got_mape, sum((Fraction(v) / max(Fraction(v), eps) for v in y), Fraction(0)) / n)
