@@ -101,14 +101,26 @@ def _named_plans(data: str, weighted: bool) -> dict[str, str]:
     return {named.apply(i).name(): named.apply(i).toString() for i in range(named.length())}
 
 
+class _Plans:
+    """The analysed plan of each Spark aggregate, plain and weighted, by (name, weighted):
+    each data kind's ``agg`` analysed when one of its measures is first asked for (an xdist
+    worker analyses only the kinds of the cases it runs, not every kind)."""
+
+    def __init__(self) -> None:
+        self.done: dict[tuple[str, bool], dict[str, str]] = {}
+
+    def __getitem__(self, key: tuple[str, bool]) -> str:
+        name, weighted = key
+        kind = (REFERENCES[name].data, weighted)
+        if kind not in self.done:
+            self.done[kind] = _named_plans(*kind)
+        return self.done[kind][name]
+
+
 @pytest.fixture(scope="module")
-def plans() -> dict[tuple[str, bool], str]:
-    """The analysed plan of every Spark aggregate, plain and weighted: one plan per data kind."""
-    out = {}
-    for data in sorted({REFERENCES[m.name].data for m in _aggregates()}):
-        for weighted in (False, True):
-            out |= {(n, weighted): text for n, text in _named_plans(data, weighted).items()}
-    return out
+def plans() -> _Plans:
+    """The analysed plans, one ``agg`` per data kind, plain and weighted."""
+    return _Plans()
 
 
 def _cases() -> list[Any]:
