@@ -145,9 +145,15 @@ def test_a_sample_of_the_catalogue_has_one_verdict_per_case() -> None:
 WHOLE_CATALOGUE_PATHS = tuple(p for p in V.PATHS if p != "spark")
 
 
-def test_the_whole_catalogue_has_one_verdict_per_case() -> None:
+#: the whole catalogue runs in this many shards (every SHARDS-th case from each start), so
+#: pytest-xdist's workers share it (it was one test of six minutes)
+SHARDS = 4
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_the_whole_catalogue_has_one_verdict_per_case(shard: int) -> None:
     """Every case on DuckDB's and Polars' paths (long: tests/long.py); Spark runs the sample."""
-    _check(V.cases(), tuple(p for p in _paths() if p in WHOLE_CATALOGUE_PATHS))
+    _check(V.cases()[shard::SHARDS], tuple(p for p in _paths() if p in WHOLE_CATALOGUE_PATHS))
 
 
 def test_listed_crashes_still_abort_the_process() -> None:
