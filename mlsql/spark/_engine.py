@@ -73,11 +73,12 @@ class SparkEngine:
 
         def checked(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column]:
             out = list((check(func, names, cols) if check is not None else None) or cols)
-            first = out[0]
+            first = unchecked = out[0]
             for param, value in values.items():
-                # the first label's check outermost: it is the one a query reports
+                # the first label's check outermost: it is the one a query reports; each
+                # reads the unchecked Column's type (linear in the labels, not exponential)
                 for label in reversed(LT.label_values(param, value)):
-                    first = checked_label_value(first, label, param, func)
+                    first = checked_label_value(first, label, param, func, typed=unchecked)
             return [first, *out[1:]]
 
         return checked

@@ -127,13 +127,22 @@ def bounds(dtype: T.DataType) -> tuple[int, int] | None:
 _TYPEOF_INTEGERS = ("tinyint", "smallint", "int", "bigint")
 
 
-def checked_label_value(col: Column, value: Any, param: str, func: str) -> Column:
+def checked_label_value(
+    col: Column, value: Any, param: str, func: str, typed: Column | None = None
+) -> Column:
     """``col``, failing the query (:data:`mlsql._label_types.LABEL_VALUE_MESSAGE`) unless
-    ``value`` (parameter ``param``, one label) is of ``col``'s label kind."""
+    ``value`` (parameter ``param``, one label) is of ``col``'s label kind.
+
+    ``typed`` (default ``col``) is the Column whose type is read: when ``col`` is already a
+    check of another label, pass the unchecked Column (of the same type). The type is read
+    about twenty times in the check, so reading a checked Column's type copies the inner
+    check into each read: a tree exponential in the number of labels, which Spark's analyzer
+    walks path by path (``cost_error`` with three cost labels: 25 s of analysis on 40 rows).
+    """
     want = LT.python_kind(value)
     if want is None:
         return col
-    t = F.typeof(col)
+    t = F.typeof(col if typed is None else typed)
     text = (t == F.lit("string")) | t.startswith("varchar") | t.startswith("char")
     kind_sql = (  # kind()'s names, from typeof's
         F.when(t.isin(*_TYPEOF_INTEGERS), F.lit(LT.INTEGER))

@@ -207,13 +207,24 @@ class PerClass:
 
     Arithmetic, comparisons and boolean operators combine per class, as they
     do on Columns, so the registry formulas run on it unchanged;
-    :class:`ClassAxisOps` reduces it over the classes.
+    :class:`ClassAxisOps` reduces it over the classes. ``at(i)`` is built once per
+    position variable ``i``: a formula reads a value many times (precision in F1, its
+    weighted average...), and each Column operation is several calls to the JVM.
     """
 
     __hash__ = None  # type: ignore[assignment]  # == builds a PerClass
 
     def __init__(self, at: Callable[[Column], Any]) -> None:
-        self.at = at
+        self._at = at
+        #: id(i) -> (i, value at i); ``i`` kept so that its id is not reused
+        self._built: dict[int, tuple[Column, Any]] = {}
+
+    def at(self, i: Column) -> Any:
+        """The value at class position ``i``."""
+        found = self._built.get(id(i))
+        if found is None or found[0] is not i:
+            found = self._built[id(i)] = (i, self._at(i))
+        return found[1]
 
     def _with(self, other: Any, op: Callable[[Any, Any], Any], swap: bool = False) -> PerClass:
         def value(i: Column) -> Any:
@@ -518,11 +529,14 @@ def class_stats(
     classes = s["classes"]
     axis = ClassAxisOps(classes)
 
+    fields = {f: s[f] for f in ("actual", "predicted", "correct")}
+
     def per_class(field: str) -> PerClass:
-        return PerClass(lambda i: s[field][i])
+        values = fields[field]
+        return PerClass(lambda i: values[i])
 
     def view(i: Column) -> SL.ClassView:
-        return SL.ClassView(i, s["actual"][i], s["predicted"][i])
+        return SL.ClassView(i, fields["actual"][i], fields["predicted"][i])
 
     def pair_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Column:
         def row(_: Column, i: Column) -> Column:
