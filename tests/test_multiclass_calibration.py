@@ -280,3 +280,11 @@ def test_label_kinds_must_match(engine):
 
 #: the Spark runs of these cases are long tests (tests/conftest.py reads it)
 LONG_ENGINES = ("spark",)
+
+
+def test_lower_is_better():
+    """A calibration error, as expected_calibration_error: compare and slices rank it down."""
+    from mlsql._registry import REGISTRY, measures
+
+    measures()
+    assert REGISTRY[MEASURE].lower_is_better
