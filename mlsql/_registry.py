@@ -129,6 +129,7 @@ LOWER_IS_BETTER = frozenset(
         "hivemall_logloss",
         "brier_score_loss",
         "expected_calibration_error",
+        "multiclass_calibration_error",
     }
 )
 

@@ -129,6 +129,34 @@ CREATE OR REPLACE MACRO _mlsql_kappa_z_value(tp, fp, fn, tn) AS
 CREATE OR REPLACE MACRO _mlsql_kappa_p_value(tp, fp, fn, tn) AS 
     system.main.list_transform([system.main.struct_pack(v0 := _mlsql_kappa_z_value(tp, fp, fn, tn))], lambda _mlsql_kappa_z: _mlsql_erfc((CASE WHEN (_mlsql_kappa_z.v0 < 0) THEN (- _mlsql_kappa_z.v0) ELSE _mlsql_kappa_z.v0 END / 1.4142135623730951)))[1];
 
+-- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
+CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 
+    (- ((y * ln_p) + ((1 - y) * ln_not_p)));
+
+-- _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division): U / (positives x negatives); undefined with one class ('diagnose': 1).
+CREATE OR REPLACE MACRO _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division) AS 
+    _mlsql_ratio(u, (n_positive * n_negative), zero_division, true);
+
+-- _mlsql_squared_error_term(y, p): (p - y)² of one row: its Brier score.
+CREATE OR REPLACE MACRO _mlsql_squared_error_term(y, p) AS 
+    ((p - y) * (p - y));
+
+-- _mlsql_step_average_precision(precision_sum, n_positive, zero_division): Σ over positives of the precision at their score / positives; undefined without positives.
+CREATE OR REPLACE MACRO _mlsql_step_average_precision(precision_sum, n_positive, zero_division) AS 
+    _mlsql_ratio(precision_sum, n_positive, zero_division, true);
+
+-- _mlsql_pr_trapezoid(run_positive, run_precision, previous_precision): A run of equal scores' trapezoid times the positives: run positives x (P(t) + P(t')) / 2.
+CREATE OR REPLACE MACRO _mlsql_pr_trapezoid(run_positive, run_precision, previous_precision) AS 
+    ((run_positive * (run_precision + previous_precision)) / 2);
+
+-- _mlsql_calibration_bin(p, n_bins): min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.
+CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
+    CASE WHEN (system.main.floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE system.main.floor((p * n_bins)) END;
+
+-- _mlsql_brier_scale(scale_by_half): What a binary Brier score, the mean of (p - y)², is multiplied by under ``scale_by_half``.
+CREATE OR REPLACE MACRO _mlsql_brier_scale(scale_by_half) AS 
+    CASE WHEN (scale_by_half = 'false') THEN 2.0 ELSE CASE WHEN (scale_by_half = 'true') THEN 1.0 ELSE 1.0 END END;
+
 -- _mlsql_class_squared_error(p, is_true): (p - [class is true])² of one scored class of a row.
 CREATE OR REPLACE MACRO _mlsql_class_squared_error(p, is_true) AS 
     ((p - CASE WHEN is_true THEN 1.0 ELSE 0.0 END) * (p - CASE WHEN is_true THEN 1.0 ELSE 0.0 END));
@@ -296,34 +324,6 @@ CREATE OR REPLACE MACRO _mlsql_pearson(covariance, var_a, var_b, sse, zero_divis
 -- _mlsql_centred_comoment(sum_products, sum_a, sum_b, n): Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.
 CREATE OR REPLACE MACRO _mlsql_centred_comoment(sum_products, sum_a, sum_b, n) AS 
     _mlsql_share((sum_products - ((sum_a * sum_b) / n)), n);
-
--- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
-CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 
-    (- ((y * ln_p) + ((1 - y) * ln_not_p)));
-
--- _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division): U / (positives x negatives); undefined with one class ('diagnose': 1).
-CREATE OR REPLACE MACRO _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division) AS 
-    _mlsql_ratio(u, (n_positive * n_negative), zero_division, true);
-
--- _mlsql_squared_error_term(y, p): (p - y)² of one row: its Brier score.
-CREATE OR REPLACE MACRO _mlsql_squared_error_term(y, p) AS 
-    ((p - y) * (p - y));
-
--- _mlsql_step_average_precision(precision_sum, n_positive, zero_division): Σ over positives of the precision at their score / positives; undefined without positives.
-CREATE OR REPLACE MACRO _mlsql_step_average_precision(precision_sum, n_positive, zero_division) AS 
-    _mlsql_ratio(precision_sum, n_positive, zero_division, true);
-
--- _mlsql_pr_trapezoid(run_positive, run_precision, previous_precision): A run of equal scores' trapezoid times the positives: run positives x (P(t) + P(t')) / 2.
-CREATE OR REPLACE MACRO _mlsql_pr_trapezoid(run_positive, run_precision, previous_precision) AS 
-    ((run_positive * (run_precision + previous_precision)) / 2);
-
--- _mlsql_calibration_bin(p, n_bins): min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.
-CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
-    CASE WHEN (system.main.floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE system.main.floor((p * n_bins)) END;
-
--- _mlsql_brier_scale(scale_by_half): What a binary Brier score, the mean of (p - y)², is multiplied by under ``scale_by_half``.
-CREATE OR REPLACE MACRO _mlsql_brier_scale(scale_by_half) AS 
-    CASE WHEN (scale_by_half = 'false') THEN 2.0 ELSE CASE WHEN (scale_by_half = 'true') THEN 1.0 ELSE 1.0 END END;
 
 -- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 

@@ -922,6 +922,39 @@ REFERENCES["multiclass_brier_score"] = Reference(
     ({}, {"scale_by_half": True}, {"scale_by_half": False}),
 )
 
+
+def top_labels(rows: list[tuple[Any, Any]]) -> tuple[list[int], list[float]]:
+    """Each known row's (correct, confidence), torchmetrics' ``_multiclass_calibration_error_update``
+    over a row's scored classes: the highest probability, and whether the class scored it (the
+    smallest label among ties, torch's first index) is the true one; a row that scores no class
+    has confidence 0 and is not correct."""
+    correct, confidence = [], []
+    for scores, actual in rows:
+        if scores is None or actual is None:
+            continue
+        scored = {k: v for k, v in scores.items() if k is not None and v is not None}
+        top = max(scored.values(), default=0.0)
+        predicted = min((k for k, v in scored.items() if v == top), default=None)
+        correct.append(int(predicted is not None and predicted == actual))
+        confidence.append(float(top))
+    return correct, confidence
+
+
+REFERENCES["multiclass_calibration_error"] = Reference(
+    "class_scores",
+    lambda t, p: calibration_error(
+        *top_labels(rows_of(t, "scores", "actual")), p.get("n_bins", 15), p.get("norm", "l1")
+    ),
+    (
+        {},
+        {"n_bins": 1},
+        {"n_bins": 4},
+        {"norm": "l2"},
+        {"norm": "max"},
+        {"n_bins": 3, "norm": "l2"},
+    ),
+)
+
 #: measures whose call does not fit the common shapes (a cost table, indicator columns, a
 #: table whose columns depend on the data): the test named here checks their numbers, and
 #: ``test_every_measure.py`` checks that the test exists and calls the measure.

@@ -108,6 +108,7 @@ KNOWN_FALLBACKS = {
             "expected_calibration_error",  # its bins' sums are a window over the bin
             "area_under_pr",  # a sort; in select the streaming engine runs it
             "multiclass_brier_score",  # its cells are exploded per (row, class) in the aggregation
+            "multiclass_calibration_error",  # expected_calibration_error's window over the bin
             "explained_variance",
             "hivemall_r2",
             "mae",

@@ -58,9 +58,10 @@ COLLECTING: dict[str, str] = {
     ),
     **dict.fromkeys(("area_under_pr", "auc", "average_precision_score", "hivemall_auc"), RANKED),
     **dict.fromkeys(("multilabel_average_precision", "multilabel_roc_auc"), RANKED),
-    "expected_calibration_error": (
+    **dict.fromkeys(
+        ("expected_calibration_error", "multiclass_calibration_error"),
         "a sum per bin is bounded but overflowed Spark's planner at 1000 bins; the (bin, gap) "
-        "pairs are collected and sorted instead"
+        "pairs are collected and sorted instead",
     ),
 }
 #: aggregates that collect only with sample_weight (the plain form is bounded)

@@ -268,6 +268,7 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "expected_calibration_error": (tm("BinaryCalibrationError(norm='l1')"),),
     # class scores
     "multiclass_brier_score": (sk("brier_score_loss(labels=...)"),),
+    "multiclass_calibration_error": (tm("MulticlassCalibrationError(num_classes, norm='l1')"),),
     # single label
     "class_distribution": _NONE,
     "majority_class": _NONE,

@@ -274,7 +274,9 @@ def calibration_terms(ops: Any) -> dict[str, tuple[BinTerm, bool]]:
     }
 
 
-def _calibration_error(ops: Any, s: CalibrationStats, n_bins: Any, norm: Any) -> E:
+def calibration_error(ops: Any, s: CalibrationStats, n_bins: Any, norm: Any) -> E:
+    """The calibration error of the bins under ``norm``: ``expected_calibration_error``, and
+    ``multiclass_calibration_error`` over each row's top label."""
     terms = calibration_terms(ops)
 
     def summed(norm: str) -> E:
@@ -353,4 +355,4 @@ measure(
     " of positives| (norm 'l1'), or the l2 or max norm of the bins' gaps.",
     inputs=("actual", "prob"),
     params=(N_BINS, P.CALIBRATION_NORM),
-)(_calibration_error)
+)(calibration_error)

@@ -152,6 +152,7 @@ __all__ = [
     "mrr",
     "mse",
     "multiclass_brier_score",
+    "multiclass_calibration_error",
     "multilabel_average_precision",
     "multilabel_counts",
     "multilabel_report",
@@ -5018,6 +5019,47 @@ def multiclass_brier_score(
     >>> df = pl.DataFrame({'actual': ['cat', 'dog'], 'scores': [[{'label': 'cat', 'score': 0.75}, {'label': 'dog', 'score': 0.25}], [{'label': 'cat', 'score': 0.5}]]})
     >>> df.select(mp.multiclass_brier_score('actual', 'scores')).item()
     0.34375
+    """
+
+def multiclass_calibration_error(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    n_bins: int = 15,
+    norm: str = "l1",
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """torchmetrics' MulticlassCalibrationError: expected_calibration_error of each row's top probability against whether its class (ties: the smallest label) is actual; 15 bins.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    scores : str or polars.Expr
+        Column name or expression.
+    n_bins : int, default 15
+        The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to 100000.
+    norm : {'l1', 'l2', 'max'}, default 'l1'
+        How the bins' gaps |mean prob - share of positives| combine (torchmetrics'
+        norm): l1, their mean weighted by the bins' shares of the rows; l2, the root of
+        the weighted mean of their squares; max, the largest gap of a non-empty bin.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['cat', 'dog'], 'scores': [[{'label': 'cat', 'score': 0.75}, {'label': 'dog', 'score': 0.25}], [{'label': 'cat', 'score': 0.5}]]})
+    >>> df.select(mp.multiclass_calibration_error('actual', 'scores')).item()
+    0.375
     """
 
 def multilabel_average_precision(

@@ -151,6 +151,7 @@ __all__ = [
     "mrr",
     "mse",
     "multiclass_brier_score",
+    "multiclass_calibration_error",
     "multilabel_average_precision",
     "multilabel_counts",
     "multilabel_report",
@@ -5559,6 +5560,57 @@ def multiclass_brier_score(
     >>> df = spark.createDataFrame([('cat', {'cat': 0.75, 'dog': 0.25}), ('dog', {'cat': 0.5})], 'actual string, scores map<string, double>')
     >>> df.agg(ms.multiclass_brier_score('actual', 'scores')).first()[0]
     0.34375
+    """
+
+def multiclass_calibration_error(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    n_bins: int = 15,
+    norm: str = "l1",
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """torchmetrics' MulticlassCalibrationError: expected_calibration_error of each row's top probability against whether its class (ties: the smallest label) is actual; 15 bins.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    scores : str or pyspark.sql.Column
+        Column name or Column.
+    n_bins : int, default 15
+        The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to 100000.
+    norm : {'l1', 'l2', 'max'}, default 'l1'
+        How the bins' gaps |mean prob - share of positives| combine (torchmetrics'
+        norm): l1, their mean weighted by the bins' shares of the rows; l2, the root of
+        the weighted mean of their squares; max, the largest gap of a non-empty bin.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000
+    bins: the group's (bin, gap) pairs are collected and sorted instead.
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([('cat', {'cat': 0.75, 'dog': 0.25}), ('dog', {'cat': 0.5})], 'actual string, scores map<string, double>')
+    >>> df.agg(ms.multiclass_calibration_error('actual', 'scores')).first()[0]
+    0.375
     """
 
 def multilabel_average_precision(

@@ -1,21 +1,29 @@
-"""The multiclass Brier score in DuckDB: a sum, a count and a maximum per group.
+"""Class probabilities in DuckDB: the multiclass Brier score (a sum, a count and a maximum
+per group) and the top-label calibration error.
 
 Each known row's squared errors over the classes it scores (a class it does not score
 adds 1 if it is the true one) are summed with ``fsum``; the widest row (its scored
 classes and its true one) gives the number of classes for ``scale_by_half='auto'``.
 The scores are a MAP, or a list of {label, score} structs (typed overloads convert it
 with ``_mlsql_scores_map``, as the label-score measures do).
+
+``multiclass_calibration_error`` reads each known row's top class: its scored (class,
+probability) entries, each probability checked, sorted by probability from the highest and
+then by label, the first giving the confidence and whether the row is correct. Its bins are
+``expected_calibration_error``'s (:func:`mlsql._duckdb.families.scores.over_bins`).
 """
 
 from __future__ import annotations
 
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.families.ranking import with_entry_lists
+from mlsql._duckdb.families.scores import over_bins
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import class_scores as CS
+from mlsql.measures import scores as SC
 
 FILE = "class_scores.sql"
 DESCRIPTION = (
@@ -26,16 +34,42 @@ ORDER = 46
 FAMILIES: tuple[str, ...] = ()  # rendered here (the scores overloads)
 
 
-def _row(q: Qualify, m: Measure, ops: SqlOps) -> tuple[Sql, Sql]:
-    """A row's Σ of squared errors over its classes, and its number of classes (SQL over the
-    macro's ``actual`` and ``scores``; NULL-free only on known rows)."""
+def _actual(q: Qualify, m: Measure) -> str:
+    """The row's true label, checked to be of the kind of the scores' labels."""
     keys = "map_keys(scores)"
-    a = (
+    return (
         f"{q('_mlsql_label_list_as')}([actual], [actual], {keys}, {keys}, "
         f"{lit(m.name)}, 'actual', 'scores')[1]"
     )
+
+
+def _probability(q: Qualify, m: Measure) -> Sql:
+    """The checked probability of a score entry ``e`` (finite, in [0, 1])."""
     number = call(q("_mlsql_number"), Sql("e.value"), "scores", m.name)
-    p = call(q("_mlsql_probability"), number, "scores", m.name)
+    return call(q("_mlsql_probability"), number, "scores", m.name)
+
+
+def _top(q: Qualify, m: Measure) -> tuple[Sql, Sql]:
+    """A row's confidence (its highest probability, 0 without a scored class) and whether its
+    class (ties: the smallest label) is the true one, as 1.0 or 0.0."""
+    entries = (
+        "list_filter(map_entries(scores), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL)"
+    )
+    # sorted ascending by (-p, label): the highest probability first, the smallest label among
+    # ties; + 0.0 makes -0.0 equal to 0.0
+    keyed = f"list_transform({entries}, lambda e: struct_pack(v := -{_probability(q, m)} + 0.0, k := e.key))"
+    top = f"list_sort({keyed})[1]"
+    a = _actual(q, m)
+    confidence = f"coalesce(-({top}).v, 0.0)"
+    correct = f"list_transform([{a}], lambda a: CASE WHEN ({top}).k = a THEN 1.0 ELSE 0.0 END)[1]"
+    return Sql(confidence), Sql(correct)
+
+
+def _row(q: Qualify, m: Measure, ops: SqlOps) -> tuple[Sql, Sql]:
+    """A row's Σ of squared errors over its classes, and its number of classes (SQL over the
+    macro's ``actual`` and ``scores``; NULL-free only on known rows)."""
+    a = _actual(q, m)
+    p = _probability(q, m)
     term = CS.class_squared_error(ops, p, Sql("e.key = a"))
     entries = (
         "list_filter(map_entries(scores), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL)"
@@ -49,7 +83,37 @@ def _row(q: Qualify, m: Measure, ops: SqlOps) -> tuple[Sql, Sql]:
     return Sql(loss), Sql(width)
 
 
-def _stats(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> CS.ClassBrierStats:
+def _calibration(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> SC.CalibrationStats:
+    """The top labels' (bin, confidence - correct[, weight]) triples over the known rows."""
+    confidence, correct = _top(q, m)
+    known = "actual IS NOT NULL AND scores IS NOT NULL"
+    if weighted:
+        w = CC.weight(m.name, q)
+        known = f"{known} AND {w} IS NOT NULL"
+        n = Sql(f"sum(CASE WHEN {known} THEN {w} END)")
+    else:
+        n = Sql(f"count(CASE WHEN {known} THEN 1 END)")
+    row = Sql(f"struct_pack(p := {confidence}, y := {correct})")
+    if weighted:
+        row = Sql(f"struct_pack(p := {confidence}, y := {correct}, w := {w})")
+
+    def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
+        b = SC.calibration_bin(ops, Sql("r.p"), n_bins)
+        if weighted:
+            triple = f"struct_pack(b := {b}, d := (r.p - r.y) * r.w, w := r.w)"
+            size = "list_sum(list_transform(f, lambda x: x.w))"
+        else:
+            triple, size = f"struct_pack(b := {b}, d := r.p - r.y)", "len(f)"
+        rows = f"list({row}) FILTER (WHERE {known})"
+        pairs = f"list_transform({rows}, lambda r: {triple})"
+        return over_bins(pairs, n_bins, term, largest, size)
+
+    return SC.CalibrationStats(n=n, over_bins=bins)
+
+
+def _stats(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> object:
+    if m.name == "multiclass_calibration_error":
+        return _calibration(q, m, ops, weighted)
     loss, width = _row(q, m, ops)
     known = "actual IS NOT NULL AND scores IS NOT NULL"
     if not weighted:
@@ -68,8 +132,8 @@ def _stats(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> CS.ClassBrier
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
-    """multiclass_brier_score over a score MAP or {label, score} lists, with and without
-    weights."""
+    """multiclass_brier_score and multiclass_calibration_error over a score MAP or {label,
+    score} lists, with and without weights."""
     out: list[Macro] = []
     for m in measures(family=CS.FAMILY):
         if m.build is None or not m.available_in("duckdb"):

@@ -1,9 +1,15 @@
-"""The multiclass Brier score in Polars: a sum, a count and a maximum over exploded cells.
+"""Class probabilities in Polars: the multiclass Brier score (a sum, a count and a maximum over
+exploded cells) and the top-label calibration error.
 
 The known rows' scored classes (a label's first entry, NULL labels and scores dropped) are
 exploded into one cell per (row, class) beside the row's true label and weight; each cell
 adds (p - [class is true])², each row whose true class is unscored adds 1. No Python runs
 per row. The formula is the registry's (:mod:`mlsql.measures.class_scores`).
+
+``multiclass_calibration_error`` takes each row's highest probability and the smallest label
+scored it (``list.eval`` per row), then bins them as ``expected_calibration_error`` does
+(:func:`mlsql.polars.families.scores.over_bins_of`); its probabilities are checked on the
+exploded cells, once, in the row count.
 
 Examples
 --------
@@ -35,10 +41,11 @@ from mlsql._front.build import lookup
 from mlsql._label_types import NOT_A_LABEL_MESSAGE
 from mlsql._registry import Measure, measures
 from mlsql.measures import class_scores as CS
+from mlsql.measures import scores as SC
 from mlsql.polars._dtypes import Pairs, check_same_kind, inner, kind
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import _score_entries
-from mlsql.polars.families.scores import probability
+from mlsql.polars.families.scores import over_bins_of, probability
 
 FAMILIES = (CS.FAMILY,)
 EXAMPLE: dict[str, list[Any]] = {
@@ -100,10 +107,38 @@ def stats(m: Measure, *inputs: pl.Expr, weight: pl.Expr | None = None) -> CS.Cla
     )
 
 
+def calibration_stats(
+    m: Measure, *inputs: pl.Expr, weight: pl.Expr | None = None
+) -> SC.CalibrationStats:
+    """The group's known rows (their weight) and the bins of their top labels: each row's
+    confidence (its highest probability, 0 when it scores no class) against whether the
+    smallest label scored it is the true one; rows left out are NULL in the bins."""
+    actual, entries = inputs
+    mask = K.known(actual, entries) if weight is None else K.known(actual, entries, weight)
+    label, score = pl.element().struct.field("label"), pl.element().struct.field("score")
+    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
+    scored = entries.list.eval(pl.element().filter(first))
+    probs = scored.list.eval(score)
+    cells = K.number(m.name, "scores", probs.filter(mask).explode(), pl.Float64(), finite=True)
+    checked = probability(m.name, "scores", cells)
+    confidence = pl.when(mask).then(probs.list.max().cast(pl.Float64).fill_null(0.0))
+    top = scored.list.eval(label.filter(score == score.max()).min()).list.first()
+    correct = pl.when(mask).then((top == actual).fill_null(False).cast(pl.Float64))
+    w = pl.lit(1.0) if weight is None else weight.cast(pl.Float64)
+    one = pl.when(mask).then(w)
+    d = (confidence - correct) * w
+    # the checks run once, here: the cells are in [0, 1] when they pass, so they add 0
+    n = (one.sum() if weight is not None else mask.sum().cast(pl.Int64)) + (checked.sum() * 0).cast(
+        pl.Int64 if weight is None else pl.Float64
+    )
+    return SC.CalibrationStats(n=n, over_bins=over_bins_of(confidence, d, one))
+
+
 def function_of(m: Measure) -> Any:
     """The Polars function of a class-score measure."""
+    of = calibration_stats if m.name == "multiclass_calibration_error" else stats
     return K.direct(
-        m, lambda *x, weight=None: stats(m, *x, weight=weight), check, sys.modules[__name__]
+        m, lambda *x, weight=None: of(m, *x, weight=weight), check, sys.modules[__name__]
     )
 
 

@@ -23,7 +23,7 @@ Examples
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
@@ -219,6 +219,23 @@ def trapezoid_stats(
     )
 
 
+def over_bins_of(
+    p: pl.Expr, d: pl.Expr, size: pl.Expr
+) -> Callable[[Any, SC.BinTerm, bool], pl.Expr]:
+    """``CalibrationStats.over_bins`` of the rows' probabilities ``p`` (NULL on the rows left
+    out), their terms ``d`` and sizes ``size``: each row's bin computed once, the bin's sums
+    by a window over it (``sum().over(bin)``, which Polars also runs inside
+    ``group_by().agg``), each bin's term counted once, at its first row."""
+
+    def over_bins(n_bins: Any, term: SC.BinTerm, largest: bool) -> pl.Expr:
+        b = SC.calibration_bin(K.OPS, p, n_bins)
+        first_of_bin = b.is_not_null() & b.is_first_distinct()
+        per_bin = term(d.sum().over(b).abs(), size.sum().over(b)).filter(first_of_bin)
+        return per_bin.max() if largest else per_bin.sum()
+
+    return over_bins
+
+
 def calibration_function(m: Measure) -> Any:
     """expected_calibration_error: the rows' prob - actual summed per bin, the bins' sums' sizes
     summed.
@@ -247,14 +264,7 @@ def calibration_function(m: Measure) -> Any:
         if sample_weight is not None:
             w = sample_weight.cast(pl.Float64)
             one, d, size = one * w, d * w, size * w
-        b = SC.calibration_bin(K.OPS, p_raw, n_bins)
-        first_of_bin = b.is_not_null() & b.is_first_distinct()
-
-        def over_bins(_: int, term: SC.BinTerm, largest: bool) -> pl.Expr:
-            per_bin = term(d.sum().over(b).abs(), size.sum().over(b)).filter(first_of_bin)
-            return per_bin.max() if largest else per_bin.sum()
-
-        stats = SC.CalibrationStats(one.sum(), over_bins)
+        stats = SC.CalibrationStats(one.sum(), over_bins_of(p_raw, d, size))
         return evaluate(m.build, stats, n_bins=n_bins, norm=norm)  # type: ignore[arg-type]
 
     return K.documented(function(POLARS, m, build, checked_and_raw, sys.modules[__name__]), m)

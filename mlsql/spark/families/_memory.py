@@ -65,9 +65,10 @@ UNBOUNDED: dict[str, str] = {
         ),
         RANKED,
     ),
-    "expected_calibration_error": (
+    **dict.fromkeys(
+        ("expected_calibration_error", "multiclass_calibration_error"),
         "A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000\n"
-        "bins: the group's (bin, gap) pairs are collected and sorted instead."
+        "bins: the group's (bin, gap) pairs are collected and sorted instead.",
     ),
 }
 UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}

@@ -1,10 +1,15 @@
-"""The multiclass Brier score in Spark: per row a fold over its scored classes, then a sum, a
-count and a maximum (streaming, mergeable aggregates).
+"""Class probabilities in Spark: the multiclass Brier score (per row a fold over its scored
+classes, then a sum, a count and a maximum: streaming, mergeable aggregates) and the
+top-label calibration error.
 
 A row's scored classes (a map's entries, or a list's {label, score} structs keeping each
 label's first entry; NULL labels and scores dropped) each add (p - [class is actual])²,
 and a true class the row does not score adds 1. The formula is the registry's
 (:mod:`mlsql.measures.class_scores`).
+
+``multiclass_calibration_error`` takes each row's highest probability (each checked) and the
+smallest label scored it, then bins them as ``expected_calibration_error`` does: the group's
+(bin, gap) triples collected and sorted (:func:`mlsql.spark.families.scores.over_bins_of`).
 
 Examples
 --------
@@ -32,15 +37,18 @@ from mlsql._errors import MlsqlError
 from mlsql._label_types import MISMATCH_MESSAGE, NOT_A_LABEL_MESSAGE
 from mlsql._registry import Measure
 from mlsql.measures import class_scores as CS
+from mlsql.measures import scores as SC
 from mlsql.spark._build import OPS
 from mlsql.spark._types import compatible, data_type
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import _fields_of, _label_type, _score_fields, score_entries
-from mlsql.spark.families.scores import probability
+from mlsql.spark.families.scores import over_bins_of, probability
 from mlsql.spark.ops import exact_sum
 
 FAMILIES = (CS.FAMILY,)
 EXAMPLE = [("cat", {"cat": 0.75, "dog": 0.25}), ("dog", {"cat": 0.5})]
+#: the example's value per measure: the top labels' gaps |0.75 - 1| and |0.5 - 0| in two bins
+EXAMPLE_OUTPUTS = {"multiclass_brier_score": "0.34375", "multiclass_calibration_error": "0.375"}
 LABEL_TYPES = (T.StringType, T.IntegralType, T.NullType)
 
 
@@ -98,9 +106,43 @@ def _row(func: str, actual: Column, scores: Column) -> tuple[Column, Column]:
     return loss, width
 
 
-def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> CS.ClassBrierStats:
-    """The group's known rows (their weight), Σ of their losses and their widest row."""
+def _top(func: str, actual: Column, scores: Column) -> tuple[Column, Column]:
+    """A row's confidence (its highest probability, each checked; 0 when it scores no class)
+    and whether the smallest label scored it is the true one (1.0 or 0.0)."""
+    entries = score_entries(scores, _fields_of(func, scores))
+    checked = F.transform(
+        entries, lambda e: probability(func, "scores", K.finite(func, "scores", e["score"]))
+    )
+    highest = F.array_max(F.transform(entries, lambda e: e["score"]))
+    tied = F.filter(entries, lambda e: e["score"] == highest)
+    top = F.array_min(F.transform(tied, lambda e: e["label"]))
+    correct = F.when(top == actual, F.lit(1.0)).otherwise(F.lit(0.0))
+    return F.coalesce(F.array_max(checked), F.lit(0.0)), correct
+
+
+def calibration_stats(
+    measure: Measure, actual: Column, scores: Column, weight: Column | None
+) -> SC.CalibrationStats:
+    """The group's known rows (their weight) and the bins of their top labels."""
+    known = actual.isNotNull() & scores.isNotNull()
+    if weight is not None:
+        known = known & weight.isNotNull()
+    confidence, correct = _top(measure.name, actual, scores)
+    w = F.lit(1.0) if weight is None else weight.cast("double")
+    return SC.CalibrationStats(
+        n=F.count(F.when(known, 1)) if weight is None else F.sum(F.when(known, weight)),
+        over_bins=over_bins_of(
+            confidence, F.when(known, (confidence - correct) * w), F.when(known, w)
+        ),
+    )
+
+
+def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Any:
+    """The group's known rows (their weight), Σ of their losses and their widest row; or the
+    bins of their top labels (``multiclass_calibration_error``)."""
     actual, scores = inputs
+    if measure.name == "multiclass_calibration_error":
+        return calibration_stats(measure, actual, scores, weight)
     known = actual.isNotNull() & scores.isNotNull()
     if weight is not None:
         known = known & weight.isNotNull()
@@ -114,5 +156,6 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> CS
 
 
 def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
-    """Two rows, the second missing its true class's score."""
-    return EXAMPLE, "actual string, scores map<string, double>", {}, "0.34375"
+    """Two rows, the second missing its true class's score (its top label, cat, is wrong)."""
+    output = EXAMPLE_OUTPUTS[measure.name]
+    return EXAMPLE, "actual string, scores map<string, double>", {}, output

@@ -43,7 +43,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql import Column
@@ -164,14 +164,7 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
         p = score.cast("double")
         d = F.when(raw_known, weighed(p - label.cast("double")))
         size = F.when(raw_known, weighed(F.lit(1.0)))
-
-        def over_bins(n_bins: int, term: SC.BinTerm, largest: bool) -> Column:
-            b = SC.calibration_bin(OPS, p, F.lit(n_bins)).cast("bigint")
-            fields = F.struct(b.alias("b"), d.alias("d"), size.alias("c"))
-            pairs = F.collect_list(F.when(d.isNotNull(), fields))
-            return bin_terms(F.sort_array(pairs), term, largest)
-
-        return SC.CalibrationStats(n=n, over_bins=over_bins)
+        return SC.CalibrationStats(n=n, over_bins=over_bins_of(p, d, size))
     if measure.name.endswith("logloss"):
         p = F.least(F.greatest(s, F.lit(SC.CLIP)), F.lit(1 - SC.CLIP))
         term = SC.log_loss_term(OPS, y.cast("double"), F.log(p), F.log(1 - p))
@@ -183,6 +176,20 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     u = mann_whitney_u(pairs, w is not None)
     rows = None if w is None else F.count(F.when(known, 1))
     return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=rows)
+
+
+def over_bins_of(p: Column, d: Column, size: Column) -> Callable[[Any, SC.BinTerm, bool], Column]:
+    """``CalibrationStats.over_bins`` of the rows' probabilities ``p``, their terms ``d`` (NULL
+    on the rows left out) and sizes ``size``: the group's (bin, d, size) triples collected,
+    sorted by bin and summed per bin in one pass (:func:`bin_terms`)."""
+
+    def over_bins(n_bins: Any, term: SC.BinTerm, largest: bool) -> Column:
+        b = SC.calibration_bin(OPS, p, F.lit(n_bins)).cast("bigint")
+        fields = F.struct(b.alias("b"), d.alias("d"), size.alias("c"))
+        pairs = F.collect_list(F.when(d.isNotNull(), fields))
+        return bin_terms(F.sort_array(pairs), term, largest)
+
+    return over_bins
 
 
 def bin_terms(pairs: Column, term: SC.BinTerm, largest: bool) -> Column:
