@@ -243,6 +243,17 @@ CREATE OR REPLACE MACRO binary_kappa_p_value(actual, predicted) AS
 CREATE OR REPLACE MACRO binary_kappa_p_value_from_counts(tp, fp, fn, tn) AS 
     _mlsql_kappa_p_value(tp, fp, fn, tn);
 
+-- binary_kappa_p_value_one_sided(actual, predicted): One-sided p-value of kappa = 0 against kappa > 0, P(Z > z): statsmodels' cohens_kappa pvalue_one_sided.
+-- binary_kappa_p_value_one_sided(actual, predicted, sample_weight): One-sided p-value of kappa = 0 against kappa > 0, P(Z > z): statsmodels' cohens_kappa pvalue_one_sided.
+CREATE OR REPLACE MACRO binary_kappa_p_value_one_sided(actual, predicted) AS 
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa_p_value_one_sided')], lambda c: _mlsql_kappa_p_value_one_sided(c.tp, c.fp, c.fn, c.tn))[1],
+    (actual, predicted, sample_weight) AS 
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_kappa_p_value_one_sided')], lambda c: _mlsql_kappa_p_value_one_sided(c.tp, c.fp, c.fn, c.tn))[1];
+
+-- binary_kappa_p_value_one_sided_from_counts(tp, fp, fn, tn): binary_kappa_p_value_one_sided of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_kappa_p_value_one_sided_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_kappa_p_value_one_sided(tp, fp, fn, tn);
+
 -- binary_mcnemar_statistic(actual, predicted, correction): McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
 -- binary_mcnemar_statistic(actual, predicted, sample_weight, correction): McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
 CREATE OR REPLACE MACRO binary_mcnemar_statistic(actual, predicted, correction := 1.0) AS 

@@ -129,6 +129,10 @@ CREATE OR REPLACE MACRO _mlsql_kappa_z_value(tp, fp, fn, tn) AS
 CREATE OR REPLACE MACRO _mlsql_kappa_p_value(tp, fp, fn, tn) AS 
     system.main.list_transform([system.main.struct_pack(v0 := _mlsql_kappa_z_value(tp, fp, fn, tn))], lambda _mlsql_kappa_z: _mlsql_erfc((CASE WHEN (_mlsql_kappa_z.v0 < 0) THEN (- _mlsql_kappa_z.v0) ELSE _mlsql_kappa_z.v0 END / 1.4142135623730951)))[1];
 
+-- _mlsql_kappa_p_value_one_sided(tp, fp, fn, tn): P(Z > z): the one-sided p-value of kappa = 0 against kappa > 0 (pvalue_one_sided).
+CREATE OR REPLACE MACRO _mlsql_kappa_p_value_one_sided(tp, fp, fn, tn) AS 
+    system.main.list_transform([system.main.struct_pack(v0 := _mlsql_kappa_z_value(tp, fp, fn, tn))], lambda _mlsql_normal_z: system.main.list_transform([system.main.struct_pack(v0 := _mlsql_normal_z.v0, v1 := (_mlsql_erfc((CASE WHEN (_mlsql_normal_z.v0 < 0) THEN (- _mlsql_normal_z.v0) ELSE _mlsql_normal_z.v0 END / 1.4142135623730951)) / 2))], lambda _mlsql_normal_tail: CASE WHEN (_mlsql_normal_tail.v0 < 0) THEN (1 - _mlsql_normal_tail.v1) ELSE _mlsql_normal_tail.v1 END)[1])[1];
+
 -- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
 CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 
     (- ((y * ln_p) + ((1 - y) * ln_not_p)));

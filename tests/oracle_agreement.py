@@ -57,7 +57,8 @@ def _zero_variance(tp: float, fp: float, fn: float, tn: float) -> bool:
 
 
 def cohens_kappa(tp: float, fp: float, fn: float, tn: float, what: str) -> Any:
-    """``std_kappa``, ``z_value`` or ``pvalue_two_sided`` of statsmodels' cohens_kappa."""
+    """``std_kappa``, ``z_value``, ``pvalue_two_sided`` or ``pvalue_one_sided`` of
+    statsmodels' cohens_kappa."""
     from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 
     if tp + fp + fn + tn == 0:
@@ -97,9 +98,14 @@ KAPPA_RESULTS = {
     "cohen_kappa_std_error": "std_kappa",
     "cohen_kappa_z_value": "z_value",
     "cohen_kappa_p_value": "pvalue_two_sided",
+    "cohen_kappa_p_value_one_sided": "pvalue_one_sided",
     "cohen_kappa_low": "kappa_low",
     "cohen_kappa_high": "kappa_upp",
 }
+
+
+#: the measures of the z test (NaN where var_kappa0 is 0)
+Z_TESTS = ("cohen_kappa_z_value", "cohen_kappa_p_value", "cohen_kappa_p_value_one_sided")
 
 
 def confusion(rows: list[tuple[Any, Any]]) -> list[list[int]]:
@@ -147,10 +153,10 @@ def kappa_test(rows: list[tuple[Any, Any]], name: str) -> Any:
     if len(m) == 1:
         return NAN  # one class on both sides: the expected agreement is 1
     var, var0 = exact_kappa_variance(m)
-    if name in ("cohen_kappa_z_value", "cohen_kappa_p_value") and var0 == 0:
+    if name in Z_TESTS and var0 == 0:
         return NAN  # kappa = 0 and var_kappa0 = 0
     result = sm_kappa(np.array(m, dtype=float))
-    if var == 0 and name != "cohen_kappa_z_value" and name != "cohen_kappa_p_value":
+    if var == 0 and name not in Z_TESTS:
         # statsmodels rounds it: a tiny number, or NaN below 0
         return 0.0 if name == "cohen_kappa_std_error" else float(result["kappa"])
     return float(result[KAPPA_RESULTS[name]])

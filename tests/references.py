@@ -515,6 +515,9 @@ _AGREEMENT: dict[str, Callable[..., Any]] = {
     "binary_kappa_std_error": lambda *t: oracle_agreement.cohens_kappa(*t, "std_kappa"),
     "binary_kappa_z_value": lambda *t: oracle_agreement.cohens_kappa(*t, "z_value"),
     "binary_kappa_p_value": lambda *t: oracle_agreement.cohens_kappa(*t, "pvalue_two_sided"),
+    "binary_kappa_p_value_one_sided": lambda *t: oracle_agreement.cohens_kappa(
+        *t, "pvalue_one_sided"
+    ),
 }
 _CORRECTIONS = ({}, {"correction": 0.0}, {"correction": 0.5})
 

@@ -32,6 +32,11 @@ CASES = [
 ]
 
 
+#: statsmodels' pvalue_one_sided (norm.sf(z_value)) on tables[0] (z above 0) and on a table
+#: of more disagreement than chance (z below 0), from rows and from stored counts
+ONE_SIDED_TABLES = [(TP, FP, FN, TN), (2, 8, 7, 3)]
+
+
 def rows(tp: int, fp: int, fn: int, tn: int) -> pa.Table:
     cells = [(1, 1)] * tp + [(0, 1)] * fp + [(1, 0)] * fn + [(0, 0)] * tn
     return pa.table({"actual": [a for a, _ in cells], "predicted": [p for _, p in cells]})
@@ -49,6 +54,25 @@ def test_statsmodels_test_suite_table(engine, name, params, want):
         f"{name}_from_counts", counts(TP, FP, FN, TN), columns=("tp", "fp", "fn", "tn"), **params
     )
     assert close(got, want)
+
+
+@pytest.mark.parametrize("cells", ONE_SIDED_TABLES, ids=str)
+def test_one_sided_kappa_p_value_is_statsmodels(engine, cells):
+    from scipy.stats import norm
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    name = "binary_kappa_p_value_one_sided"
+    needs(engine, name)
+    tp, fp, fn, tn = cells
+    result = cohens_kappa([[tp, fn], [fp, tn]])  # rows: actual, columns: predicted
+    want = float(result["pvalue_one_sided"])
+    assert close(want, float(norm.sf(result["z_value"])))
+    assert (want < 0.5) == (tp * tn > fp * fn)  # z > 0 where agreement beats chance
+    assert close(engine.aggregate(name, rows(*cells)), want)
+    got = engine.aggregate(f"{name}_from_counts", counts(*cells), columns=("tp", "fp", "fn", "tn"))
+    assert close(got, want)
+    two_sided = engine.aggregate("binary_kappa_p_value", rows(*cells))
+    assert close(min(want, 1 - want) * 2, two_sided)
 
 
 @pytest.mark.parametrize(("name", "params", "want"), CASES, ids=str)
@@ -129,6 +153,7 @@ TESTS = {
     "binary_kappa_std_error": lambda t: A.cohens_kappa(*t, "std_kappa"),
     "binary_kappa_z_value": lambda t: A.cohens_kappa(*t, "z_value"),
     "binary_kappa_p_value": lambda t: A.cohens_kappa(*t, "pvalue_two_sided"),
+    "binary_kappa_p_value_one_sided": lambda t: A.cohens_kappa(*t, "pvalue_one_sided"),
 }
 
 

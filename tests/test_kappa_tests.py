@@ -60,6 +60,7 @@ def _exact(matrix: list[list[int]], name: str) -> float:
         "cohen_kappa_high": kappa + _z975() * math.sqrt(var),
         "cohen_kappa_z_value": z,
         "cohen_kappa_p_value": math.erfc(abs(z) / math.sqrt(2)),
+        "cohen_kappa_p_value_one_sided": math.erfc(z / math.sqrt(2)) / 2,
     }[name]
 
 
@@ -134,15 +135,54 @@ def test_edge_tables(engine, name):
 
 def test_binary_tables_agree_with_the_2x2_measures(engine):
     """Over two classes the k-class standard error and z are the binary_kappa_* ones."""
-    for name in ("std_error", "z_value", "p_value"):
+    for name in ("std_error", "z_value", "p_value", "p_value_one_sided"):
         needs(engine, f"cohen_kappa_{name}")
     rng = random.Random(5)
     for _ in range(3):
         m = [[rng.randint(1, 9) for _ in range(2)] for _ in range(2)]
         t = rows_of(m)
-        for name in ("std_error", "z_value", "p_value"):
+        for name in ("std_error", "z_value", "p_value", "p_value_one_sided"):
             got = engine.aggregate(f"cohen_kappa_{name}", t)
             assert close(got, engine.aggregate(f"binary_kappa_{name}", t)), (m, name)
+
+
+ONE_SIDED = "cohen_kappa_p_value_one_sided"
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [TABLE10, "anxiety", *ZERO_VARIANCE, *DISJOINT, [[4]]],
+    ids=["table10", "anxiety", *(f"zero-variance-{i}" for i in range(4)), "disjoint-0",
+         "disjoint-1", "one-class"],
+)  # fmt: skip
+def test_one_sided_p_value_is_statsmodels(engine, matrix):
+    """statsmodels' pvalue_one_sided, norm.sf(z_value) = P(Z > z), on the tables of the
+    two-sided tests: table10 (z 3.26, p about half the two-sided 0.0011), the anxiety ratings
+    (z below 0: p above 1/2), and the edge tables (NaN where z is)."""
+    from scipy.stats import norm
+
+    needs(engine, ONE_SIDED)
+    if matrix == "anxiety":
+        table = pa.table({"actual": ANXIETY_2, "predicted": ANXIETY_3})
+        pairs = list(zip(ANXIETY_2, ANXIETY_3, strict=True))
+    else:
+        table, pairs = rows_of(matrix), _pairs(matrix)
+    got = engine.aggregate(ONE_SIDED, table)
+    want = A.kappa_test(pairs, ONE_SIDED)
+    assert close(got, want), (got, want)
+    z = A.kappa_test(pairs, "cohen_kappa_z_value")
+    assert close(got, float(norm.sf(z)))
+    if matrix == TABLE10:
+        assert close(got, _exact(TABLE10, ONE_SIDED))
+        assert abs(got - SAS["cohen_kappa_p_value"] / 2) <= 5e-5
+    if matrix == "anxiety":
+        assert got > 0.5
+
+
+def test_one_sided_p_value_over_no_rows_is_null(engine):
+    needs(engine, ONE_SIDED)
+    nothing = pa.table({"actual": pa.array([None], pa.int64()), "predicted": [1]})
+    assert engine.aggregate(ONE_SIDED, nothing) is None
 
 
 @pytest.mark.long

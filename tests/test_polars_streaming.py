@@ -90,6 +90,7 @@ KNOWN_FALLBACKS = {
             "cohen_kappa_std_error",
             "cohen_kappa_z_value",
             "cohen_kappa_p_value",
+            "cohen_kappa_p_value_one_sided",
             "cohen_kappa_low",
             "cohen_kappa_high",
             "f1_score",

@@ -118,6 +118,22 @@ def test_calibration_table_refuses_what_ece_refuses(engine, prob, message):
         run_table(engine, "calibration_table", t, "actual", "prob")
 
 
+BOTH_SIDES = [(1.5, -0.5), (-0.5, 1.5)]
+
+
+@pytest.mark.parametrize("order", BOTH_SIDES, ids=["above-first", "below-first"])
+@pytest.mark.parametrize("by", [None, "g"], ids=["one-group", "two-groups"])
+def test_calibration_table_names_below_0_whatever_the_order(engine, order, by):
+    """One verdict for the table whichever bad row is read first: a value below 0 first, then
+    one above 1, as expected_calibration_error (Spark and the streaming Polars engine checked
+    row by row and named the first bad row they read)."""
+    t = pa.table({"actual": [1, 0, 1], "prob": [order[0], 0.5, order[1]], "g": ["a", "a", "b"]})
+    params = {} if by is None else {"by": by}
+    message = "calibration_table takes probabilities in [0, 1] for prob (as scikit-learn). "
+    with pytest.raises(Exception, match=re.escape(message + "Got a value below 0.")):
+        run_table(engine, "calibration_table", t, "actual", "prob", **params)
+
+
 def test_calibration_table_n_bins_message(engine):
     t = pa.table({"actual": [1], "prob": [0.5]})
     with pytest.raises(
@@ -334,6 +350,21 @@ def test_binned_thresholds_refuse_scores_outside_0_1(engine):
     with pytest.raises(
         Exception, match=r"label_thresholds takes probabilities in \[0, 1\] for scores"
     ):
+        run_table(engine, "label_thresholds", t, "actual", "scores", n_bins=5)
+
+
+@pytest.mark.parametrize("order", BOTH_SIDES, ids=["above-first", "below-first"])
+@pytest.mark.parametrize("cells", ["two-rows", "one-row"])
+def test_binned_thresholds_name_below_0_whatever_the_order(engine, order, cells):
+    """One verdict for the table whichever bad score is read first (a row's or a label's):
+    below 0 first, then above 1 (Spark checked row by row and named the first it read)."""
+    if cells == "two-rows":
+        actual, scores = [["a"], ["b"]], [[("a", order[0])], [("a", order[1])]]
+    else:
+        actual, scores = [["a"]], [[("a", order[0]), ("b", order[1])]]
+    t = pa.table({"actual": pa.array(actual), "scores": pa.array(scores, TEXT_MAP)})
+    message = "label_thresholds takes probabilities in [0, 1] for scores (as scikit-learn). "
+    with pytest.raises(Exception, match=re.escape(message + "Got a value below 0.")):
         run_table(engine, "label_thresholds", t, "actual", "scores", n_bins=5)
 
 

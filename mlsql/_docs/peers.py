@@ -101,6 +101,9 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "binary_kappa_p_value": (
         sm("cohens_kappa(table).pvalue_two_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
+    "binary_kappa_p_value_one_sided": (
+        sm("cohens_kappa(table).pvalue_one_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
+    ),
     "binary_mcnemar_statistic": (
         sm(
             "mcnemar(table, exact=False).statistic",
@@ -294,6 +297,9 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     ),
     "cohen_kappa_p_value": (
         sm("cohens_kappa(table).pvalue_two_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
+    ),
+    "cohen_kappa_p_value_one_sided": (
+        sm("cohens_kappa(table).pvalue_one_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "cohen_kappa_low": (
         sm("cohens_kappa(table).kappa_low", "statsmodels.stats.inter_rater.cohens_kappa"),

@@ -26,8 +26,9 @@ Notes
   columns ``predicted``: ``binary_mcnemar_statistic`` and ``binary_mcnemar_p_value``
   are ``mcnemar(table, exact=False, correction=...)`` (``correction`` 1 or 0 for
   True or False; McNemar's exact test is ``compare``'s mcnemar_p_value), and
-  ``binary_kappa_std_error``, ``binary_kappa_z_value`` and ``binary_kappa_p_value``
-  are ``cohens_kappa(table)``'s std_kappa, z_value and pvalue_two_sided. They are
+  ``binary_kappa_std_error``, ``binary_kappa_z_value``, ``binary_kappa_p_value`` and
+  ``binary_kappa_p_value_one_sided`` are ``cohens_kappa(table)``'s std_kappa, z_value,
+  pvalue_two_sided and pvalue_one_sided (P(Z > z), against kappa > 0). They are
   NaN where statsmodels divides 0 by 0 (no discordant rows; one class on a side
   for z and p), except that statsmodels gives inf and 0 for McNemar's corrected
   test without discordant rows.
@@ -126,6 +127,10 @@ def _kappa_p_value(ops: Any, t: Table2x2) -> Any:
     return C.kappa_p_value(ops, t.counts, t.tn)
 
 
+def _kappa_p_value_one_sided(ops: Any, t: Table2x2) -> Any:
+    return C.kappa_p_value_one_sided(ops, t.counts, t.tn)
+
+
 def _fnr(ops: Any, t: Table2x2, zero_division: Any) -> Any:
     return C.false_negative_rate(ops, t.counts, zero_division)
 
@@ -187,6 +192,13 @@ MEASURES: dict[str, tuple[str, Callable[..., Any], tuple[Param, ...], tuple[str,
     "binary_kappa_p_value": (
         "Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.",
         _kappa_p_value,
+        (),
+        (),
+    ),
+    "binary_kappa_p_value_one_sided": (
+        "One-sided p-value of kappa = 0 against kappa > 0, P(Z > z): statsmodels' cohens_kappa "
+        "pvalue_one_sided.",
+        _kappa_p_value_one_sided,
         (),
         (),
     ),

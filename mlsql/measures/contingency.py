@@ -24,9 +24,11 @@ kappa      (po - pe) / (1 - pe)               table_kappa, cohen_kappa
 The agreement tests follow statsmodels: ``mcnemar_statistic`` and
 ``mcnemar_p_value`` are ``statsmodels.stats.contingency_tables.mcnemar(table,
 exact=False, correction=...)``'s statistic and pvalue (the discordant cells are
-fp and fn); ``kappa_std_error``, ``kappa_z_value`` and ``kappa_p_value`` are
-``statsmodels.stats.inter_rater.cohens_kappa(table)``'s std_kappa, z_value and
-pvalue_two_sided (the table's rows are ``actual``, its columns ``predicted``).
+fp and fn); ``kappa_std_error``, ``kappa_z_value``, ``kappa_p_value`` and
+``kappa_p_value_one_sided`` are
+``statsmodels.stats.inter_rater.cohens_kappa(table)``'s std_kappa, z_value,
+pvalue_two_sided and pvalue_one_sided (the table's rows are ``actual``, its columns
+``predicted``).
 
 Notes
 -----
@@ -365,3 +367,25 @@ def kappa_p_value(ops: Any, c: Counts, tn: E) -> E:
     return ops.let(
         (kappa_z_value(ops, c, tn),), lambda z: erfc(ops, _abs(ops, z) / 2**0.5), "kappa_z"
     )
+
+
+def normal_upper_tail(ops: Any, z: E) -> E:
+    """P(Z > z) for a standard normal Z (scipy's ``norm.sf``): erfc(|z| / sqrt 2) / 2 (half
+    the two-sided tail, :func:`erfc`), its complement 1 - erfc(|z| / sqrt 2) / 2 below 0;
+    NaN and NULL stay so."""
+
+    def tail(z: E) -> E:
+        # z bound again with the half tail: an inner scope names only its own values
+        half = erfc(ops, _abs(ops, z) / 2**0.5) / 2
+        return ops.let((z, half), lambda z, h: ops.when(z < 0, 1 - h, h), "normal_tail")
+
+    return ops.let((z,), tail, "normal_z")
+
+
+@formula
+def kappa_p_value_one_sided(ops: Any, c: Counts, tn: E) -> E:
+    """P(Z > z): the one-sided p-value of kappa = 0 against kappa > 0 (pvalue_one_sided).
+
+    statsmodels' ``norm.sf(z_value)``; NaN where z is (see :func:`kappa_z_value`).
+    """
+    return normal_upper_tail(ops, kappa_z_value(ops, c, tn))

@@ -6,17 +6,18 @@ the class axis of :class:`~mlsql.measures.single_label.ClassStats`: A_i and
 P_i the rows truly of class i and predicted as it, M_ii the rows right, M_ij
 the cells, n the rows.
 
-==========================  ===================================================
-mlsql                       statsmodels ``cohens_kappa(table)``
-==========================  ===================================================
-cohen_kappa_std_error       std_kappa: sqrt(var_kappa), Fleiss, Cohen and
-                            Everitt (1969)
-cohen_kappa_z_value         z_value: kappa / sqrt(var_kappa0), the variance
-                            under kappa = 0
-cohen_kappa_p_value         pvalue_two_sided: 2 P(Z > |z|)
-cohen_kappa_low             kappa_low: kappa - 1.959963984540054 std_kappa
-cohen_kappa_high            kappa_upp: kappa + 1.959963984540054 std_kappa
-==========================  ===================================================
+=============================  ================================================
+mlsql                          statsmodels ``cohens_kappa(table)``
+=============================  ================================================
+cohen_kappa_std_error          std_kappa: sqrt(var_kappa), Fleiss, Cohen and
+                               Everitt (1969)
+cohen_kappa_z_value            z_value: kappa / sqrt(var_kappa0), the variance
+                               under kappa = 0
+cohen_kappa_p_value            pvalue_two_sided: 2 P(Z > |z|)
+cohen_kappa_p_value_one_sided  pvalue_one_sided: P(Z > z) (norm.sf(z_value))
+cohen_kappa_low                kappa_low: kappa - 1.959963984540054 std_kappa
+cohen_kappa_high               kappa_upp: kappa + 1.959963984540054 std_kappa
+=============================  ================================================
 
 The 2x2 forms (``binary_kappa_*``) are the same statistics of a two-class
 table, written over its four cells in :mod:`mlsql.measures.contingency`.
@@ -52,6 +53,7 @@ KAPPA_TESTS = (
     "cohen_kappa_std_error",
     "cohen_kappa_z_value",
     "cohen_kappa_p_value",
+    "cohen_kappa_p_value_one_sided",
     "cohen_kappa_low",
     "cohen_kappa_high",
 )
@@ -157,6 +159,12 @@ def p_value(ops: Any, s: ClassStats) -> E:
     """2 P(Z > |z|) = erfc(|z| / sqrt 2) (statsmodels' pvalue_two_sided)."""
     z = z_value(ops, s)
     return ops.let((z,), lambda z: C.erfc(ops, ops.when(z < 0, -z, z) / 2**0.5), "kappa_z")
+
+
+def p_value_one_sided(ops: Any, s: ClassStats) -> E:
+    """P(Z > z) (statsmodels' pvalue_one_sided, ``norm.sf(z_value)``): the two-sided tail's
+    half, see :func:`mlsql.measures.contingency.normal_upper_tail`."""
+    return C.normal_upper_tail(ops, z_value(ops, s))
 
 
 def interval(ops: Any, s: ClassStats, side: int) -> E:

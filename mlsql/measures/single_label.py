@@ -38,9 +38,9 @@ Notes
   both sides (perfect agreement): its value then follows ``zero_division``
   (1 under 'diagnose'). scikit-learn returns NaN there.
 - ``cohen_kappa_std_error``, ``cohen_kappa_z_value``, ``cohen_kappa_p_value``,
-  ``cohen_kappa_low`` and ``cohen_kappa_high`` are statsmodels'
-  ``cohens_kappa(table)`` std_kappa, z_value, pvalue_two_sided, kappa_low and
-  kappa_upp of plain kappa (the 95% interval, kappa ± 1.96 std_kappa), the table's
+  ``cohen_kappa_p_value_one_sided``, ``cohen_kappa_low`` and ``cohen_kappa_high`` are
+  statsmodels' ``cohens_kappa(table)`` std_kappa, z_value, pvalue_two_sided,
+  pvalue_one_sided, kappa_low and kappa_upp of plain kappa (the 95% interval, kappa ± 1.96 std_kappa), the table's
   rows ``actual`` and columns ``predicted`` (:mod:`mlsql.measures.kappa_tests`).
   They are NaN where statsmodels divides 0 by 0 (one class on both sides; for z
   and p also one class on a side, or no class on both sides), and the standard
@@ -445,6 +445,11 @@ KAPPA_SUMMARIES = {
         "Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa "
         "pvalue_two_sided.",
         K.p_value,
+    ),
+    "cohen_kappa_p_value_one_sided": (
+        "One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: "
+        "statsmodels' cohens_kappa pvalue_one_sided.",
+        K.p_value_one_sided,
     ),
     "cohen_kappa_low": (
         "Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.",

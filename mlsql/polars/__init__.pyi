@@ -47,6 +47,8 @@ __all__ = [
     "binary_kappa_from_counts",
     "binary_kappa_p_value",
     "binary_kappa_p_value_from_counts",
+    "binary_kappa_p_value_one_sided",
+    "binary_kappa_p_value_one_sided_from_counts",
     "binary_kappa_std_error",
     "binary_kappa_std_error_from_counts",
     "binary_kappa_z_value",
@@ -76,6 +78,7 @@ __all__ = [
     "cohen_kappa_high",
     "cohen_kappa_low",
     "cohen_kappa_p_value",
+    "cohen_kappa_p_value_one_sided",
     "cohen_kappa_score",
     "cohen_kappa_std_error",
     "cohen_kappa_z_value",
@@ -1381,6 +1384,72 @@ def binary_kappa_p_value_from_counts(
     0.1967056024589469
     """
 
+def binary_kappa_p_value_one_sided(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z): statsmodels' cohens_kappa pvalue_one_sided.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 1, 0, 0], 'predicted': [1, 1, 0, 1, 0]})
+    >>> df.select(mp.binary_kappa_p_value_one_sided('actual', 'predicted')).item()
+    0.3546940575071132
+    """
+
+def binary_kappa_p_value_one_sided_from_counts(
+    tp: _IntoExpr,
+    fp: _IntoExpr,
+    fn: _IntoExpr,
+    tn: _IntoExpr,
+) -> pl.Expr:
+    """binary_kappa_p_value_one_sided of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or polars.Expr
+        Stored true positives.
+    fp : str or polars.Expr
+        Stored false positives.
+    fn : str or polars.Expr
+        Stored false negatives.
+    tn : str or polars.Expr
+        Stored true negatives.
+
+    Returns
+    -------
+    polars.Expr
+        A number per row of stored counts.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
+    >>> df.select(mp.binary_kappa_p_value_one_sided_from_counts('tp', 'fp', 'fn', 'tn')).item()
+    0.09835280122947344
+    """
+
 def binary_kappa_std_error(
     actual: _IntoExpr,
     predicted: _IntoExpr,
@@ -2448,6 +2517,39 @@ def cohen_kappa_p_value(
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.cohen_kappa_p_value('actual', 'predicted')).item()
     0.04550026389635844
+    """
+
+def cohen_kappa_p_value_one_sided(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.cohen_kappa_p_value_one_sided('actual', 'predicted')).item()
+    0.02275013194817922
     """
 
 def cohen_kappa_score(

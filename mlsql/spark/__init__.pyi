@@ -45,6 +45,8 @@ __all__ = [
     "binary_kappa_from_counts",
     "binary_kappa_p_value",
     "binary_kappa_p_value_from_counts",
+    "binary_kappa_p_value_one_sided",
+    "binary_kappa_p_value_one_sided_from_counts",
     "binary_kappa_std_error",
     "binary_kappa_std_error_from_counts",
     "binary_kappa_z_value",
@@ -74,6 +76,7 @@ __all__ = [
     "cohen_kappa_high",
     "cohen_kappa_low",
     "cohen_kappa_p_value",
+    "cohen_kappa_p_value_one_sided",
     "cohen_kappa_score",
     "cohen_kappa_std_error",
     "cohen_kappa_z_value",
@@ -1448,6 +1451,66 @@ def binary_kappa_p_value_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
+def binary_kappa_p_value_one_sided(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z): statsmodels' cohens_kappa pvalue_one_sided.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    predicted : str or pyspark.sql.Column
+        The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binary_kappa_p_value_one_sided_from_counts(
+    tp: _IntoColumn,
+    fp: _IntoColumn,
+    fn: _IntoColumn,
+    tn: _IntoColumn,
+) -> Column:
+    """binary_kappa_p_value_one_sided of stored counts tp, fp, fn, tn.
+
+    Parameters
+    ----------
+    tp : str or pyspark.sql.Column
+        Column name or Column.
+    fp : str or pyspark.sql.Column
+        Column name or Column.
+    fn : str or pyspark.sql.Column
+        Column name or Column.
+    tn : str or pyspark.sql.Column
+        Column name or Column.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        A number per row of stored counts.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
 def binary_kappa_std_error(
     actual: _IntoColumn,
     predicted: _IntoColumn,
@@ -2467,6 +2530,36 @@ def cohen_kappa_p_value(
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def cohen_kappa_p_value_one_sided(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
 
     Parameters
     ----------

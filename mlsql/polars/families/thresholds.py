@@ -41,6 +41,7 @@ from mlsql._front.tables import check_by_names, check_columns
 from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
+from mlsql.polars._checks import collecting, refuse, refused_columns
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
@@ -132,11 +133,22 @@ def calibration_table(
     lf, schema, groups, w = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
     a = pl.col(actual)
     y = K.binary_flag(func, "actual", a, schema[actual])
-    p = K.number(
-        func, "prob", pl.when(a.is_not_null()).then(pl.col(prob)), schema[prob], finite=True
+    # the probability's checks deferred to the bins (as the thresholds' to their counts): an
+    # elementwise check on the streaming engine named whichever bad row its batch held first,
+    # the bins' first offending values name the table's below 0 first, then above 1
+    with collecting() as pending:
+        p = K.number(
+            func, "prob", pl.when(a.is_not_null()).then(pl.col(prob)), schema[prob], finite=True
+        )
+        p = probability(func, "prob", p)
+    refused = refused_columns(pending, "__mlsql_refused")
+    rows = lf.select(
+        *groups,
+        y.alias("__mlsql_y"),
+        p.alias("__mlsql_p"),
+        w.alias("__mlsql_w"),
+        *(c.offending.alias(name) for name, c in refused.items() if c.offending is not None),
     )
-    p = probability(func, "prob", p)
-    rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p"), w.alias("__mlsql_w"))
     rows = rows.filter(
         weighed_and_known(
             pl.col("__mlsql_w"),
@@ -144,13 +156,16 @@ def calibration_table(
             pl.col("__mlsql_p").is_not_null(),
         )
     )
-    b = SC.calibration_bin(OPS, pl.col("__mlsql_p"), nb).cast(pl.Int64).alias("bin")
+    # the bin as a float until the checks passed (a NaN's bin is no integer)
+    b = SC.calibration_bin(OPS, pl.col("__mlsql_p"), nb).alias("bin")
     weights = pl.col("__mlsql_w")
-    bins = rows.group_by(*groups, b).agg(
+    counted = rows.group_by(*groups, b).agg(
         weights.sum().alias("__mlsql_n"),
         (pl.col("__mlsql_p") * weights).sum().alias("__mlsql_s"),
         (pl.col("__mlsql_y").cast(pl.Int64) * weights).sum().alias("__mlsql_pos"),
+        *(pl.col(name).first(ignore_nulls=True) for name in refused),
     )
+    bins = refuse(counted, refused, "__mlsql_n").with_columns(pl.col("bin").cast(pl.Int64))
     n = pl.col("__mlsql_n")
     values = TH.calibration_values(
         OPS, pl.col("bin"), nb, n, pl.col("__mlsql_s"), pl.col("__mlsql_pos")

@@ -42,7 +42,7 @@ from mlsql.spark._build import OPS
 from mlsql.spark._types import compatible, data_type
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import _fields_of, _label_type, _score_fields, score_entries
-from mlsql.spark.families.scores import over_bins_of, probability
+from mlsql.spark.families.scores import in_range, over_bins_of
 from mlsql.spark.ops import exact_sum
 
 FAMILIES = (CS.FAMILY,)
@@ -90,34 +90,55 @@ def input_check(measure: Measure) -> Any:
     return _check
 
 
-def _row(func: str, actual: Column, scores: Column) -> tuple[Column, Column]:
-    """A row's Σ of squared errors over its classes and its number of classes."""
+def _row(func: str, actual: Column, scores: Column) -> Column:
+    """A row's Σ of squared errors over its classes (``loss``), its number of classes
+    (``width``) and its lowest and highest probability (``low``, ``high``; checked over the
+    group, see :func:`stats`)."""
     entries = score_entries(scores, _fields_of(func, scores))
+    # each class's probability (finite, checked as read) and whether it is the true class,
+    # once; one fold then sums the terms and keeps the lowest and highest
+    cells = F.transform(
+        entries,
+        lambda e: F.struct(
+            K.finite(func, "scores", e["score"]).alias("p"), (e["label"] == actual).alias("t")
+        ),
+    )
+    start = F.struct(
+        F.lit(0.0).alias("loss"),
+        F.lit(None).cast("double").alias("low"),
+        F.lit(None).cast("double").alias("high"),
+    )
 
-    def term(e: Column) -> Column:
-        p = probability(func, "scores", K.finite(func, "scores", e["score"]))
-        return CS.class_squared_error(OPS, p, e["label"] == actual)
+    def step(acc: Column, x: Column) -> Column:
+        return F.struct(
+            (acc["loss"] + CS.class_squared_error(OPS, x["p"], x["t"])).alias("loss"),
+            F.least(acc["low"], x["p"]).alias("low"),
+            F.greatest(acc["high"], x["p"]).alias("high"),
+        )
 
-    terms = F.transform(entries, term)
+    folded = F.aggregate(cells, start, step)
     scored_true = F.exists(entries, lambda e: e["label"] == actual)
     unscored = F.when(scored_true, F.lit(0)).otherwise(F.lit(1))
-    loss = F.aggregate(terms, F.lit(0.0), lambda acc, x: acc + x) + unscored
-    width = F.size(entries) + unscored
-    return loss, width
-
-
-def _top(func: str, actual: Column, scores: Column) -> tuple[Column, Column]:
-    """A row's confidence (its highest probability, each checked; 0 when it scores no class)
-    and whether the smallest label scored it is the true one (1.0 or 0.0)."""
-    entries = score_entries(scores, _fields_of(func, scores))
-    checked = F.transform(
-        entries, lambda e: probability(func, "scores", K.finite(func, "scores", e["score"]))
+    return F.struct(
+        (folded["loss"] + unscored).alias("loss"),
+        (F.size(entries) + unscored).alias("width"),
+        folded["low"].alias("low"),
+        folded["high"].alias("high"),
     )
+
+
+def _top(func: str, actual: Column, scores: Column) -> tuple[Column, Column, Column]:
+    """A row's confidence (its highest probability; 0 when it scores no class), whether the
+    smallest label scored it is the true one (1.0 or 0.0), and its lowest probability (each
+    finite, checked as read; their range is checked over the group, see
+    :func:`calibration_stats`)."""
+    entries = score_entries(scores, _fields_of(func, scores))
+    checked = F.transform(entries, lambda e: K.finite(func, "scores", e["score"]))
     highest = F.array_max(F.transform(entries, lambda e: e["score"]))
     tied = F.filter(entries, lambda e: e["score"] == highest)
     top = F.array_min(F.transform(tied, lambda e: e["label"]))
     correct = F.when(top == actual, F.lit(1.0)).otherwise(F.lit(0.0))
-    return F.coalesce(F.array_max(checked), F.lit(0.0)), correct
+    return F.coalesce(F.array_max(checked), F.lit(0.0)), correct, F.array_min(checked)
 
 
 def calibration_stats(
@@ -127,10 +148,13 @@ def calibration_stats(
     known = actual.isNotNull() & scores.isNotNull()
     if weight is not None:
         known = known & weight.isNotNull()
-    confidence, correct = _top(measure.name, actual, scores)
+    confidence, correct, lowest = _top(measure.name, actual, scores)
     w = F.lit(1.0) if weight is None else weight.cast("double")
+    n = F.count(F.when(known, 1)) if weight is None else F.sum(F.when(known, weight))
+    low, high = F.when(known, lowest), F.when(known, confidence)
     return SC.CalibrationStats(
-        n=F.count(F.when(known, 1)) if weight is None else F.sum(F.when(known, weight)),
+        # the probabilities' range over the group, lowest first, as DuckDB and Polars check it
+        n=in_range(measure.name, "scores", low, n, high=high),
         over_bins=over_bins_of(
             confidence, F.when(known, (confidence - correct) * w), F.when(known, w)
         ),
@@ -139,19 +163,23 @@ def calibration_stats(
 
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Any:
     """The group's known rows (their weight), Σ of their losses and their widest row; or the
-    bins of their top labels (``multiclass_calibration_error``)."""
+    bins of their top labels (``multiclass_calibration_error``). The group's probabilities
+    are checked over the group (its lowest below 0 first, then its highest above 1, as DuckDB
+    and Polars check them; row by row Spark named whichever bad row it read first)."""
     actual, scores = inputs
     if measure.name == "multiclass_calibration_error":
         return calibration_stats(measure, actual, scores, weight)
     known = actual.isNotNull() & scores.isNotNull()
     if weight is not None:
         known = known & weight.isNotNull()
-    loss, width = _row(measure.name, actual, scores)
+    row = _row(measure.name, actual, scores)
     w = F.lit(1.0) if weight is None else weight
+    n = F.count(F.when(known, 1)) if weight is None else F.sum(F.when(known, weight))
+    low, high = (F.when(known, row[k]) for k in ("low", "high"))
     return CS.ClassBrierStats(
-        n=F.count(F.when(known, 1)) if weight is None else F.sum(F.when(known, weight)),
-        total_loss=exact_sum(F.when(known, loss * w)),
-        n_classes=F.max(F.when(known, width)),
+        n=in_range(measure.name, "scores", low, n, high=high),
+        total_loss=exact_sum(F.when(known, row["loss"] * w)),
+        n_classes=F.max(F.when(known, row["width"])),
     )
 
 

@@ -107,15 +107,23 @@ def probability(func: str, name: str, x: Column) -> Column:
     return F.when(x < 0, below).when(x > 1, above).otherwise(x)
 
 
-def in_range(func: str, name: str, x: Column, value: Column) -> Column:
+def in_range(func: str, name: str, x: Column, value: Column, high: Column | None = None) -> Column:
     """``value`` (an aggregate) once the group's probabilities ``x`` are in [0, 1]: its lowest
     below 0 raises first, then its highest above 1, as DuckDB and Polars check the group (a row
-    by row check names whichever bad row Spark reads first)."""
+    by row check names whichever bad row Spark reads first). A row holding several
+    probabilities gives its lowest as ``x`` and its highest as ``high``."""
+    return range_check(func, name, F.min(x), F.max(x if high is None else high), value)
+
+
+def range_check(func: str, name: str, low: Column, high: Column, value: Column) -> Column:
+    """``value`` once ``low`` (the lowest probability) is >= 0 and ``high`` (the highest) <= 1,
+    the lowest checked first (:func:`in_range` over a group's rows; a table checks its bins'
+    lowest and highest)."""
     below, above = (
         F.raise_error(F.lit(CP.probability_value_message(func, name, got)))
         for got in CP.OUT_OF_RANGE
     )
-    return F.when(F.min(x) < 0, below).when(F.max(x) > 1, above).otherwise(value)
+    return F.when(low < 0, below).when(high > 1, above).otherwise(value)
 
 
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Any:

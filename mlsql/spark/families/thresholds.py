@@ -33,7 +33,7 @@ from mlsql.spark._types import bound, to_column
 from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import _fields_of, _scores_check, score_entries
-from mlsql.spark.families.scores import probability
+from mlsql.spark.families.scores import range_check
 from mlsql.spark.ops import SparkOps, column
 
 FAMILIES = (TH.FAMILY,)
@@ -81,6 +81,18 @@ def _weight(func: str, source: DataFrame, sample_weight: str | None) -> Column:
     return weight(func, bound(source, sample_weight))
 
 
+def _in_range(func: str, name: str, counted: DataFrame) -> DataFrame:
+    """``counted`` without its columns ``__lo`` and ``__hi`` (each counted row's lowest and
+    highest probability), once the whole table's are in [0, 1]: its lowest below 0 raises
+    first, then its highest above 1, as DuckDB and Polars check the table (row by row Spark
+    named whichever bad row it read first). One row of the counted rows' minimum and maximum,
+    joined to each (broadcast); the rows are never collected."""
+    extremes = counted.agg(F.min("__lo").alias("__low"), F.max("__hi").alias("__high"))
+    ok = range_check(func, name, F.col("__low"), F.col("__high"), F.lit(True))
+    checked = counted.crossJoin(F.broadcast(extremes)).where(ok)
+    return checked.drop("__lo", "__hi", "__low", "__high")
+
+
 def _finish(df: DataFrame, groups: list[str], internal: list[str], columns: list[Any]) -> DataFrame:
     """The internal group columns renamed back, ordered by group and the first column."""
     ordered = df.orderBy(*(F.col(k).asc_nulls_last() for k in [*internal, columns[0]]))
@@ -123,7 +135,7 @@ def calibration_table(
     K.binary_inputs(func, ["actual"], [a])
     K.numeric_inputs(func, ["prob"], [p])
     y = K.binary_flag(func, a)
-    s = probability(func, "prob", K.finite(func, "prob", F.when(a.isNotNull(), p)))
+    s = K.finite(func, "prob", F.when(a.isNotNull(), p))
     rows = source.select(*keys, y.alias("__y"), s.alias("__p"), w.alias("__w"))
     # the weight first: every row's weight is checked, a known row's or not
     rows = rows.where((F.col("__w") > 0) & F.col("__y").isNotNull() & F.col("__p").isNotNull())
@@ -132,7 +144,10 @@ def calibration_table(
         F.sum("__w").alias("__n"),
         F.sum(F.col("__p") * F.col("__w")).alias("__s"),
         F.sum(F.col("__y") * F.col("__w")).alias("__pos"),
+        F.min("__p").alias("__lo"),
+        F.max("__p").alias("__hi"),
     )
+    bins = _in_range(func, "prob", bins)
     values = TH.calibration_values(
         OPS, F.col("bin"), nb, F.col("__n"), F.col("__s"), F.col("__pos")
     )
@@ -197,7 +212,7 @@ def label_thresholds(
     score = K.finite(func, "scores", x["score"]) + 0.0
     key = score
     if nb is not None:
-        key = column(SC.calibration_bin(OPS, probability(func, "scores", score), nb))
+        key = column(SC.calibration_bin(OPS, score, nb))
     scored = (
         rows.select(*internal, truth.alias("__a"), "__w", F.explode("__e").alias("__x"))
         .select(
@@ -206,14 +221,18 @@ def label_thresholds(
             key.cast("double").alias("__k"),
             F.array_contains("__a", label).cast("long").alias("__t"),
             "__w",
+            *([] if nb is None else [score.alias("__s")]),
         )
         .groupBy(*internal, "label", "__k")
         .agg(
             F.sum(F.col("__t") * F.col("__w")).cast(kind).alias("__pos"),
             F.sum((1 - F.col("__t")) * F.col("__w")).cast(kind).alias("__neg"),
+            *([] if nb is None else [F.min("__s").alias("__lo"), F.max("__s").alias("__hi")]),
         )
         .withColumn("__sup", F.lit(0).cast(kind))
     )
+    if nb is not None:  # binned, the scores are probabilities
+        scored = _in_range(func, "scores", scored)
     true_labels = (
         rows.select(*internal, "__w", F.explode(truth).alias("label"))
         .groupBy(*internal, "label")
