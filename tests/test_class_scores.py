@@ -129,9 +129,10 @@ def test_bad_probabilities_are_an_error(engine, bad, message):
     assert_mlsql_error(engine, info.value, when_read=True)
 
 
+@pytest.mark.parametrize("measure", [MEASURE, "multiclass_calibration_error"])
 @pytest.mark.parametrize("order", [(1.5, -0.5), (-0.5, 1.5)], ids=["above-first", "below-first"])
 @pytest.mark.parametrize("cells", ["two-rows", "one-row"])
-def test_probabilities_on_both_sides_name_below_0_whatever_the_order(engine, order, cells):
+def test_probabilities_on_both_sides_name_below_0_whatever_the_order(engine, measure, order, cells):
     """One verdict for the group whichever bad probability is read first (a row's or a class's):
     below 0 first, then above 1 (Spark checked row by row and named the first it read)."""
     if cells == "two-rows":
@@ -139,11 +140,11 @@ def test_probabilities_on_both_sides_name_below_0_whatever_the_order(engine, ord
     else:
         t = table(["a"], [{"a": order[0], "b": order[1]}])
     message = (
-        "multiclass_brier_score takes probabilities in [0, 1] for scores (as scikit-learn). "
+        f"{measure} takes probabilities in [0, 1] for scores (as scikit-learn). "
         "Got a value below 0."
     )
     with pytest.raises(Exception, match=re.escape(message)) as info:
-        value(engine, t)
+        engine.aggregate(measure, t, columns=("actual", "scores"))
     assert_mlsql_error(engine, info.value, when_read=True)
 
 

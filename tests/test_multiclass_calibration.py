@@ -266,24 +266,6 @@ def test_bad_probabilities_are_an_error(engine, bad, message):
     assert_mlsql_error(engine, info.value, when_read=True)
 
 
-@pytest.mark.parametrize("order", [(1.5, -0.5), (-0.5, 1.5)], ids=["above-first", "below-first"])
-@pytest.mark.parametrize("cells", ["two-rows", "one-row"])
-def test_probabilities_on_both_sides_name_below_0_whatever_the_order(engine, order, cells):
-    """One verdict for the group whichever bad probability is read first (a row's or a
-    class's): below 0 first, then above 1, as multiclass_brier_score."""
-    if cells == "two-rows":
-        t = table([("a", {"a": order[0]}), ("b", {"a": order[1]})])
-    else:
-        t = table([("a", {"a": order[0], "b": order[1]})])
-    message = (
-        "multiclass_calibration_error takes probabilities in [0, 1] for scores (as "
-        "scikit-learn). Got a value below 0."
-    )
-    with pytest.raises(Exception, match=re.escape(message)) as info:
-        value(engine, t)
-    assert_mlsql_error(engine, info.value, when_read=True)
-
-
 def test_label_kinds_must_match(engine):
     t = pa.table(
         {
