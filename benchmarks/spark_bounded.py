@@ -21,21 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-
-
-def _cpu(pid: int) -> float | None:
-    """The process's user + system CPU seconds (None once it has ended)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from spark_cpu import process_cpu
 
 
 def main() -> None:
@@ -84,7 +74,7 @@ def main() -> None:
     heap = [p for p in pools if str(p.getType().toString()) == "Heap memory"]
     for p in heap:
         p.resetPeakUsage()
-    cpu0, t0 = _cpu(pid), time.perf_counter()
+    cpu0, t0 = process_cpu(pid), time.perf_counter()
     try:
         if args.mode in evaluated:
             value, error = [tuple(r) for r in evaluated[args.mode]()], None
@@ -93,7 +83,7 @@ def main() -> None:
     except Exception as e:  # the session may die with the JVM's heap
         value, error = None, str(e).splitlines()[0][:200]
     wall = time.perf_counter() - t0
-    cpu = _cpu(pid)
+    cpu = process_cpu(pid)
     cpu = None if cpu is None or cpu0 is None else cpu - cpu0
     try:
         peak = sum(p.getPeakUsage().getUsed() for p in heap) / 2**20

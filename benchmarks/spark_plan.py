@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from spark_cpu import session_cpu  # benchmarks/, the script's directory
+
 sys.path.insert(0, os.getcwd())
 
 
@@ -80,14 +82,7 @@ def main() -> None:
     from tests.engines.spark_engine import session
 
     spark = session()
-    jvm_pid = spark._jvm.java.lang.ProcessHandle.current().pid()
-    tick = os.sysconf("SC_CLK_TCK")
-
-    def cpu() -> float:
-        with open(f"/proc/{jvm_pid}/stat") as f:
-            stat = f.read().rsplit(")", 1)[1].split()
-        mine = os.times()
-        return (int(stat[11]) + int(stat[12])) / tick + mine.user + mine.system
+    cpu = session_cpu(spark)
 
     calls = count_py4j_calls()
     todo = cases(spark)

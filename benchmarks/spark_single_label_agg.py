@@ -22,6 +22,8 @@ import sys
 import time
 from typing import Any
 
+from spark_cpu import session_cpu  # benchmarks/, the script's directory
+
 sys.path.insert(0, os.getcwd())
 
 
@@ -39,14 +41,7 @@ def main() -> None:
     from tests.test_sample_weight_single import REGISTRY_FAMILY, N, _calls, _table
 
     spark = session()
-    jvm_pid = spark._jvm.java.lang.ProcessHandle.current().pid()
-    tick = os.sysconf("SC_CLK_TCK")
-
-    def cpu() -> float:
-        with open(f"/proc/{jvm_pid}/stat") as f:
-            stat = f.read().rsplit(")", 1)[1].split()
-        mine = os.times()
-        return (int(stat[11]) + int(stat[12])) / tick + mine.user + mine.system
+    cpu = session_cpu(spark)
 
     rng = np.random.default_rng(100)  # the table of test_integer_weights_equal_repeated_rows
     weights: list[Any] = [float(x) for x in rng.integers(0, 4, N)]
