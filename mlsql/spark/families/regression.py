@@ -100,19 +100,17 @@ def weighted_stats(
     measure: Measure, inputs: Sequence[Column], weight: Column
 ) -> RG.RegressionStats:
     """The statistics with each row weighted (scikit-learn's ``sample_weight``): sums of
-    w x term, n = Σw, moments about the weighted means (centred on the rounded means). The
-    sums of rows are exact (:func:`~mlsql.spark.ops.exact_sum`), as DuckDB's ``fsum`` and
-    Polars' sums: a DOUBLE sum drops terms below half an ulp of the running total."""
+    w x term, n = Σw, moments about the weighted means (centred on the rounded means)."""
     by_name = dict(zip(measure.inputs, inputs, strict=True))
     known = by_name["actual"].isNotNull() & by_name["predicted"].isNotNull() & weight.isNotNull()
     y = F.when(known, K.finite(measure.name, "actual", by_name["actual"]))
     p = F.when(known, K.finite(measure.name, "predicted", by_name["predicted"]))
     w = F.when(known, weight)
     err = y - p
-    n = exact_sum(w)  # exact, as DuckDB's and Polars' compensated sums (a DOUBLE sum drifts)
+    n = F.sum(w)
 
     def mean(x: Column) -> Column:
-        return exact_sum(w * x) / n
+        return F.sum(w * x) / n
 
     rows = F.collect_list(F.when(known, F.struct(y.alias("y"), p.alias("p"), w.alias("w"))))
     means = {"y": mean(y), "p": mean(p), "e": mean(err)}
@@ -134,9 +132,9 @@ def weighted_stats(
 
     return RG.RegressionStats(
         n=n,
-        sse=exact_sum(w * err * err),
-        sae=exact_sum(w * F.abs(err)),
-        sape=exact_sum(w * F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+        sse=F.sum(w * err * err),
+        sae=F.sum(w * F.abs(err)),
+        sape=F.sum(w * F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
         var_actual=comoment("y", "y"),
         var_predicted=comoment("p", "p"),
         covariance=comoment("y", "p"),
