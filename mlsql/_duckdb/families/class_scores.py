@@ -49,9 +49,10 @@ def _probability(q: Qualify, m: Measure) -> Sql:
     return call(q("_mlsql_probability"), number, "scores", m.name)
 
 
-def _top(q: Qualify, m: Measure) -> tuple[Sql, Sql]:
-    """A row's confidence (its highest probability, 0 without a scored class) and whether its
-    class (ties: the smallest label) is the true one, as 1.0 or 0.0."""
+def _top(q: Qualify, m: Measure) -> Sql:
+    """A row's top class as {p, y}: its confidence ``p`` (its highest probability, 0 without a
+    scored class) and ``y``, whether its class (ties: the smallest label) is the true one, as
+    1.0 or 0.0. The row's entries are sorted once (bound by a one-element list_transform)."""
     entries = (
         "list_filter(map_entries(scores), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL)"
     )
@@ -60,9 +61,8 @@ def _top(q: Qualify, m: Measure) -> tuple[Sql, Sql]:
     keyed = f"list_transform({entries}, lambda e: struct_pack(v := -{_probability(q, m)} + 0.0, k := e.key))"
     top = f"list_sort({keyed})[1]"
     a = _actual(q, m)
-    confidence = f"coalesce(-({top}).v, 0.0)"
-    correct = f"list_transform([{a}], lambda a: CASE WHEN ({top}).k = a THEN 1.0 ELSE 0.0 END)[1]"
-    return Sql(confidence), Sql(correct)
+    pair = "struct_pack(p := coalesce(-t.v, 0.0), y := CASE WHEN t.k = a THEN 1.0 ELSE 0.0 END)"
+    return Sql(f"list_transform([{top}], lambda t: list_transform([{a}], lambda a: {pair})[1])[1]")
 
 
 def _row(q: Qualify, m: Measure, ops: SqlOps) -> tuple[Sql, Sql]:
@@ -85,7 +85,6 @@ def _row(q: Qualify, m: Measure, ops: SqlOps) -> tuple[Sql, Sql]:
 
 def _calibration(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> SC.CalibrationStats:
     """The top labels' (bin, confidence - correct[, weight]) triples over the known rows."""
-    confidence, correct = _top(q, m)
     known = "actual IS NOT NULL AND scores IS NOT NULL"
     if weighted:
         w = CC.weight(m.name, q)
@@ -93,9 +92,9 @@ def _calibration(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> SC.Cali
         n = Sql(f"sum(CASE WHEN {known} THEN {w} END)")
     else:
         n = Sql(f"count(CASE WHEN {known} THEN 1 END)")
-    row = Sql(f"struct_pack(p := {confidence}, y := {correct})")
+    row = _top(q, m)
     if weighted:
-        row = Sql(f"struct_pack(p := {confidence}, y := {correct}, w := {w})")
+        row = Sql(f"struct_insert({row}, w := {w})")
 
     def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
         b = SC.calibration_bin(ops, Sql("r.p"), n_bins)
