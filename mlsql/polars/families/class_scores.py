@@ -74,6 +74,14 @@ def check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     return [a_expr, entries]
 
 
+def _scored(entries: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Each row's scored classes (a label's first entry; NULL labels and scores dropped), and
+    the per-element ``label`` and ``score`` fields to read them with ``list.eval``."""
+    label, score = pl.element().struct.field("label"), pl.element().struct.field("score")
+    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
+    return entries.list.eval(pl.element().filter(first)), label, score
+
+
 def stats(m: Measure, *inputs: pl.Expr, weight: pl.Expr | None = None) -> CS.ClassBrierStats:
     """The group's known rows (their weight), Σ of their losses and their widest row.
 
@@ -84,9 +92,7 @@ def stats(m: Measure, *inputs: pl.Expr, weight: pl.Expr | None = None) -> CS.Cla
     """
     actual, entries = inputs
     mask = K.known(actual, entries) if weight is None else K.known(actual, entries, weight)
-    label, score = pl.element().struct.field("label"), pl.element().struct.field("score")
-    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
-    scored = entries.filter(mask).list.eval(pl.element().filter(first))
+    scored, label, score = _scored(entries.filter(mask))
     labels, probs = scored.list.eval(label), scored.list.eval(score)
     truth = actual.filter(mask)
     w = pl.lit(1.0) if weight is None else weight.filter(mask).cast(pl.Float64)
@@ -115,9 +121,7 @@ def calibration_stats(
     smallest label scored it is the true one; rows left out are NULL in the bins."""
     actual, entries = inputs
     mask = K.known(actual, entries) if weight is None else K.known(actual, entries, weight)
-    label, score = pl.element().struct.field("label"), pl.element().struct.field("score")
-    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
-    scored = entries.list.eval(pl.element().filter(first))
+    scored, label, score = _scored(entries)
     probs = scored.list.eval(score)
     cells = K.number(m.name, "scores", probs.filter(mask).explode(), pl.Float64(), finite=True)
     checked = probability(m.name, "scores", cells)
