@@ -49,8 +49,11 @@ Notes
 - ``sample_weight`` counts as repeated rows (torchmetrics takes no weights): n and each
   bin's size and gap are sums of weights.
 - Cost: the bins are ``expected_calibration_error``'s in each engine (DuckDB and Spark
-  hold the group's (bin, gap) pairs, Polars sums per bin with a window), after one pass
-  over each row's scored classes.
+  hold the group's (bin, gap) pairs, so memory grows with the group's rows; Polars sums per
+  bin with a window, which its streaming engine runs in memory), after one pass over each
+  row's scored classes. The bounded form is ``calibration_table`` over each row's
+  (correct, confidence): a count, a sum of confidences and a sum of correct rows per
+  (group, bin), from which the error is Σ_b |Σ_b confidence - Σ_b correct| / n (l1).
 - A row whose label or scores are NULL is skipped; over none the result is NULL.
   A label repeated in a {label, score} list keeps its first entry; a NULL label
   is dropped.
