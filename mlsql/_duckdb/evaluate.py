@@ -121,9 +121,13 @@ def evaluate(
 
     Parameters
     ----------
-    data : str, os.PathLike, DuckDBPyRelation or DataFrame
+    data : str, os.PathLike, DuckDBPyRelation, DataFrame or ibis table
         A table or view name, a query, a Parquet, CSV or JSON path (read on
-        ``con``), a relation, or an Arrow table, Polars or pandas DataFrame.
+        ``con``), a relation, or an Arrow table, Polars or pandas DataFrame. An
+        ibis table expression is evaluated in its own database (PostgreSQL,
+        DataFusion, BigQuery, ...; ``pip install 'mlsql[ibis]'``), for the
+        families lowered to ibis so far (label sets and binary), and gives an ibis
+        table of the same columns.
     actual, predicted : str
         The columns of the truth and of the prediction (labels, label lists,
         numbers or scores, as each measure takes them; a measure of one column,
@@ -175,7 +179,12 @@ def evaluate(
     ('B', 'micro_fbeta(beta=2)', 0.5)
     """
     from mlsql._duckdb.resample import _source
+    from mlsql._ibis import is_table
 
+    if is_table(data):  # computed in the table's own database, through ibis
+        from mlsql._ibis.evaluate import evaluate as on_ibis
+
+        return on_ibis(data, actual, predicted, measures, by, sample_weight)  # type: ignore[return-value]
     given = con
     with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)

@@ -1,0 +1,29 @@
+"""mlsql on ibis tables: the registry's formulas lowered to ibis expressions.
+
+An ibis table expression names a table in some database (DuckDB, PostgreSQL,
+DataFusion, BigQuery, Snowflake, ...). ``mlsql.evaluate`` over one builds each
+measure from its registry formula (:mod:`mlsql._formulas`) with ibis'
+operators as the engine's primitives (:mod:`mlsql._ibis.ops`), over per-row
+statistics written with ibis' array operations (:mod:`mlsql._ibis.stats`); ibis
+compiles the one ``GROUP BY`` to the backend's SQL, so the rows stay in the
+database and one row per group and measure comes back.
+
+Nothing here is written per backend: what a backend lacks (arrays, say) is
+refused by name (:mod:`mlsql._ibis.backends`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def is_table(data: Any) -> bool:
+    """Whether ``data`` is an ibis table expression (ibis is not imported to answer).
+
+    Examples
+    --------
+    >>> import ibis
+    >>> is_table(ibis.memtable({"x": [1]})), is_table("preds")
+    (True, False)
+    """
+    return type(data).__module__.startswith("ibis.") and hasattr(data, "schema")

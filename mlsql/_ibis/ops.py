@@ -1,0 +1,271 @@
+"""The formulas' primitives as ibis expressions, in the plan's three steps.
+
+A formula mixes two levels: per-row expressions (what it sums) and the group's
+values (what it computes from the sums). Written as one ibis expression, every
+use of a sum repeats the sum's SQL and every ``let`` repeats its values, so a
+kappa p-value's SQL runs to megabytes. :class:`IbisOps` splits the levels as the
+plan does (DESIGN.md section 3: per-row statistics, group aggregate, formula):
+
+1. ``sum``, ``mean`` and ``count`` of a per-row expression record the aggregate
+   once (the same aggregate asked for twice is one column, :class:`Plan`) and
+   return a deferred reference to its column, ``_["__mlsql_s3"]``;
+2. everything computed from those references is deferred too (ibis' ``_``), and
+   each ``let`` becomes one more projection layer over the aggregated table, so a
+   value bound once is computed once;
+3. the measures are selected from the last layer.
+
+ibis has no expression that fails a query, so a formula's ``error_if`` (and an
+input's check) becomes a :class:`Check`: a code that is NULL where all is well,
+the smallest over the group's rows (or the group's own condition). After the
+query, the first check with a code raises its message (:func:`raise_failed`):
+the verdict and the words are every engine's, only the moment differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import ibis
+import ibis.expr.operations as ops
+import ibis.expr.types as ir
+from ibis import _
+from ibis.common.deferred import Deferred
+
+from mlsql._errors import MlsqlError
+from mlsql._params import ZeroDivision
+
+FLOAT = "float64"
+
+
+def null(dtype: Any = FLOAT) -> ir.Value:
+    """A typed NULL (an untyped one has no type a backend can compute with)."""
+    return ibis.null().cast(dtype)
+
+
+def value(x: Any) -> Any:
+    """``x`` as an ibis value: expressions as they are, None as a NULL double, else a literal."""
+    if isinstance(x, (ir.Value, Deferred)):
+        return x
+    if x is None:
+        return null()
+    if isinstance(x, float):
+        return ibis.literal(x, type=FLOAT)
+    return ibis.literal(x)
+
+
+def deferred(x: Any) -> bool:
+    """Whether ``x`` is a group's value (computed from the aggregates), not a row's."""
+    return isinstance(x, Deferred)
+
+
+@dataclass
+class Check:
+    """A deferred check: ``code`` (NULL where all is well) per row of the projected rows
+    (``column`` names it there) or per group (a deferred group value); ``message(code)``
+    is the error of the smallest code found."""
+
+    code: Any
+    message: Callable[[Any], str]
+    #: the projected column holding the code (a check of the input rows), else ""
+    column: str = ""
+
+
+@dataclass
+class Checks:
+    """The checks of one query, in the order the engines run them.
+
+    A check of the input rows (:meth:`add_code`) is projected with the per-row
+    statistics (:attr:`projected`); a formula's check (:meth:`add`) is over the
+    projected rows or the group's values already.
+    """
+
+    items: list[Check] = field(default_factory=list)
+    #: the checks of input rows: the projection's column name -> the code over the table
+    projected: dict[str, ir.Value] = field(default_factory=dict)
+
+    def add(self, condition: Any, message: str) -> None:
+        """Fail with ``message`` where ``condition`` holds (a row's or a group's)."""
+        self.items.append(Check(ibis.ifelse(condition, 0, null("int8")), lambda _: message))
+
+    def add_code(self, code: ir.Value, message: Callable[[Any], str]) -> None:
+        """Fail with ``message(smallest code)`` where the input rows' ``code`` is not NULL."""
+        name = f"__mlsql_k{len(self.items)}"
+        self.projected[name] = code
+        self.items.append(Check(code, message, name))
+
+    def aggregates(self, rows: ir.Table) -> dict[str, ir.Value]:
+        """The smallest code of each check of rows, over the projected ``rows``."""
+        return {
+            f"__mlsql_c{i}": (rows[c.column] if c.column else c.code).min()
+            for i, c in enumerate(self.items)
+            if not deferred(c.code)
+        }
+
+    def finals(self) -> dict[str, Any]:
+        """Every check's code in the last layer (a group's condition computed there)."""
+        return {
+            f"__mlsql_c{i}": c.code if deferred(c.code) else _[f"__mlsql_c{i}"]
+            for i, c in enumerate(self.items)
+        }
+
+
+def raise_failed(checks: Checks, row: dict[str, Any]) -> None:
+    """Raise the message of the first check that failed in a result ``row`` (a dict)."""
+    for i, check in enumerate(checks.items):
+        code = row.get(f"__mlsql_c{i}")
+        if code is not None:
+            raise MlsqlError(check.message(code))
+
+
+@dataclass
+class Plan:
+    """The aggregates the formulas asked for (each once) and the layers of bound values.
+
+    A bound value goes to the first layer after every bound value it reads, so the
+    query nests as deep as the formulas' ``let`` do, not once per ``let`` (DataFusion's
+    parser, for one, stops at 50 levels).
+    """
+
+    aggregates: dict[str, ir.Value] = field(default_factory=dict)
+    layers: list[dict[str, Any]] = field(default_factory=list)
+    _names: dict[Any, str] = field(default_factory=dict)
+    #: every column's type (aggregates and bound values), and each bound value's layer
+    _types: dict[str, Any] = field(default_factory=dict)
+    _layer: dict[str, int] = field(default_factory=dict)
+
+    def aggregate(self, expr: ir.Value) -> Deferred:
+        """A reference to ``expr``'s column in the aggregated table (one column per aggregate)."""
+        key = expr.op()
+        if key not in self._names:
+            name = self._names[key] = f"__mlsql_s{len(self._names)}"
+            self.aggregates[name] = expr
+            self._types[name] = expr.type()
+        return _[self._names[key]]
+
+    def bind(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """References to ``values``, each computed once in a layer over the aggregates."""
+        probe = ibis.table(self._types, name="__mlsql_probe")
+        out = []
+        for v in values:
+            if not deferred(v):
+                out.append(v)
+                continue
+            resolved = v.resolve(probe)
+            read = {f.name for f in resolved.op().find(ops.Field)}
+            layer = max((self._layer[n] + 1 for n in read if n in self._layer), default=0)
+            name = f"__mlsql_l{len(self._layer)}"
+            self._layer[name], self._types[name] = layer, resolved.type()
+            while len(self.layers) <= layer:
+                self.layers.append({})
+            self.layers[layer][name] = v
+            out.append(_[name])
+        return tuple(out)
+
+    def apply(self, aggregated: ir.Table) -> ir.Table:
+        """The aggregated table with every layer of bound values added, in order."""
+        out = aggregated
+        for layer in self.layers:
+            out = out.mutate(**layer)
+        return out
+
+
+class IbisOps:
+    """Formula primitives for ibis, with a static ``zero_division`` (as Polars').
+
+    Examples
+    --------
+    >>> import ibis
+    >>> from mlsql._params import ZeroDivision
+    >>> t = ibis.memtable({"x": [1.0, None, 2.0]})
+    >>> ops = IbisOps(Checks(), Plan())
+    >>> total = ops.sum(t.x)
+    >>> ratio = ops.when(ops.count(t.x) == 0, None, total / ops.count(t.x))
+    >>> out = t.aggregate(**ops.plan.aggregates)
+    >>> out.select(r=ratio).to_pyarrow().to_pylist()
+    [{'r': 1.5}]
+    >>> ops.undefined(ZeroDivision("value", 1.0), None)
+    1.0
+    """
+
+    def __init__(self, checks: Checks, plan: Plan) -> None:
+        self.checks = checks
+        self.plan = plan
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> Any:
+        """``then`` where ``condition`` holds, else ``otherwise`` (also where it is NULL)."""
+        return ibis.ifelse(value(condition), value(then), value(otherwise))
+
+    def undefined(self, zero_division: ZeroDivision, nothing_to_score: Any) -> Any:
+        """The value of an undefined ratio under ``zero_division``."""
+        if zero_division.kind == "value":
+            return zero_division.value
+        if zero_division.kind == "nan":
+            return self.nan()
+        if zero_division.kind == "ignore":
+            return null()
+        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+
+    def skips_undefined(self, zero_division: ZeroDivision) -> bool:
+        """Whether averages leave undefined values out (NaN and 'ignore')."""
+        return zero_division.skips_undefined
+
+    def sum(self, x: Any) -> Any:
+        """SQL ``sum`` of a per-row expression, as a double: NULL over no non-NULL values.
+
+        A double, as PostgreSQL's sum of integers is a NUMERIC that divides as one."""
+        return self.plan.aggregate(value(x).sum().cast(FLOAT))
+
+    def mean(self, x: Any) -> Any:
+        """SQL ``avg`` of a per-row expression: NULL over no non-NULL values."""
+        return self.plan.aggregate(value(x).cast(FLOAT).mean())
+
+    def count(self, x: Any) -> Any:
+        """Non-NULL values of a per-row expression."""
+        return self.plan.aggregate(value(x).count())
+
+    def not_null(self, x: Any) -> Any:
+        """True where ``x`` is not NULL (NaN included)."""
+        return value(x).notnull()
+
+    def is_nan(self, x: Any) -> Any:
+        """True where ``x`` is NaN (NULL stays NULL)."""
+        return value(x).cast(FLOAT).isnan()
+
+    def nan(self) -> Any:
+        """NaN, as a double."""
+        return ibis.literal(float("nan"), type=FLOAT)
+
+    def error_if(self, condition: Any, x: Any, template: str, got: Any) -> Any:
+        """``x``; the query's result raises ``template`` ({} = ``got``) where ``condition``."""
+        self.checks.add(value(condition), template.format(got))
+        return x
+
+    # beyond the core protocol: formulas of other families use these ---------------
+    def sqrt(self, x: Any) -> Any:
+        """Square root."""
+        return value(x).cast(FLOAT).sqrt()
+
+    def exp(self, x: Any) -> Any:
+        """e to the power ``x``."""
+        return value(x).cast(FLOAT).exp()
+
+    def log2(self, x: Any) -> Any:
+        """Base-2 logarithm."""
+        return value(x).cast(FLOAT).log2()
+
+    def floor(self, x: Any) -> Any:
+        """The largest whole number <= ``x`` (as a double)."""
+        return value(x).cast(FLOAT).floor().cast(FLOAT)
+
+    def pow(self, base: Any, exponent: Any) -> Any:
+        """``base ** exponent``."""
+        return value(base).cast(FLOAT) ** value(exponent)
+
+    def let(self, values: tuple[Any, ...], body: Any, name: str = "") -> Any:
+        """``body(*values)`` with each group value computed once (a layer over the
+        aggregates); per-row values are written where ``body`` names them."""
+        if any(deferred(v) for v in values):
+            return body(*self.plan.bind(values))
+        return body(*values)

@@ -1,0 +1,87 @@
+"""Per-row statistics from ibis columns, and the type checks of their inputs.
+
+The label-set statistics (|A ∩ P|, |A|, |P| of distinct, non-NULL labels) are
+ibis array operations, which ibis writes in each backend's own words
+(DuckDB's ``list_intersect``, PostgreSQL's ``ARRAY(SELECT ... INTERSECT ...)``,
+BigQuery's ``UNNEST``, ...). A row whose list is NULL has NULL statistics, so
+aggregates leave it out as every engine does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ibis.expr.datatypes as dt
+import ibis.expr.types as ir
+
+from mlsql import _label_types as LT
+from mlsql._errors import MlsqlError
+from mlsql._formulas import RowStats
+from mlsql._ibis.ops import FLOAT, null
+
+
+def kind(dtype: dt.DataType) -> str:
+    """The label kind of an ibis type (text, integer, null, or the type's name).
+
+    Examples
+    --------
+    >>> import ibis.expr.datatypes as dt
+    >>> kind(dt.string), kind(dt.int16), kind(dt.float64)
+    ('text', 'integer', 'float64')
+    """
+    if dtype.is_string():
+        return LT.TEXT
+    if dtype.is_integer():
+        return LT.INTEGER
+    if dtype.is_null():
+        return LT.NULL
+    return str(dtype)
+
+
+def check_label_lists(func: str, names: Sequence[str], dtypes: Sequence[dt.DataType]) -> None:
+    """Raise the shared message unless every input is a list of labels, all of one kind.
+
+    Examples
+    --------
+    >>> import ibis.expr.datatypes as dt
+    >>> check_label_lists("micro_f1", ["actual", "predicted"],
+    ...                   [dt.Array(dt.string), dt.Array(dt.int64)])
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: micro_f1 needs actual and predicted of the same label type (both text, both integers, ...). Got actual array<string> and predicted array<int64>.
+    """
+    for name, dtype in zip(names, dtypes, strict=True):
+        if not (dtype.is_array() or dtype.is_null()):
+            raise MlsqlError(LT.NOT_A_LIST_MESSAGE.format(func=func, name=name, type=dtype))
+    kinds = [kind(d.value_type) if d.is_array() else LT.NULL for d in dtypes]
+    LT.check_labels(func, names, kinds, [str(d) for d in dtypes])
+
+
+def _as_set(labels: ir.ArrayValue) -> ir.ArrayValue:
+    """The distinct, non-NULL labels of a list."""
+    return labels.filter(lambda x: x.notnull()).unique()
+
+
+def row_stats(actual: ir.ArrayValue, predicted: ir.ArrayValue) -> RowStats:
+    """tp = |A ∩ P|, n_actual = |A|, n_predicted = |P| of each row (doubles); NULL where a list
+    is.
+
+    Examples
+    --------
+    >>> import ibis
+    >>> t = ibis.memtable({"a": [["x", "x", None, "y"], None], "p": [["x", None, "z"], ["y"]]})
+    >>> s = row_stats(t.a, t.p)
+    >>> t.select(tp=s.tp, n_a=s.n_actual, n_p=s.n_predicted).to_pyarrow().to_pylist()
+    [{'tp': 1.0, 'n_a': 2.0, 'n_p': 2.0}, {'tp': None, 'n_a': None, 'n_p': None}]
+    """
+    a, p = _as_set(actual), _as_set(predicted)
+    unknown = actual.isnull() | predicted.isnull()
+
+    # as doubles (exact below 2**53): a quotient of two is then never an integer division,
+    # which ibis' PostgreSQL compiler was seen to write for a bigint over a bigint
+    def known(x: ir.IntegerValue) -> ir.FloatingValue:
+        return unknown.ifelse(null(), x.cast(FLOAT))
+
+    return RowStats(
+        tp=known(a.intersect(p).length()), n_actual=known(a.length()), n_predicted=known(p.length())
+    )

@@ -1,0 +1,390 @@
+"""``mlsql.evaluate`` over ibis tables, run live in DuckDB, DataFusion and PostgreSQL.
+
+The same cases on every live backend: the conformance numbers (Hivemall, mldr, the R
+walkthrough), every lowered measure of the registry against its reference
+(tests/references.py) on the random tables, weights as repeated rows, the errors in
+every engine's words, and hostile column names. BigQuery and Snowflake are compiled,
+not run: their SQL must parse in sqlglot's dialect of each.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import mlsql
+from mlsql._errors import MlsqlError
+from mlsql._evaluate import front as EV
+from mlsql._registry import Measure, measures
+from tests.references import REFERENCES, close, tables
+from tests.test_multilabel_conformance import FILES, cases, rows_of
+
+ibis = pytest.importorskip("ibis", reason="ibis is missing: pip install -e '.[ibis]'")
+
+from mlsql._ibis import backends as B  # noqa: E402
+from mlsql._ibis.evaluate import plan  # noqa: E402
+from mlsql._ibis.families import LOWERED  # noqa: E402
+
+#: the measures evaluate takes over ibis: every aggregate of the lowered families
+LOWERED_MEASURES = [m for m in measures() if m.family in LOWERED and m.name in EV.allowed()]
+BACKENDS = ("duckdb", "datafusion", "postgres")
+#: the data kind of each lowered family
+KIND = {"multilabel": "label_lists", "binary": "binary"}
+
+
+class Live:
+    """One live backend: an ibis connection and how a test table gets into it."""
+
+    def __init__(self, name: str, pg_server: Any = None) -> None:
+        self.name = name
+        self.n = 0
+        if name == "duckdb":
+            self.con = ibis.duckdb.connect()
+        elif name == "datafusion":
+            # the p-values nest deeper than DataFusion's default parser limit (see
+            # test_datafusion_s_parser_limit_is_named)
+            from datafusion import SessionConfig, SessionContext
+
+            config = SessionConfig().set("datafusion.sql_parser.recursion_limit", "200")
+            self.con = ibis.datafusion.connect(SessionContext(config))
+        else:
+            self.server = pg_server
+            self.con = ibis.postgres.connect(
+                host=str(pg_server.root), user=pg_server.user, database=pg_server.dbname
+            )
+
+    def table(self, data: pa.Table) -> Any:
+        """``data`` as a new table of the backend (each call a new name)."""
+        self.n += 1
+        name = f"t{self.n}"
+        if self.name == "duckdb":
+            self.con.con.register(name, data)
+        elif self.name == "datafusion":
+            self.con.con.register_record_batches(name, [data.to_batches()])
+        else:
+            self._postgres(name, data)
+        return self.con.table(name)
+
+    def _postgres(self, name: str, data: pa.Table) -> None:
+        import psycopg
+
+        def pg_type(t: pa.DataType) -> str:
+            if pa.types.is_list(t):
+                return pg_type(t.value_type) + "[]"
+            if pa.types.is_integer(t) or pa.types.is_null(t):
+                return "bigint"
+            if pa.types.is_floating(t):
+                return "float8"
+            if pa.types.is_boolean(t):
+                return "boolean"
+            return "text"
+
+        cols = [(f.name, pg_type(f.type)) for f in data.schema]
+        ident = [psycopg.sql.Identifier(c) for c, _ in cols]
+        create = psycopg.sql.SQL("CREATE TABLE {} ({})").format(
+            psycopg.sql.Identifier(name),
+            psycopg.sql.SQL(", ").join(
+                psycopg.sql.SQL("{} " + t).format(i) for i, (_, t) in zip(ident, cols, strict=True)
+            ),
+        )
+        insert = psycopg.sql.SQL("INSERT INTO {} VALUES ({})").format(
+            psycopg.sql.Identifier(name),
+            psycopg.sql.SQL(", ").join(psycopg.sql.SQL("%s::" + t) for _, t in cols),
+        )
+        with psycopg.connect(self.server.conninfo, autocommit=True) as c:
+            c.execute(create)
+            with c.cursor() as cur:
+                cur.executemany(insert, [tuple(r.values()) for r in data.to_pylist()])
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def live(request: pytest.FixtureRequest) -> Iterator[Live]:
+    """Each live backend in turn (PostgreSQL: the session's server, or a skip saying why)."""
+    if request.param == "postgres":
+        yield Live("postgres", request.getfixturevalue("pg_server"))
+    else:
+        yield Live(request.param)
+
+
+def takes(live: Live, m: Measure) -> bool:
+    """Whether the backend evaluates ``m`` (else it refuses it: see the refusal test)."""
+    need = B.NEEDS.get(m.family)
+    return need is None or need not in B.LACKS.get(live.name, frozenset())
+
+
+def estimates(out: Any) -> list[Any]:
+    """The estimate column of an evaluate result."""
+    return out.to_pyarrow()["estimate"].to_pylist()
+
+
+def label_table(rows: list[tuple[Any, Any]]) -> pa.Table:
+    return pa.table(
+        {"actual": pa.array([a for a, _ in rows]), "predicted": pa.array([p for _, p in rows])}
+    )
+
+
+# ---------------------------------------------------------------- the conformance numbers
+def test_conformance_numbers(live: Live) -> None:
+    """Hivemall's blog tags, mldr's example and the R walkthrough: every micro, samples and
+    subset figure, under each zero_division the files give, in one evaluate per file."""
+    if not takes(live, measures_by_name()["micro_f1"]):
+        pytest.skip(f"{live.name} refuses the label-set family (test_refusals)")
+    wrong = []
+    for file in FILES:
+        found = [c for c in cases() if c[0] == file]
+        t = live.table(label_table(rows_of(file)))
+        got = estimates(
+            mlsql.evaluate(t, "actual", "predicted", [(n, p) for _, _, n, p, _ in found])
+        )
+        wrong += [
+            f"{file} {key}: {g} != {want}"
+            for (_, key, _, _, want), g in zip(found, got, strict=True)
+            if not (g is not None and math.isclose(g, want, rel_tol=1e-12, abs_tol=1e-12))
+        ]
+    assert len(cases()) > 50
+    assert not wrong, "\n".join(wrong)
+
+
+def test_binary_conformance(live: Live) -> None:
+    """Hivemall's binary example (FMeasureUDAFTest): F1 and F2 of the positive class."""
+    from tests.conftest import conformance
+
+    data = conformance("hivemall_binary.json")
+    rows = data["rows"]
+    t = live.table(
+        pa.table(
+            {"actual": [r["actual"] for r in rows], "predicted": [r["predicted"] for r in rows]}
+        )
+    )
+    got = estimates(
+        mlsql.evaluate(t, "actual", "predicted", ["binary_f1", ("binary_fbeta", {"beta": 2})])
+    )
+    want = data["expected"]
+    assert got[0] == pytest.approx(
+        want["fmeasure(actual, predicted, '-average binary')"], rel=1e-12
+    )
+    assert got[1] == pytest.approx(
+        want["fmeasure(actual, predicted, '-beta 2. -average binary')"], rel=1e-12
+    )
+
+
+def measures_by_name() -> dict[str, Measure]:
+    return {m.name: m for m in LOWERED_MEASURES}
+
+
+# ---------------------------------------------------------------- the registry's measures
+@pytest.mark.parametrize("family", sorted(LOWERED))
+def test_measures_match_their_reference(live: Live, family: str) -> None:
+    """Every aggregate of a lowered family with every parameter set of its reference, on the
+    random tables (NULL lists and elements, duplicates, empty lists, text and integer labels,
+    NULL and 0/1 flags, all rows unknown), in one evaluate per table."""
+    chosen = [m for m in LOWERED_MEASURES if m.family == family and m.name in REFERENCES]
+    assert chosen
+    if not takes(live, chosen[0]):
+        pytest.skip(f"{live.name} refuses the {family} family (test_refusals)")
+    for table in tables(KIND[family], range(3)):
+        calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
+        t = live.table(table)
+        got = estimates(mlsql.evaluate(t, "actual", "predicted", [(m.name, p) for m, p in calls]))
+        wrong = [
+            f"{m.name}({p}): got {g!r}, expected {w!r}"
+            for (m, p), g in zip(calls, got, strict=True)
+            if not close(g, w := REFERENCES[m.name].expected(table, p))
+        ]
+        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+
+
+def test_weights_count_as_repeated_rows(live: Live) -> None:
+    """Integer weights equal repeating each row; a NULL weight skips the row; groups apart."""
+    rows = [(["a", "b"], ["a"]), (["b"], ["b", "c"]), (["c"], []), ([], ["a"]), (["a"], ["a"])]
+    weights = [2, 0, 3, 1, None]
+    groups = ["x", "y", "x", "y", "x"]
+    names = ["micro_f1", "samples_f1", "subset_accuracy", ("hamming_loss", {"n_labels": 3})]
+    if not takes(live, measures_by_name()["micro_f1"]):
+        pytest.skip(f"{live.name} refuses the label-set family (test_refusals)")
+    weighted = live.table(
+        pa.table(
+            {
+                "g": groups,
+                "actual": [a for a, _ in rows],
+                "predicted": [p for _, p in rows],
+                "w": pa.array([None if w is None else float(w) for w in weights], pa.float64()),
+            }
+        )
+    )
+    repeated = [
+        (g, r) for g, r, w in zip(groups, rows, weights, strict=True) for _ in range(w or 0)
+    ]
+    plain = live.table(
+        pa.table(
+            {
+                "g": [g for g, _ in repeated],
+                "actual": [a for _, (a, _) in repeated],
+                "predicted": [p for _, (_, p) in repeated],
+            }
+        )
+    )
+    got = mlsql.evaluate(weighted, "actual", "predicted", names, by="g", sample_weight="w")
+    want = mlsql.evaluate(plain, "actual", "predicted", names, by="g")
+    a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+    assert [r["g"] for r in a] == ["x"] * 4 + ["y"] * 4
+    assert all(
+        x["measure"] == y["measure"] and math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+def test_groups_in_order_with_null_first(live: Live) -> None:
+    """One row per group and measure, ordered by group (NULL first), then the measures; the
+    exact fractions of each group."""
+    t = live.table(
+        pa.table(
+            {
+                "model": ["b", "a", None, "a", "b"],
+                "actual": [1, 1, 0, 0, 1],
+                "predicted": [1, 0, 0, 1, 0],
+            }
+        )
+    )
+    out = mlsql.evaluate(t, "actual", "predicted", ["binary_accuracy", "binary_recall"], by="model")
+    rows = [tuple(r.values()) for r in out.to_pyarrow().to_pylist()]
+    assert rows == [
+        (None, "binary_accuracy", 1.0),
+        (None, "binary_recall", 0.0),
+        ("a", "binary_accuracy", 0.0),
+        ("a", "binary_recall", 0.0),
+        ("b", "binary_accuracy", float(Fraction(1, 2))),
+        ("b", "binary_recall", float(Fraction(1, 2))),
+    ]
+
+
+# ---------------------------------------------------------------- errors, every engine's words
+def _message(call: Any) -> str:
+    with pytest.raises(Exception) as info:
+        call()
+    return str(info.value).removeprefix("Invalid Input Error: ")
+
+
+def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
+    """A value that is no 0/1, a bad weight, labels of two kinds: the message mlsql.evaluate
+    on DuckDB gives for the same table."""
+    flags = pa.table({"actual": [1, 2, 0], "predicted": [1, 0, 1], "w": [1.0, 1.0, -2.0]})
+    t = live.table(flags)
+    for args in (
+        ("actual", "predicted", ["binary_f1"]),
+        ("predicted", "predicted", ["binary_f1"], None, "w"),
+    ):
+        assert _message(lambda a=args: mlsql.evaluate(t, *a)) == _message(
+            lambda a=args: mlsql.evaluate(flags, *a).fetchall()
+        )
+    if takes(live, measures_by_name()["micro_f1"]):
+        mixed = pa.table({"actual": [["a"]], "predicted": [[1]]})
+        m = _message(lambda: mlsql.evaluate(live.table(mixed), "actual", "predicted", ["micro_f1"]))
+        assert m.startswith("micro_f1 needs actual and predicted of the same label type")
+        n = _message(
+            lambda: mlsql.evaluate(
+                live.table(label_table([(["a", "b"], ["c"])])),
+                "actual",
+                "predicted",
+                [("hamming_loss", {"n_labels": 2})],
+            )
+        )
+        assert n == _message(
+            lambda: mlsql.evaluate(
+                label_table([(["a", "b"], ["c"])]),
+                "actual",
+                "predicted",
+                [("hamming_loss", {"n_labels": 2})],
+            ).fetchall()
+        )
+
+
+def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
+    """A measure of a family not lowered to ibis, and one the backend cannot run."""
+    t = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}))
+    with pytest.raises(MlsqlError, match=rf"ibis table \({live.name}\) does not take accuracy yet"):
+        mlsql.evaluate(t, "actual", "predicted", ["accuracy"])
+    lists = live.table(label_table([(["a"], ["a"])]))
+    if takes(live, measures_by_name()["micro_f1"]):
+        assert estimates(mlsql.evaluate(lists, "actual", "predicted", ["micro_f1"])) == [1.0]
+    else:
+        with pytest.raises(MlsqlError, match=rf"needs array filters, which the {live.name}"):
+            mlsql.evaluate(lists, "actual", "predicted", ["micro_f1"])
+
+
+def test_datafusion_s_parser_limit_is_named() -> None:
+    """On DataFusion's default parser limit, a p-value fails with the setting that lifts it."""
+    con = ibis.datafusion.connect()
+    con.con.register_record_batches(
+        "t", [pa.table({"actual": [1, 0], "predicted": [1, 1]}).to_batches()]
+    )
+    with pytest.raises(MlsqlError, match=r"datafusion.sql_parser.recursion_limit.*'200'"):
+        mlsql.evaluate(con.table("t"), "actual", "predicted", ["binary_kappa_p_value"])
+    assert estimates(mlsql.evaluate(con.table("t"), "actual", "predicted", ["binary_f1"])) == [
+        float(Fraction(2, 3))
+    ]
+
+
+def test_a_hostile_column_name_is_a_name(live: Live) -> None:
+    """Column names that are SQL are quoted as names: nothing runs, nothing is dropped."""
+    bad = 'a"; DROP TABLE t1; --'
+    group = "g'); SELECT 1; --"
+    t = live.table(pa.table({bad: [1, 0, 1], "predicted": [1, 1, 1], group: ["x", "x", "y"]}))
+    out = mlsql.evaluate(t, bad, "predicted", ["binary_precision"], by=group).to_pyarrow()
+    assert out.column_names == [group, "measure", "estimate"]
+    assert out[group].to_pylist() == ["x", "y"]
+    assert out["estimate"].to_pylist() == [0.5, 1.0]
+    assert t.count().execute() == 3
+
+
+def test_the_input_table_is_left_as_it_was(live: Live) -> None:
+    data = pa.table({"actual": [1, 0], "predicted": [1, 1]})
+    t = live.table(data)
+    mlsql.evaluate(t, "actual", "predicted", ["binary_f1"])
+    assert t.to_pyarrow().to_pylist() == data.to_pylist()
+
+
+# ---------------------------------------------------------------- compiled, not run
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "trino"])
+def test_the_plan_compiles_and_parses_in_other_dialects(dialect: str) -> None:
+    """The query of every lowered measure, weighted and grouped, compiles to the dialect and
+    parses back in sqlglot's dialect of it (these backends are not run here). The normal
+    tail of the p-values nests about 57 parentheses deep, more than sqlglot's recursive
+    parser takes within Python's default stack limit."""
+    import sys
+
+    import sqlglot
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))
+    try:
+        _compile_and_parse(dialect, sqlglot)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
+    schema = {
+        "g": "string",
+        "actual": "array<string>",
+        "predicted": "array<string>",
+        "w": "float64",
+    }
+    t = ibis.table(schema, name="preds")
+    names = [m.name for m in LOWERED_MEASURES if m.family == "multilabel"]
+    params = {"hamming_loss": {"n_labels": 5}}
+    p = plan(
+        t, "actual", "predicted", [(n, params.get(n, {})) for n in names], by="g", sample_weight="w"
+    )
+    sql = ibis.to_sql(p.query, dialect=dialect)
+    parsed = sqlglot.parse_one(str(sql), read=dialect)
+    assert len(parsed.selects) == 1 + len(names) + len(p.checks.items)
+    flags = ibis.table({"actual": "boolean", "predicted": "int64"}, name="flags")
+    binary = [m.name for m in LOWERED_MEASURES if m.family == "binary"]
+    q = plan(flags, "actual", "predicted", binary).query
+    assert sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
