@@ -160,5 +160,15 @@ def test_label_kinds_must_match(engine):
         value(engine, t)
 
 
+def test_every_class_score_measure_ranks_down():
+    """The Brier score is a loss and the calibration error an error: compare's --fail-if-worse and
+    slices take the lower one as the better."""
+    from mlsql._registry import measures
+
+    family = measures(family="class_scores")
+    assert {m.name for m in family} >= {MEASURE, "multiclass_calibration_error"}
+    assert [m.name for m in family if not m.lower_is_better] == []
+
+
 #: the Spark runs of these cases are long tests (tests/conftest.py reads it)
 LONG_ENGINES = ("spark",)
