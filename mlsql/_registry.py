@@ -128,6 +128,7 @@ LOWER_IS_BETTER = frozenset(
         "logloss",
         "hivemall_logloss",
         "brier_score_loss",
+        "multiclass_brier_score",
         "expected_calibration_error",
         "multiclass_calibration_error",
     }

@@ -9,6 +9,7 @@ plain-Python oracle are in ``tests/references.py`` (``multiclass_brier``).
 from __future__ import annotations
 
 import math
+import random
 import re
 from fractions import Fraction
 
@@ -28,6 +29,16 @@ SCORES = [
     {"eggs": 0.75, "spam": 0.25},
 ]
 WEIGHTS = [1.5, 0.25, 2.0, 1.0]
+
+
+#: the {label, score} list form of the docstring example (two rows, the second scoring one class)
+ENTRIES_EXAMPLE = {
+    "actual": ["cat", "dog"],
+    "scores": [
+        [{"label": "cat", "score": 0.75}, {"label": "dog", "score": 0.25}],
+        [{"label": "cat", "score": 0.5}],
+    ],
+}
 
 
 def table(actual: list, scores: list, weights: list | None = None) -> pa.Table:
@@ -158,6 +169,90 @@ def test_label_kinds_must_match(engine):
     message = "multiclass_brier_score needs actual and scores of the same label type"
     with pytest.raises(Exception, match=re.escape(message)):
         value(engine, t)
+
+
+def first_entries(entries: list | None) -> dict | None:
+    """A {label, score} list as the map it stands for: a label's first entry counts (a NULL
+    score there leaves the label unscored), NULL labels drop out."""
+    if entries is None:
+        return None
+    seen: set = set()
+    out = {}
+    for label, score in entries:
+        if label is None or label in seen:
+            continue
+        seen.add(label)
+        if score is not None:
+            out[label] = score
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_that_repeat_a_label_among_rows_that_do_not(engine, seed):
+    """Rows whose labels repeat (their first entries counted, a NULL score first included)
+    beside rows that do not, and highest probabilities tied or not, in one group: both
+    measures equal the plain-Python oracles over each row's first entries."""
+    from tests.references import calibration_error, multiclass_brier, top_labels
+
+    rng = random.Random(seed)
+    labels, probabilities = ["a", "b", "c", "d"], [0.0, 0.25, 0.5, 0.75, 1.0, None]
+    rows, actual = [], []
+    for _ in range(200):
+        n = rng.randint(0, 6)
+        entries = [(rng.choice([*labels, None]), rng.choice(probabilities)) for _ in range(n)]
+        rows.append(None if rng.random() < 0.05 else entries)
+        actual.append(None if rng.random() < 0.05 else rng.choice(labels))
+    assert any(r and len({k for k, _ in r}) < len(r) for r in rows)  # repeats are there
+    assert any(r and len({k for k, _ in r}) == len(r) for r in rows)  # and rows without
+    entry = pa.struct([("label", pa.string()), ("score", pa.float64())])
+    t = pa.table(
+        {
+            "actual": pa.array(actual, pa.string()),
+            "scores": pa.array(
+                [None if r is None else [{"label": k, "score": v} for k, v in r] for r in rows],
+                pa.list_(entry),
+            ),
+        }
+    )
+    maps = [(first_entries(r), a) for r, a in zip(rows, actual, strict=True)]
+    assert math.isclose(value(engine, t), multiclass_brier(maps), rel_tol=1e-12)
+    got = engine.aggregate("multiclass_calibration_error", t, columns=("actual", "scores"))
+    assert math.isclose(got, calibration_error(*top_labels(maps), 15), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    ("measure", "params", "most"),
+    [
+        (MEASURE, {}, 6),
+        ("multiclass_calibration_error", {}, 7),
+        ("multiclass_calibration_error", {"norm": "max"}, 9),
+    ],
+)
+def test_polars_reads_the_scored_classes_once_per_aggregation(measure, params, most, weighted):
+    """Polars merges no common list.eval, so each mention of a row's scored classes kept every
+    label's first entry again (15 is_first_distinct in the Brier score's plan, 17 in the
+    calibration error's, about 1 CPU s each per million rows of 4 classes): each row value
+    (its cells, its unscored true class, its width, its bin, its checks) now reads them once."""
+    pl = pytest.importorskip("polars")
+    import mlsql.polars as mp
+
+    lf = pl.LazyFrame({**ENTRIES_EXAMPLE, "w": [1.0, 2.0], "g": [0, 1]})
+    if weighted:
+        params = {**params, "sample_weight": "w"}
+    expr = getattr(mp, measure)("actual", "scores", **params)
+    for query in (lf.select(expr), lf.group_by("g").agg(expr)):
+        assert query.explain().count("is_first_distinct") <= most
+
+
+def test_every_class_score_measure_ranks_down():
+    """The Brier score is a loss and the calibration error an error: compare's --fail-if-worse and
+    slices take the lower one as the better."""
+    from mlsql._registry import measures
+
+    family = measures(family="class_scores")
+    assert {m.name for m in family} >= {MEASURE, "multiclass_calibration_error"}
+    assert [m.name for m in family if not m.lower_is_better] == []
 
 
 #: the Spark runs of these cases are long tests (tests/conftest.py reads it)

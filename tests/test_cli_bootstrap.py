@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -457,6 +458,21 @@ def test_every_lower_is_better_name_is_a_declared_aggregate() -> None:
     measures()
     assert all(REGISTRY[name].kind == "aggregate" for name in LOWER_IS_BETTER)
     assert REGISTRY["error_rate"].lower_is_better and not REGISTRY["accuracy"].lower_is_better
+
+
+def test_every_loss_and_error_is_lower_is_better() -> None:
+    """An aggregate named a loss, an error or a Brier score ranks down in compare and slices
+    (a standard error is a statistic's spread, not a measure of the predictions)."""
+    measures()
+    named = [
+        m.name
+        for m in REGISTRY.values()
+        if m.kind == "aggregate"
+        and re.search(r"loss|brier|_error$", m.name)
+        and not m.name.endswith("std_error")
+    ]
+    assert "multiclass_brier_score" in named
+    assert [name for name in named if name not in LOWER_IS_BETTER] == []
 
 
 def test_an_integer_model_column_takes_an_integer_baseline(tmp_path: Path) -> None:

@@ -99,6 +99,34 @@ def checked(
     return values.map_batches(check, is_elementwise=True, return_dtype=pl.self_dtype())
 
 
+def refused_first(result: pl.Expr, first: pl.Expr, message: Callable[[Any], str]) -> pl.Expr:
+    """``result``, refused with ``message(value)`` when ``first`` (an aggregate: the first
+    offending value, NULL where none) is not NULL.
+
+    For a measure that finds its offending values itself, in one pass with its other
+    statistics (a :func:`checked` input would be read again for its check): inside
+    :func:`collecting` the check joins the measure's :func:`gate` in order, else it gates
+    ``result`` at once.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> x = pl.col("x")
+    >>> out = refused_first(x.sum(), x.filter(x < 0).first(), lambda v: f"x < 0: got {v}")
+    >>> pl.DataFrame({"x": [1, 2]}).select(out).item()
+    3
+    >>> pl.DataFrame({"x": [1, -2]}).select(out)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: x < 0: got -2...
+    """
+    pending = _PENDING.get()
+    if pending is not None:
+        pending.append(Pending(first, message))
+        return result
+    return gate(result, [Pending(first, message)])
+
+
 def refused_columns(pending: list[Pending], prefix: str) -> dict[str, Pending]:
     """Each check of ``pending`` (from :func:`collecting`) as a column name of ``prefix``
     (for :func:`refuse`), in the order the checks were made."""

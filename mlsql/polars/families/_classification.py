@@ -52,7 +52,7 @@ def binary_flag(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.E
     raise MlsqlError(CP.binary_type_message(func, name, str(dtype), is_list=is_list))
 
 
-def _not_finite(func: str, name: str) -> Callable[[Any], str]:
+def not_finite(func: str, name: str) -> Callable[[Any], str]:
     def message(x: Any) -> str:
         got = CP.NOT_FINITE[0 if x != x else 1 if x > 0 else 2]
         return CP.finite_value_message(func, name, got)
@@ -67,7 +67,7 @@ def number(
     infinite values too (checked as they are read, a cheap elementwise batch check)."""
     if finite and dtype.is_float():
         as_float = expr.cast(pl.Float64)
-        return checked(as_float, lambda v: ~v.is_finite(), _not_finite(func, name))
+        return checked(as_float, lambda v: ~v.is_finite(), not_finite(func, name))
     if dtype.is_numeric() or dtype == pl.Null:
         return expr.cast(pl.Float64)
     raise MlsqlError(CP.number_type_message(func, name, str(dtype)))
