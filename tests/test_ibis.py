@@ -388,3 +388,17 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     binary = [m.name for m in LOWERED_MEASURES if m.family == "binary"]
     q = plan(flags, "actual", "predicted", binary).query
     assert sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+
+
+# ---------------------------------------------------------------- the guide
+def test_the_guide_s_example_prints_what_the_guide_says(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/guides/ibis.md: its first Python block, run, prints its first text block."""
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "ibis.md").read_text()
+    code = re.search(r"```python\n(.*?)```", guide, re.S)
+    text = re.search(r"```text\n(.*?)```", guide, re.S)
+    assert code and text
+    exec(compile(code.group(1), "docs/guides/ibis.md", "exec"), {})
+    assert capsys.readouterr().out == text.group(1)
