@@ -21,9 +21,9 @@ from mlsql._errors import MlsqlError
 from mlsql._version import __version__
 
 if TYPE_CHECKING:
+    from mlsql._dispatch import evaluate
     from mlsql._duckdb.confusion_wide import confusion_matrix_wide
     from mlsql._duckdb.connection import connect
-    from mlsql._duckdb.evaluate import evaluate
     from mlsql._duckdb.indicators import (
         from_indicators,
         lists_from_matrix,
@@ -64,7 +64,7 @@ _DUCKDB = {
     "bootstrap": "mlsql._duckdb.resample",
     "compare": "mlsql._duckdb.resample",
     "slices": "mlsql._duckdb.slices",
-    "evaluate": "mlsql._duckdb.evaluate",
+    "evaluate": "mlsql._dispatch",  # DuckDB, or an ibis table in its own database
     "multilabel_report": "mlsql._duckdb.label_tables",
     "confusion_matrix_wide": "mlsql._duckdb.confusion_wide",
     "from_indicators": "mlsql._duckdb.indicators",

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "mlsql"
 GUIDE = ROOT / "docs" / "guides" / "architecture.md"
 
-ENGINES = ("mlsql._duckdb", "mlsql.polars", "mlsql.spark", "mlsql._postgres")
+ENGINES = ("mlsql._duckdb", "mlsql.polars", "mlsql.spark", "mlsql._postgres", "mlsql._ibis")
 #: the engine-neutral core: what a measure is, once
 CORE = (
     "mlsql._registry",
@@ -50,7 +50,7 @@ CORE = (
     "mlsql._evaluate",
 )
 #: what users run over any engine (``mlsql`` itself is the package's ``__init__``)
-FRONT = ("mlsql", "mlsql.cli", "mlsql.report", "mlsql._docs", "mlsql._stubs")
+FRONT = ("mlsql", "mlsql.cli", "mlsql.report", "mlsql._docs", "mlsql._stubs", "mlsql._dispatch")
 
 
 # ------------------------------------------------------------------ the import graph

@@ -179,12 +179,7 @@ def evaluate(
     ('B', 'micro_fbeta(beta=2)', 0.5)
     """
     from mlsql._duckdb.resample import _source
-    from mlsql._ibis import is_table
 
-    if is_table(data):  # computed in the table's own database, through ibis
-        from mlsql._ibis.evaluate import evaluate as on_ibis
-
-        return on_ibis(data, actual, predicted, measures, by, sample_weight)  # type: ignore[return-value]
     given = con
     with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)
