@@ -53,6 +53,10 @@ CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss_by_weight(exact_match, sample_weight) AS 
     (1 - _mlsql_subset_accuracy_by_weight(exact_match, sample_weight));
 
+-- _mlsql_fleiss_kappa(n, raters, squares, total_squares): (M (S - M) - (m - 1) Σ_j T_j²) / ((m - 1)(M² - Σ_j T_j²)), M = N m: Fleiss' kappa,
+CREATE OR REPLACE MACRO _mlsql_fleiss_kappa(n, raters, squares, total_squares) AS 
+    CASE WHEN ((((n * raters) * (n * raters)) - total_squares) = 0) THEN 'nan'::DOUBLE ELSE ((((n * raters) * (squares - (n * raters))) - ((raters - 1) * total_squares)) / ((raters - 1) * (((n * raters) * (n * raters)) - total_squares))) END;
+
 -- _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division): tn / (tn + fn) (the lecture's nrel): precision of the negative class.
 CREATE OR REPLACE MACRO _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division) AS 
     _mlsql_precision(tn, fn, fp, zero_division);

@@ -160,3 +160,43 @@ def kappa_test(rows: list[tuple[Any, Any]], name: str) -> Any:
         # statsmodels rounds it: a tiny number, or NaN below 0
         return 0.0 if name == "cohen_kappa_std_error" else float(result["kappa"])
     return float(result[KAPPA_RESULTS[name]])
+
+
+# ------------------------------------------------------------------ several raters
+def fleiss(ratings: list[list[Any] | None], weights: list[Any] | None = None) -> Any:
+    """statsmodels' ``fleiss_kappa(aggregate_raters(ratings)[0])`` over the known rows (NULL
+    elements left out; a row of weight w counts w times), beside the value in exact
+    fractions, which decides where statsmodels divides 0 by 0 (every rating of one
+    category: NaN). None over no known rows (or known rows of total weight 0)."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    rows = []
+    for i, r in enumerate(ratings):
+        w = 1 if weights is None else weights[i]
+        if r is None or w is None:
+            continue
+        rows += [[x for x in r if x is not None]] * int(w)
+    if not rows:
+        return None
+    categories = sorted({x for r in rows for x in r}, key=repr)
+    codes = np.array([[categories.index(x) for x in r] for r in rows])
+    table, _ = aggregate_raters(codes, n_cat=len(categories))
+    total = Fraction(len(rows) * len(rows[0]))
+    chance = sum((Fraction(int(t)) / total) ** 2 for t in table.sum(0))
+    if chance == 1:
+        return NAN
+    return float(fleiss_kappa(table))
+
+
+def exact_fleiss(ratings: list[list[Any]]) -> Fraction:
+    """Fleiss' kappa by its definition, (P̄ - P_e) / (1 - P_e), in exact fractions."""
+    m = len(ratings[0])
+    categories = {x for r in ratings for x in r}
+    p_bar = sum(
+        Fraction(sum(r.count(c) * (r.count(c) - 1) for c in categories), m * (m - 1))
+        for r in ratings
+    ) / len(ratings)
+    total = len(ratings) * m
+    p_e = sum(Fraction(sum(r.count(c) for r in ratings), total) ** 2 for c in categories)
+    return (p_bar - p_e) / (1 - p_e)

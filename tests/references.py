@@ -186,6 +186,27 @@ def counts_2x2(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataTy
     return cols, dict.fromkeys(cols, pa.int64())
 
 
+def ratings(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """ratings: one list per row of m raters' labels (text or integers; m the same on every
+    row, 2 to 4), NULL rows, a NULL element beside the m labels now and then, few categories
+    (one of them common, so every rating of one category happens)."""
+    text = rng.random() < 0.5
+    labels: list[Any] = ["a", "b", "c", "long label ü"] if text else [1, 2, 40, 2**40]
+    m = rng.randint(2, 4)
+    weights = [0.55, 0.2, 0.15, 0.1] if rng.random() < 0.7 else [1.0, 0.0, 0.0, 0.0]
+    rows: list[Any] = []
+    for _ in range(n):
+        if rng.random() < 0.1:
+            rows.append(None)
+            continue
+        row: list[Any] = rng.choices(labels, weights, k=m)
+        if rng.random() < 0.1:
+            row.insert(rng.randrange(m + 1), None)
+        rows.append(row)
+    dtype = pa.list_(pa.string() if text else pa.int64())
+    return {"ratings": rows}, {"ratings": dtype}
+
+
 DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataType]]]] = {
     "label_lists": label_lists,
     "binary": binary,
@@ -196,6 +217,7 @@ DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataT
     "score_maps": score_maps,
     "class_scores": class_scores,
     "counts_2x2": counts_2x2,
+    "ratings": ratings,
 }
 
 
@@ -559,6 +581,13 @@ def _binary_counts(t: pa.Table, p: dict[str, Any]) -> Any:
 
 
 REFERENCES["binary_counts"] = Reference("binary", _binary_counts)
+
+# several raters: statsmodels' fleiss_kappa of aggregate_raters' table
+REFERENCES["fleiss_kappa"] = Reference(
+    "ratings",
+    lambda t, p: oracle_agreement.fleiss([r for (r,) in rows_of(t, "ratings")]),
+    source="statsmodels",
+)
 
 # regression and scores
 _REGRESSION = ["mse", "rmse", "mae", "mape"]

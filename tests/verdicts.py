@@ -226,6 +226,24 @@ def _class_scores() -> dict[str, pa.Table]:
     }  # fmt: skip
 
 
+def _ratings() -> dict[str, pa.Table]:
+    def cols(r: list[Any], t: pa.DataType = L) -> pa.Table:
+        return _t({"ratings": (r, t)})
+
+    return {
+        "mixed": cols([["a", "b", "b"], None, ["a", None, "a", "c"], ["c", "c", "c"], ["b", "a", "b"]]),
+        "all_right": cols([["a", "a"], ["b", "b"], ["c", "c"]]),
+        "all_wrong": cols([["a", "b"], ["b", "a"], ["c", "a"]]),
+        "one_category": cols([["a", "a", "a"], ["a", "a", "a"]]),
+        "uneven": cols([["a", "b"], ["a", "b", "b"]]),
+        "one_rater": cols([["a"], ["b"]]),
+        "null_rows": cols([None, None]),
+        "no_rows": cols([]),
+        "ints": cols([[1, 2, 2], [2, 2, None, 2], [3, 1, 1]], LI),
+        "text_column": cols(["a", "b"], pa.string()),
+    }  # fmt: skip
+
+
 DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "label_lists": _label_lists,
     "classes": _classes,
@@ -235,6 +253,7 @@ DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "ranked": _ranked,
     "score_maps": _score_maps,
     "class_scores": _class_scores,
+    "ratings": _ratings,
 }
 
 #: weights: a column ``w`` added to the table, cycled over its rows (None: no weight given)
@@ -378,7 +397,7 @@ _SPARK_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: P0001|
 #: the inputs a type message names (``Got actual VARCHAR[] and predicted BIGINT[].``)
 _INPUTS = frozenset(
     {"actual", "predicted", "sample_weight", "scores", "label", "score", "prob", "holds", "fires"}
-    | {"rank_items", "correct_items", "ranked_relevance", "ideal_relevance"}
+    | {"rank_items", "correct_items", "ranked_relevance", "ideal_relevance", "ratings"}
 )
 
 

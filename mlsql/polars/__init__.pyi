@@ -101,6 +101,7 @@ __all__ = [
     "false_negatives",
     "false_positives",
     "fbeta_score",
+    "fleiss_kappa",
     "fmeasure",
     "graded_ndcg",
     "hamming_loss",
@@ -3430,6 +3431,32 @@ def fbeta_score(
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.fbeta_score('actual', 'predicted')).item()
     0.7777777777777777
+    """
+
+def fleiss_kappa(ratings: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+    """Fleiss' kappa of m >= 2 raters per row, ratings one list per row (a label per rater): statsmodels' fleiss_kappa of the subjects x categories counts.
+
+    Parameters
+    ----------
+    ratings : str or polars.Expr
+        Column name or expression.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'ratings': [['a', 'a', 'b'], ['b', 'b', 'b'], ['a', 'b', 'a']]})
+    >>> df.select(mp.fleiss_kappa('ratings')).item()
+    0.1
     """
 
 def fmeasure(

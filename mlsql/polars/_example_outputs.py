@@ -72,6 +72,7 @@ OUTPUTS = {
     "false_negatives": "[1, 0]",
     "false_positives": "[0, 1]",
     "fbeta_score": "0.7777777777777777",
+    "fleiss_kappa": "0.1",
     "graded_ndcg": "0.9187707805346094",
     "hamming_loss": "0.25",
     "hamming_loss_from_counts": "0.25",

@@ -100,6 +100,7 @@ __all__ = [
     "false_negatives",
     "false_positives",
     "fbeta_score",
+    "fleiss_kappa",
     "fmeasure",
     "graded_ndcg",
     "hamming_loss",
@@ -3591,6 +3592,38 @@ def fbeta_score(
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.fbeta_score('actual', 'predicted', beta=2.0)).first()[0]
     0.7962962962962963
+    """
+
+def fleiss_kappa(ratings: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+    """Fleiss' kappa of m >= 2 raters per row, ratings one list per row (a label per rater): statsmodels' fleiss_kappa of the subjects x categories counts.
+
+    Parameters
+    ----------
+    ratings : str or pyspark.sql.Column
+        Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(['a', 'a', 'b'],), (['b', 'b', 'b'],), (['a', 'b', 'a'],)], 'ratings array<string>')
+    >>> df.agg(ms.fleiss_kappa('ratings')).first()[0]
+    0.1
     """
 
 def fmeasure(
