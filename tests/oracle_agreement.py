@@ -200,3 +200,28 @@ def exact_fleiss(ratings: list[list[Any]]) -> Fraction:
     total = len(ratings) * m
     p_e = sum(Fraction(sum(r.count(c) for r in ratings), total) ** 2 for c in categories)
     return (p_bar - p_e) / (1 - p_e)
+
+
+def cochran(correct: list[list[Any] | None], what: str) -> Any:
+    """statsmodels' ``cochrans_q(x)`` ``statistic`` or ``pvalue`` over the complete rows (no
+    NULL list, no NULL value), beside Q in exact fractions, which decides where statsmodels
+    divides 0 by 0 (every row all 1 or all 0: NaN). None over no complete rows."""
+    import numpy as np
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    rows = [[int(x) for x in r] for r in correct if r is not None and None not in r]
+    if not rows:
+        return None
+    k, successes = len(rows[0]), [sum(r) for r in rows]
+    if k * sum(successes) == sum(s * s for s in successes):
+        return NAN
+    return float(getattr(cochrans_q(np.array(rows)), what))
+
+
+def exact_cochran(rows: list[list[int]]) -> Fraction:
+    """Cochran's Q, (k - 1)(k Σ C_j² - T²) / (k T - Σ R_i²), in exact fractions."""
+    k = len(rows[0])
+    r = [sum(x) for x in rows]
+    c = [sum(x[j] for x in rows) for j in range(k)]
+    t = sum(r)
+    return Fraction((k - 1) * (k * sum(x * x for x in c) - t * t), k * t - sum(x * x for x in r))

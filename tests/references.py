@@ -207,6 +207,29 @@ def ratings(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]
     return {"ratings": rows}, {"ratings": dtype}
 
 
+def outcomes(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """correct: one list per row of k models' outcomes (booleans or 0/1; k the same on every
+    row, 2 to 5), NULL rows, a NULL value now and then (an incomplete row), models of
+    different accuracies, and now and then a table whose every row is all right or all wrong."""
+    as_bool = rng.random() < 0.5
+    k = rng.randint(2, 5)
+    accuracy = [rng.choice([0.1, 0.5, 0.7, 0.9]) for _ in range(k)]
+    constant = rng.random() < 0.15
+    rows: list[Any] = []
+    for _ in range(n):
+        if rng.random() < 0.1:
+            rows.append(None)
+            continue
+        if constant:
+            row: list[Any] = [rng.random() < 0.5] * k
+        else:
+            row = [rng.random() < a for a in accuracy]
+        if rng.random() < 0.08:
+            row[rng.randrange(k)] = None
+        rows.append(row if as_bool else [None if x is None else int(x) for x in row])
+    return {"correct": rows}, {"correct": pa.list_(pa.bool_() if as_bool else pa.int8())}
+
+
 DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataType]]]] = {
     "label_lists": label_lists,
     "binary": binary,
@@ -218,6 +241,7 @@ DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataT
     "class_scores": class_scores,
     "counts_2x2": counts_2x2,
     "ratings": ratings,
+    "outcomes": outcomes,
 }
 
 
@@ -588,6 +612,14 @@ REFERENCES["fleiss_kappa"] = Reference(
     lambda t, p: oracle_agreement.fleiss([r for (r,) in rows_of(t, "ratings")]),
     source="statsmodels",
 )
+for _name, _what in (("cochrans_q_statistic", "statistic"), ("cochrans_q_p_value", "pvalue")):
+    REFERENCES[_name] = Reference(
+        "outcomes",
+        lambda t, p, what=_what: oracle_agreement.cochran(
+            [r for (r,) in rows_of(t, "correct")], what
+        ),
+        source="statsmodels",
+    )
 
 # regression and scores
 _REGRESSION = ["mse", "rmse", "mae", "mape"]

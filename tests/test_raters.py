@@ -164,3 +164,157 @@ def test_integer_weights_repeat_rows(engine):
     got = engine.aggregate(NAME, table, columns=("ratings",), sample_weight="w")
     repeated = [r for r, w in zip(rows, weights, strict=True) for _ in range(w)]
     assert close(got, float(A.exact_fleiss(repeated)))
+
+
+# ------------------------------------------------------------------ Cochran's Q
+#: statsmodels' Cochran's Q tests: (rows, Q, p-value, tolerance of Q and p) from
+#: test_nonparametric.py (Conover p. 253 / NIST dataplot; a web example) and
+#: test_contingency_tables.py (R's CVST cochranq.test; Q only)
+CONOVER = [[1, 1, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1], [1, 1, 1],
+           [1, 1, 0], [0, 0, 1], [0, 1, 0], [1, 1, 1], [1, 1, 1]]  # fmt: skip
+WEB = [[0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 1], [1, 1, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1],
+       [1, 0, 0, 1], [0, 0, 0, 1], [0, 1, 0, 0], [0, 0, 0, 0], [1, 0, 0, 1], [0, 0, 1, 1]]  # fmt: skip
+CVST_1 = [[1, 0, 1, 1], [0, 1, 1, 1], [1, 1, 1, 0], [0, 1, 0, 0], [0, 1, 0, 0], [1, 0, 1, 0],
+          [0, 1, 0, 0], [1, 1, 1, 1], [0, 1, 0, 0]]  # fmt: skip
+CVST_2 = [[0, 0, 1, 1, 0], [0, 1, 0, 1, 0], [0, 1, 1, 0, 1], [1, 0, 0, 0, 1], [1, 1, 0, 0, 0],
+          [1, 0, 1, 0, 0], [0, 1, 0, 0, 0], [0, 0, 1, 1, 0], [0, 0, 0, 0, 0]]  # fmt: skip
+STATSMODELS_Q = [
+    (CONOVER, 2.8, 0.246597, 5e-7),
+    (WEB, 13.2857143, 0.00405776, 1e-6),
+    (CVST_1, 4.2, None, 1e-7),
+    (CVST_2, 1.2174, None, 1e-4),
+]
+#: test_cochransq3 (against SAS): 8 distinct rows in frequency-weight format
+SAS_CASES = [[0, 0, 0], [1, 0, 0], [0, 0, 1], [1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 1, 1], [1, 1, 1]]
+SAS_COUNTS = [6, 2, 16, 4, 2, 6, 4, 6]
+FLAGS = pa.list_(pa.int64())
+Q, P = "cochrans_q_statistic", "cochrans_q_p_value"
+
+
+def outcomes(engine: Any, name: str, rows: list[Any], dtype: pa.DataType = FLAGS, **kw: Any) -> Any:
+    table = pa.table({"correct": pa.array(rows, dtype)})
+    if "sample_weight" in kw:
+        table = table.append_column("w", pa.array(kw.pop("sample_weight"), pa.int64()))
+        kw["sample_weight"] = "w"
+    return engine.aggregate(name, table, columns=("correct",), **kw)
+
+
+@pytest.mark.parametrize(
+    ("rows", "q", "p", "tol"), STATSMODELS_Q, ids=["conover", "web", "cvst1", "cvst2"]
+)
+def test_statsmodels_cochran_tables(engine, rows, q, p, tol):
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    needs(engine, Q)
+    got_q, got_p = outcomes(engine, Q, rows), outcomes(engine, P, rows)
+    assert abs(got_q - q) <= tol * max(1.0, q)
+    assert got_q == pytest.approx(float(A.exact_cochran(rows)), rel=1e-12)
+    want = cochrans_q(rows)
+    assert close(got_q, float(want.statistic))
+    assert close(got_p, float(want.pvalue))
+    if p is not None:
+        assert abs(got_p - p) <= tol
+
+
+def test_sas_frequency_weights_are_sample_weights(engine):
+    """test_cochransq3's rows given once each with their counts as sample_weight: SAS's Q
+    8.4706 and p 0.0145, and statsmodels' values on the repeated rows."""
+    import numpy as np
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    needs(engine, Q)
+    want = cochrans_q(np.repeat(np.array(SAS_CASES), SAS_COUNTS, 0))
+    got_q = outcomes(engine, Q, SAS_CASES, sample_weight=SAS_COUNTS)
+    got_p = outcomes(engine, P, SAS_CASES, sample_weight=SAS_COUNTS)
+    assert abs(got_q - 8.4706) < 5e-5 and abs(got_p - 0.0145) < 5e-5
+    assert close(got_q, float(want.statistic))
+    assert close(got_p, float(want.pvalue))
+
+
+def test_two_models_are_mcnemar_uncorrected(engine):
+    """Over two models Cochran's Q is McNemar's chi-square without correction (statsmodels'
+    test_cochransq checks the same equivalence)."""
+    needs(engine, Q)
+    rows = [r[:2] for r in CONOVER]
+    table = pa.table({"actual": [r[0] for r in rows], "predicted": [r[1] for r in rows]})
+    mcnemar = engine.aggregate("binary_mcnemar_p_value", table, correction=0.0)
+    assert close(outcomes(engine, P, rows), mcnemar)
+
+
+def test_booleans_nulls_and_edges(engine):
+    needs(engine, Q)
+    booleans = [[bool(x) for x in r] for r in CONOVER]
+    assert close(outcomes(engine, Q, booleans, pa.list_(pa.bool_())), 2.8)
+    # a NULL list or a NULL value: the row is left out
+    assert close(outcomes(engine, Q, [*CONOVER, None, [1, None, 0]]), 2.8)
+    constant = outcomes(engine, P, [[1, 1], [0, 0], [1, 1]])
+    assert constant != constant  # every row all right or all wrong: statsmodels' 0 / 0
+    assert outcomes(engine, Q, [None, [None, 1]]) is None
+    assert outcomes(engine, P, []) is None
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([[1, 0], [1, 0, 1]], "needs the same number of values on every row, at least 2"),
+        ([[1], [0]], "needs the same number of values on every row, at least 2"),
+        ([[1, 2], [0, 1]], "takes boolean or 0/1 values. Got 2 instead."),
+    ],
+    ids=["uneven", "one-model", "not-binary"],
+)
+def test_bad_outcomes_fail_with_one_message(engine, rows, message):
+    needs(engine, Q)
+    with pytest.raises(Exception, match=re.escape(f"{Q} {message}")):
+        outcomes(engine, Q, rows)
+
+
+# ------------------------------------------------------------------ the chi-square tail
+#: (x, df) pairs: df whole from 1 to 2016 (Bowker's 64 classes), x from 0 to deep in the tail
+CHI2_X = [0.0, 1e-9, 0.3, 1.0, 2.5, 7.0, 15.0, 40.0, 100.0, 300.0, 1500.0]
+CHI2_DF = [1, 2, 3, 4, 5, 7, 10, 21, 45, 190, 1000, 2016]
+
+
+def _chi2_tails(engine: Any, xs: list[float], dfs: list[float]) -> list[float]:
+    """The formula's P(X > x) on ``engine``: DuckDB's macro, Polars' and Spark's ops."""
+    from mlsql.measures.contingency import chi2_upper_tail
+
+    if engine.name == "duckdb":
+        sql = "SELECT _mlsql_chi2_upper_tail(x, d) FROM (SELECT unnest(?) AS x, unnest(?) AS d)"
+        return [r[0] for r in engine.con.execute(sql, [xs, dfs]).fetchall()]
+    if engine.name == "polars":
+        import polars as pl
+
+        from mlsql.polars.ops import PolarsOps
+
+        frame = pl.DataFrame({"x": xs, "d": dfs})
+        return (
+            frame.select(chi2_upper_tail(PolarsOps(), pl.col("x"), pl.col("d")))
+            .to_series()
+            .to_list()
+        )
+    from pyspark.sql import functions as F
+
+    from mlsql.spark.ops import SparkOps
+    from tests.engines.spark_engine import frame as spark_frame
+
+    df = spark_frame(pa.table({"x": xs, "d": dfs}))
+    return [r[0] for r in df.select(chi2_upper_tail(SparkOps(), F.col("x"), F.col("d"))).collect()]
+
+
+def test_chi2_upper_tail_is_scipys(engine):
+    """scipy's chi2.sf to 1e-12 relative for df up to 190 and p above 1e-200; the running
+    logarithms of Polars and Spark drift to 1.2e-11 by df 1000 and x 1500 (p 1e-22)."""
+    from scipy.stats import chi2
+
+    pairs = [(x, float(d)) for x in CHI2_X for d in CHI2_DF]
+    got = _chi2_tails(engine, [x for x, _ in pairs], [d for _, d in pairs])
+    wrong = []
+    for (x, d), g in zip(pairs, got, strict=True):
+        want = float(chi2.sf(x, d))
+        if want < 1e-280:
+            assert g < 1e-250, (x, d, g)
+            continue
+        tol = 1e-12 if d <= 190 and want > 1e-200 else 2e-11
+        if abs(g - want) > tol * want:
+            wrong.append((x, d, g, want))
+    assert not wrong, wrong

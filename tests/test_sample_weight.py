@@ -46,7 +46,7 @@ FAMILIES = (
     "agreement",
 )
 #: the data kinds of those families' references, for the expression kinds
-DATA = ("label_lists", "ranked", "score_maps", "class_scores", "ratings")
+DATA = ("label_lists", "ranked", "score_maps", "class_scores", "ratings", "outcomes")
 SEEDS = range(5)
 TABLE_SEEDS = range(2)
 

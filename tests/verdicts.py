@@ -244,6 +244,25 @@ def _ratings() -> dict[str, pa.Table]:
     }  # fmt: skip
 
 
+def _outcomes() -> dict[str, pa.Table]:
+    def cols(r: list[Any], t: pa.DataType = LI) -> pa.Table:
+        return _t({"correct": (r, t)})
+
+    b = pa.list_(pa.bool_())
+    return {
+        "mixed": cols([[1, 0, 1], None, [1, None, 0], [0, 0, 1], [1, 1, 1], [0, 1, 1]]),
+        "all_right": cols([[1, 1], [1, 1], [1, 1]]),
+        "all_wrong": cols([[1, 0], [0, 1], [1, 0]]),
+        "booleans": cols([[True, False, True], [False, False, True]], b),
+        "uneven": cols([[1, 0], [1, 0, 1]]),
+        "one_model": cols([[1], [0]]),
+        "not_binary": cols([[1, 2], [0, 1]]),
+        "null_rows": cols([None, None]),
+        "no_rows": cols([]),
+        "int_widths": cols([[1, 0], [0, 0], [1, 1]], pa.list_(pa.int32())),
+    }  # fmt: skip
+
+
 DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "label_lists": _label_lists,
     "classes": _classes,
@@ -254,6 +273,7 @@ DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "score_maps": _score_maps,
     "class_scores": _class_scores,
     "ratings": _ratings,
+    "outcomes": _outcomes,
 }
 
 #: weights: a column ``w`` added to the table, cycled over its rows (None: no weight given)
@@ -398,6 +418,7 @@ _SPARK_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: P0001|
 _INPUTS = frozenset(
     {"actual", "predicted", "sample_weight", "scores", "label", "score", "prob", "holds", "fires"}
     | {"rank_items", "correct_items", "ranked_relevance", "ideal_relevance", "ratings"}
+    | {"correct"}
 )
 
 

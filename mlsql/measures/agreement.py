@@ -1,4 +1,4 @@
-"""Agreement among several raters: Fleiss' kappa.
+"""Agreement among several raters: Fleiss' kappa and Cochran's Q.
 
 ``fleiss_kappa(ratings)``: ``ratings`` is one list per row (a subject), each rater's
 label of it (text, integers or booleans), every row rated by the same number m >= 2 of
@@ -18,6 +18,19 @@ grows with the categories (DuckDB: the distinct sorted rows, a histogram, as man
 raters' multisets of categories), never with the rows in DuckDB; Polars and Spark count
 the group's ratings per category from its rows.
 
+``cochrans_q_statistic(correct)`` and ``cochrans_q_p_value(correct)``: ``correct`` is one
+list per row of k >= 2 models' outcomes there (booleans or 0/1: whether each model was
+right), the same k on every row. They are statsmodels'
+``statsmodels.stats.contingency_tables.cochrans_q(x)`` statistic and pvalue of the n x k
+array: with R_i the row's successes, C_j model j's and T = Σ R_i,
+
+    Q = (k - 1)(k Σ_j C_j² - T²) / (k T - Σ_i R_i²),
+
+and the p-value P(X > Q) for X chi-square with k - 1 degrees of freedom
+(:func:`mlsql.measures.contingency.chi2_upper_tail`). The sufficient statistics are k, T,
+Σ R_i² and the column sums C_j: DuckDB holds a histogram of the distinct rows (at most 2^k),
+Polars and Spark sum the group's outcomes per column from its rows.
+
 Notes
 -----
 - A list is the raters' labels, not a set: a label given by two raters counts twice.
@@ -29,6 +42,13 @@ Notes
 - A NULL list is an unknown row and is skipped; over no known rows the result is NULL.
 - NaN where statsmodels divides 0 by 0: every rating in one category (P_e = 1).
 - ``sample_weight`` counts as repeated rows: N, S and the T_j are sums of weights.
+- Cochran's Q: a row whose list is NULL or holds a NULL is unknown and skipped (a model
+  without an outcome there); every known row must hold the same number k >= 2 of values,
+  otherwise the query fails with "cochrans_q_statistic needs the same number of values on
+  every row, at least 2 (a boolean or 0/1 value per model)."; a value other than a boolean,
+  0 or 1 is an error. NaN where statsmodels divides 0 by 0: every row all right or all
+  wrong (k T = Σ R_i²). statsmodels counts as a success the largest value of the whole
+  array, so where every value is 0 it counts the zeros: Q is NaN there too.
 """
 
 from __future__ import annotations
@@ -38,6 +58,7 @@ from typing import Any
 
 from mlsql._formulas import formula
 from mlsql._registry import measure
+from mlsql.measures import contingency as C
 
 E = Any  # an engine expression
 FAMILY = "agreement"
@@ -46,6 +67,15 @@ FAMILY = "agreement"
 RATERS_MESSAGE = (
     "{func} needs the same number of ratings on every row, at least 2 (a label per rater, "
     "NULL elements left out)."
+)
+#: the error of rows of different numbers of models' outcomes (or of fewer than 2)
+MODELS_MESSAGE = (
+    "{func} needs the same number of values on every row, at least 2 (a boolean or 0/1 "
+    "value per model)."
+)
+#: the error of a ``correct`` input that is no list of booleans or 0/1 values
+FLAGS_MESSAGE = (
+    "{func} takes a list of boolean or 0/1 values per row for {name}. Got {name} {type}."
 )
 
 
@@ -87,3 +117,61 @@ measure(
     "statsmodels' fleiss_kappa of the subjects x categories counts.",
     inputs=("ratings",),
 )(_fleiss_kappa)
+
+
+@dataclass(frozen=True)
+class OutcomeStats:
+    """A group's outcomes: ``n`` known rows (with ``sample_weight`` their total weight,
+    ``rows`` their number), ``k`` values per row, ``total`` T = Σ_i R_i, ``row_squares``
+    Σ_i R_i² and ``column_squares`` Σ_j C_j² (R_i: row i's successes, C_j: column j's;
+    weighted sums)."""
+
+    n: E
+    k: E
+    total: E
+    row_squares: E
+    column_squares: E
+    rows: E = None
+
+
+@formula
+def cochrans_q(ops: Any, k: E, total: E, row_squares: E, column_squares: E) -> E:
+    """(k - 1)(k Σ_j C_j² - T²) / (k T - Σ_i R_i²): Cochran's Q; NaN where every row is all
+    successes or all failures (k T = Σ_i R_i²)."""
+    den = k * total - row_squares
+    return ops.when(den == 0, ops.nan(), (k - 1) * (k * column_squares - total * total) / den)
+
+
+def _known(ops: Any, s: Any, value: E) -> E:
+    """``value``, NULL over no known rows (or known rows of total weight 0)."""
+    if s.rows is not None:
+        value = ops.when(s.n == 0, None, value)
+    return ops.when((s.n if s.rows is None else s.rows) == 0, None, value)
+
+
+def _cochrans_q(ops: Any, s: OutcomeStats) -> E:
+    return _known(ops, s, cochrans_q(ops, s.k, s.total, s.row_squares, s.column_squares))
+
+
+def _cochrans_q_p_value(ops: Any, s: OutcomeStats) -> E:
+    q = cochrans_q(ops, s.k, s.total, s.row_squares, s.column_squares)
+    return _known(ops, s, C.chi2_upper_tail(ops, q, s.k - 1))
+
+
+OUTCOMES = ("correct",)
+measure(
+    "cochrans_q_statistic",
+    "aggregate",
+    FAMILY,
+    "Cochran's Q of k >= 2 models' 0/1 outcomes per row (correct: one list per row): "
+    "statsmodels' cochrans_q statistic.",
+    inputs=OUTCOMES,
+)(_cochrans_q)
+measure(
+    "cochrans_q_p_value",
+    "aggregate",
+    FAMILY,
+    "P(X > Q), X chi-square with k - 1 degrees of freedom, of Cochran's Q (correct: one list "
+    "of k 0/1 outcomes per row): statsmodels' cochrans_q pvalue.",
+    inputs=OUTCOMES,
+)(_cochrans_q_p_value)

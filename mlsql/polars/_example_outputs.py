@@ -54,6 +54,8 @@ OUTPUTS = {
     "bpref": "0.2777777777777778",
     "brier_score_loss": "0.19333333333333333",
     "class_error_rate": "0.5",
+    "cochrans_q_p_value": "0.10539922456186433",
+    "cochrans_q_statistic": "4.5",
     "cohen_kappa_high": "1.2185928298168915",
     "cohen_kappa_low": "0.054134442910381164",
     "cohen_kappa_p_value": "0.04550026389635844",

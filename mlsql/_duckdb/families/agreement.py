@@ -21,7 +21,10 @@ from mlsql._sqlexpr import Sql, lit
 from mlsql.measures import agreement as AG
 
 FILE = "agreement.sql"
-DESCRIPTION = "Agreement among several raters: Fleiss' kappa over one list of ratings per row."
+DESCRIPTION = (
+    "Agreement among several raters and models: Fleiss' kappa over one list of ratings per "
+    "row, Cochran's Q over one list of 0/1 outcomes per row."
+)
 ORDER = 26
 FAMILIES: tuple[str, ...] = ()  # rendered here
 
@@ -65,7 +68,46 @@ def _state(q: Qualify, m: Measure, weighted: bool) -> Sql:
     return let(Sql(h), "h", body)
 
 
-def _stats() -> AG.RatingStats:
+def _outcome_state(q: Qualify, m: Measure, weighted: bool) -> Sql:
+    """SQL: {rows, n, k, total, row_squares, column_squares} of the group
+    (:class:`~mlsql.measures.agreement.OutcomeStats`) from a histogram of its known rows'
+    outcomes as 0/1 lists (at most 2^k keys), failing with
+    :data:`~mlsql.measures.agreement.MODELS_MESSAGE` where known rows hold different numbers
+    of values, or fewer than 2."""
+    name = lit(m.name)
+    flags = (
+        f"list_transform(correct, lambda x: CAST({q('_mlsql_binary_flag')}(x, 'correct', "
+        f"{name}) AS INTEGER))"
+    )
+    known = "correct IS NOT NULL AND list_count(correct) = len(correct)"
+    if weighted:
+        w = CC.weight(m.name, q)
+        known = f"{known} AND {w} IS NOT NULL"
+        h = f"histogram(struct_pack(r := {flags}, w := CAST({w} AS DOUBLE))) FILTER (WHERE {known})"
+        key, times = "e.key.r", "e.value * e.key.w"
+    else:
+        h = f"histogram({flags}) FILTER (WHERE {known})"
+        key, times = "e.key", "CAST(e.value AS DOUBLE)"
+    entries = "map_entries(h)"
+    sizes = f"list_transform({entries}, lambda e: len({key}))"
+    message = lit(AG.MODELS_MESSAGE.format(func=m.name))
+    k = (
+        f"CASE WHEN list_min({sizes}) <> list_max({sizes}) OR list_min({sizes}) < 2 "
+        f"THEN error({message}) ELSE list_min({sizes}) END"
+    )
+    column = f"list_sum(list_transform({entries}, lambda e: {times} * {key}[j]))"
+    columns = f"list_transform(range(1, coalesce(list_max({sizes}), 0) + 1), lambda j: {column})"
+    body = f"""struct_pack(
+        rows := coalesce(list_sum(list_transform({entries}, lambda e: CAST(e.value AS BIGINT))), 0),
+        n := coalesce(list_sum(list_transform({entries}, lambda e: {times})), 0.0),
+        k := {k},
+        total := list_sum(list_transform({entries}, lambda e: {times} * list_sum({key}))),
+        row_squares := list_sum(list_transform({entries}, lambda e: {times} * list_sum({key}) * list_sum({key}))),
+        column_squares := list_sum(list_transform({columns}, lambda c: c * c)))"""
+    return let(Sql(h), "h", body)
+
+
+def _rating_stats() -> AG.RatingStats:
     return AG.RatingStats(
         n=Sql("st.n"),
         raters=Sql("st.raters"),
@@ -75,16 +117,30 @@ def _stats() -> AG.RatingStats:
     )
 
 
+def _outcome_stats() -> AG.OutcomeStats:
+    return AG.OutcomeStats(
+        n=Sql("st.n"),
+        k=Sql("st.k"),
+        total=Sql("st.total"),
+        row_squares=Sql("st.row_squares"),
+        column_squares=Sql("st.column_squares"),
+        rows=Sql("st.rows"),
+    )
+
+
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
-    """fleiss_kappa, with and without sample_weight."""
+    """fleiss_kappa and Cochran's Q, with and without sample_weight."""
     out: list[Macro] = []
     for m in measures(family=AG.FAMILY):
         if m.build is None or not m.available_in("duckdb"):
             continue
+        ratings = m.inputs == ("ratings",)
+        state_of = _state if ratings else _outcome_state
+        stats = _rating_stats() if ratings else _outcome_stats()
 
         def body(params: dict[str, Sql], m: Measure = m, weighted: bool = False) -> Sql:
-            state = _state(qualify, m, weighted)
-            return let(state, "st", m.build(ops, _stats(), **params))  # type: ignore[misc]
+            state = state_of(qualify, m, weighted)  # noqa: B023  (used before the loop moves on)
+            return let(state, "st", m.build(ops, stats, **params))  # type: ignore[misc]  # noqa: B023
 
         def heavy(params: dict[str, Sql], m: Measure = m) -> Sql:
             return body(params, m, True)
