@@ -45,9 +45,8 @@ def squared_totals(keys: pl.Expr, weights: pl.Expr) -> pl.Expr:
     """Σ over the distinct ``keys`` of (the sum of their ``weights``)², NULL keys left out:
     sorted by key, a key's total is the running sum's step at the end of its run."""
     kept = keys.is_not_null()
-    keys, weights = keys.filter(kept), weights.filter(kept)
-    ordered = keys.sort()
-    running = weights.sort_by(keys).cum_sum()
+    pairs = pl.struct(k=keys.filter(kept), w=weights.filter(kept)).sort()  # one sort of both
+    ordered, running = pairs.struct.field("k"), pairs.struct.field("w").cum_sum()
     ends = running.filter((ordered != ordered.shift(-1)).fill_null(True))
     totals = ends - ends.shift(1).fill_null(0.0)
     return (totals * totals).sum()
