@@ -109,6 +109,10 @@ CREATE OR REPLACE MACRO _mlsql_table_kappa(tp, fp, fn, tn, zero_division) AS
 CREATE OR REPLACE MACRO _mlsql_erfc(x) AS 
     system.main.list_transform([system.main.struct_pack(v0 := x, v1 := (2 / (2 + x)), v2 := ((2 * (2 / (2 + x))) - 1))], lambda _mlsql_erfc: ((system.main.exp((- (_mlsql_erfc.v0 * _mlsql_erfc.v0))) * _mlsql_erfc.v1) * ((((((((((((((((((((((((((((((((((((((((((((((((((((((-3.98636294277478e-10 * _mlsql_erfc.v2) + 1.2098746244203231e-09) * _mlsql_erfc.v2) + 1.6323398807169344e-09) * _mlsql_erfc.v2) + -9.775556667111567e-09) * _mlsql_erfc.v2) + 5.140345918956905e-09) * _mlsql_erfc.v2) + 2.9131155308487508e-08) * _mlsql_erfc.v2) + -5.546587044211434e-08) * _mlsql_erfc.v2) + -1.848669368762183e-09) * _mlsql_erfc.v2) + 1.6246994987174998e-07) * _mlsql_erfc.v2) + -2.853844774555098e-07) * _mlsql_erfc.v2) + -1.157247380519068e-09) * _mlsql_erfc.v2) + 1.0007982351303053e-06) * _mlsql_erfc.v2) + -1.8218361427008817e-06) * _mlsql_erfc.v2) + -5.627559192378118e-07) * _mlsql_erfc.v2) + 8.060426963858187e-06) * _mlsql_erfc.v2) + -1.084807828833205e-05) * _mlsql_erfc.v2) + -1.7074435930768933e-05) * _mlsql_erfc.v2) + 7.223535548997429e-05) * _mlsql_erfc.v2) + -1.718572067691969e-05) * _mlsql_erfc.v2) + -0.0003315367483461889) * _mlsql_erfc.v2) + 0.00041864803150011776) * _mlsql_erfc.v2) + 0.0015453060291222003) * _mlsql_erfc.v2) + -0.003239592533879013) * _mlsql_erfc.v2) + -0.010755330944719348) * _mlsql_erfc.v2) + 0.0182211157534395) * _mlsql_erfc.v2) + 0.13973604627802694) * _mlsql_erfc.v2) + 0.3435803422069053) * _mlsql_erfc.v2) + 0.5107913526210115)))[1];
 
+-- _mlsql_chi2_upper_tail(x, df): P(X > x) for X chi-square with ``df`` (a whole number >= 1) degrees of freedom:
+CREATE OR REPLACE MACRO _mlsql_chi2_upper_tail(x, df) AS 
+    system.main.list_transform([system.main.struct_pack(v0 := x, v1 := df)], lambda _mlsql_chi2: CASE WHEN (_mlsql_chi2.v0 <= 0) THEN 1.0 ELSE system.main.list_transform([system.main.struct_pack(v0 := (_mlsql_chi2.v0 / 2), v1 := system.main.floor((_mlsql_chi2.v1 / 2)), v2 := ((_mlsql_chi2.v1 / 2) - system.main.floor((_mlsql_chi2.v1 / 2))))], lambda _mlsql_chi2_terms: (CASE WHEN (_mlsql_chi2_terms.v2 > 0) THEN _mlsql_erfc(system.main.sqrt(_mlsql_chi2_terms.v0)) ELSE 0.0 END + coalesce(system.main.list_aggr(system.main.list_transform(system.main.range(0, CAST(_mlsql_chi2_terms.v1 AS BIGINT)), lambda i: system.main.exp((i + _mlsql_chi2_terms.v2) * system.main.ln(CASE WHEN _mlsql_chi2_terms.v0 > 0 THEN _mlsql_chi2_terms.v0 ELSE 1 END) - _mlsql_chi2_terms.v0 - system.main.lgamma(i + _mlsql_chi2_terms.v2 + 1))), 'sum'), 0.0)))[1] END)[1];
+
 -- _mlsql_mcnemar_statistic(tp, fp, fn, tn, correction): (|fp - fn| - correction)² / (fp + fn): McNemar's chi-square of the discordant cells.
 CREATE OR REPLACE MACRO _mlsql_mcnemar_statistic(tp, fp, fn, tn, correction) AS 
     CASE WHEN ((((tp + fp) + fn) + tn) = 0) THEN NULL ELSE CASE WHEN ((fp + fn) = 0) THEN 'nan'::DOUBLE ELSE (((CASE WHEN ((fp - fn) < 0) THEN (- (fp - fn)) ELSE (fp - fn) END - correction) * (CASE WHEN ((fp - fn) < 0) THEN (- (fp - fn)) ELSE (fp - fn) END - correction)) / (fp + fn)) END END;
@@ -132,6 +136,14 @@ CREATE OR REPLACE MACRO _mlsql_kappa_p_value(tp, fp, fn, tn) AS
 -- _mlsql_kappa_p_value_one_sided(tp, fp, fn, tn): P(Z > z): the one-sided p-value of kappa = 0 against kappa > 0 (pvalue_one_sided).
 CREATE OR REPLACE MACRO _mlsql_kappa_p_value_one_sided(tp, fp, fn, tn) AS 
     system.main.list_transform([system.main.struct_pack(v0 := _mlsql_kappa_z_value(tp, fp, fn, tn))], lambda _mlsql_normal_z: system.main.list_transform([system.main.struct_pack(v0 := _mlsql_normal_z.v0, v1 := (_mlsql_erfc((CASE WHEN (_mlsql_normal_z.v0 < 0) THEN (- _mlsql_normal_z.v0) ELSE _mlsql_normal_z.v0 END / 1.4142135623730951)) / 2))], lambda _mlsql_normal_tail: CASE WHEN (_mlsql_normal_tail.v0 < 0) THEN (1 - _mlsql_normal_tail.v1) ELSE _mlsql_normal_tail.v1 END)[1])[1];
+
+-- _mlsql_fleiss_kappa(n, raters, squares, total_squares): (M (S - M) - (m - 1) Σ_j T_j²) / ((m - 1)(M² - Σ_j T_j²)), M = N m: Fleiss' kappa,
+CREATE OR REPLACE MACRO _mlsql_fleiss_kappa(n, raters, squares, total_squares) AS 
+    CASE WHEN ((((n * raters) * (n * raters)) - total_squares) = 0) THEN 'nan'::DOUBLE ELSE ((((n * raters) * (squares - (n * raters))) - ((raters - 1) * total_squares)) / ((raters - 1) * (((n * raters) * (n * raters)) - total_squares))) END;
+
+-- _mlsql_cochrans_q(k, total, row_squares, column_squares): (k - 1)(k Σ_j C_j² - T²) / (k T - Σ_i R_i²): Cochran's Q; NaN where every row is all
+CREATE OR REPLACE MACRO _mlsql_cochrans_q(k, total, row_squares, column_squares) AS 
+    CASE WHEN (((k * total) - row_squares) = 0) THEN 'nan'::DOUBLE ELSE (((k - 1) * ((k * column_squares) - (total * total))) / ((k * total) - row_squares)) END;
 
 -- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
 CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 

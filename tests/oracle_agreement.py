@@ -160,3 +160,68 @@ def kappa_test(rows: list[tuple[Any, Any]], name: str) -> Any:
         # statsmodels rounds it: a tiny number, or NaN below 0
         return 0.0 if name == "cohen_kappa_std_error" else float(result["kappa"])
     return float(result[KAPPA_RESULTS[name]])
+
+
+# ------------------------------------------------------------------ several raters
+def fleiss(ratings: list[list[Any] | None], weights: list[Any] | None = None) -> Any:
+    """statsmodels' ``fleiss_kappa(aggregate_raters(ratings)[0])`` over the known rows (NULL
+    elements left out; a row of weight w counts w times), beside the value in exact
+    fractions, which decides where statsmodels divides 0 by 0 (every rating of one
+    category: NaN). None over no known rows (or known rows of total weight 0)."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    rows = []
+    for i, r in enumerate(ratings):
+        w = 1 if weights is None else weights[i]
+        if r is None or w is None:
+            continue
+        rows += [[x for x in r if x is not None]] * int(w)
+    if not rows:
+        return None
+    categories = sorted({x for r in rows for x in r}, key=repr)
+    codes = np.array([[categories.index(x) for x in r] for r in rows])
+    table, _ = aggregate_raters(codes, n_cat=len(categories))
+    total = Fraction(len(rows) * len(rows[0]))
+    chance = sum((Fraction(int(t)) / total) ** 2 for t in table.sum(0))
+    if chance == 1:
+        return NAN
+    return float(fleiss_kappa(table))
+
+
+def exact_fleiss(ratings: list[list[Any]]) -> Fraction:
+    """Fleiss' kappa by its definition, (P̄ - P_e) / (1 - P_e), in exact fractions."""
+    m = len(ratings[0])
+    categories = {x for r in ratings for x in r}
+    p_bar = sum(
+        Fraction(sum(r.count(c) * (r.count(c) - 1) for c in categories), m * (m - 1))
+        for r in ratings
+    ) / len(ratings)
+    total = len(ratings) * m
+    p_e = sum(Fraction(sum(r.count(c) for r in ratings), total) ** 2 for c in categories)
+    return (p_bar - p_e) / (1 - p_e)
+
+
+def cochran(correct: list[list[Any] | None], what: str) -> Any:
+    """statsmodels' ``cochrans_q(x)`` ``statistic`` or ``pvalue`` over the complete rows (no
+    NULL list, no NULL value), beside Q in exact fractions, which decides where statsmodels
+    divides 0 by 0 (every row all 1 or all 0: NaN). None over no complete rows."""
+    import numpy as np
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    rows = [[int(x) for x in r] for r in correct if r is not None and None not in r]
+    if not rows:
+        return None
+    k, successes = len(rows[0]), [sum(r) for r in rows]
+    if k * sum(successes) == sum(s * s for s in successes):
+        return NAN
+    return float(getattr(cochrans_q(np.array(rows)), what))
+
+
+def exact_cochran(rows: list[list[int]]) -> Fraction:
+    """Cochran's Q, (k - 1)(k Σ C_j² - T²) / (k T - Σ R_i²), in exact fractions."""
+    k = len(rows[0])
+    r = [sum(x) for x in rows]
+    c = [sum(x[j] for x in rows) for j in range(k)]
+    t = sum(r)
+    return Fraction((k - 1) * (k * sum(x * x for x in c) - t * t), k * t - sum(x * x for x in r))

@@ -186,6 +186,50 @@ def counts_2x2(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataTy
     return cols, dict.fromkeys(cols, pa.int64())
 
 
+def ratings(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """ratings: one list per row of m raters' labels (text or integers; m the same on every
+    row, 2 to 4), NULL rows, a NULL element beside the m labels now and then, few categories
+    (one of them common, so every rating of one category happens)."""
+    text = rng.random() < 0.5
+    labels: list[Any] = ["a", "b", "c", "long label ü"] if text else [1, 2, 40, 2**40]
+    m = rng.randint(2, 4)
+    weights = [0.55, 0.2, 0.15, 0.1] if rng.random() < 0.7 else [1.0, 0.0, 0.0, 0.0]
+    rows: list[Any] = []
+    for _ in range(n):
+        if rng.random() < 0.1:
+            rows.append(None)
+            continue
+        row: list[Any] = rng.choices(labels, weights, k=m)
+        if rng.random() < 0.1:
+            row.insert(rng.randrange(m + 1), None)
+        rows.append(row)
+    dtype = pa.list_(pa.string() if text else pa.int64())
+    return {"ratings": rows}, {"ratings": dtype}
+
+
+def outcomes(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """correct: one list per row of k models' outcomes (booleans or 0/1; k the same on every
+    row, 2 to 5), NULL rows, a NULL value now and then (an incomplete row), models of
+    different accuracies, and now and then a table whose every row is all right or all wrong."""
+    as_bool = rng.random() < 0.5
+    k = rng.randint(2, 5)
+    accuracy = [rng.choice([0.1, 0.5, 0.7, 0.9]) for _ in range(k)]
+    constant = rng.random() < 0.15
+    rows: list[Any] = []
+    for _ in range(n):
+        if rng.random() < 0.1:
+            rows.append(None)
+            continue
+        if constant:
+            row: list[Any] = [rng.random() < 0.5] * k
+        else:
+            row = [rng.random() < a for a in accuracy]
+        if rng.random() < 0.08:
+            row[rng.randrange(k)] = None
+        rows.append(row if as_bool else [None if x is None else int(x) for x in row])
+    return {"correct": rows}, {"correct": pa.list_(pa.bool_() if as_bool else pa.int8())}
+
+
 DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataType]]]] = {
     "label_lists": label_lists,
     "binary": binary,
@@ -196,6 +240,8 @@ DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataT
     "score_maps": score_maps,
     "class_scores": class_scores,
     "counts_2x2": counts_2x2,
+    "ratings": ratings,
+    "outcomes": outcomes,
 }
 
 
@@ -559,6 +605,21 @@ def _binary_counts(t: pa.Table, p: dict[str, Any]) -> Any:
 
 
 REFERENCES["binary_counts"] = Reference("binary", _binary_counts)
+
+# several raters: statsmodels' fleiss_kappa of aggregate_raters' table
+REFERENCES["fleiss_kappa"] = Reference(
+    "ratings",
+    lambda t, p: oracle_agreement.fleiss([r for (r,) in rows_of(t, "ratings")]),
+    source="statsmodels",
+)
+for _name, _what in (("cochrans_q_statistic", "statistic"), ("cochrans_q_p_value", "pvalue")):
+    REFERENCES[_name] = Reference(
+        "outcomes",
+        lambda t, p, what=_what: oracle_agreement.cochran(
+            [r for (r,) in rows_of(t, "correct")], what
+        ),
+        source="statsmodels",
+    )
 
 # regression and scores
 _REGRESSION = ["mse", "rmse", "mae", "mape"]

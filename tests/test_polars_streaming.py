@@ -110,6 +110,9 @@ KNOWN_FALLBACKS = {
             "area_under_pr",  # a sort; in select the streaming engine runs it
             "multiclass_brier_score",  # its cells are exploded per (row, class) in the aggregation
             "multiclass_calibration_error",  # expected_calibration_error's window over the bin
+            "fleiss_kappa",  # its ratings are exploded and sorted by category in the aggregation
+            "cochrans_q_statistic",  # its outcomes are exploded and sorted by column
+            "cochrans_q_p_value",
             "explained_variance",
             "hivemall_r2",
             "mae",
@@ -125,6 +128,12 @@ KNOWN_FALLBACKS = {
         ("group_by", "over"),
     ),
 }
+
+
+#: (function, context) pairs whose streaming physical plan Polars 2.1 cannot draw: show_graph
+#: panics ("Formatting argument out of range") on the chi-square tail's series in a window; the
+#: query itself runs on the streaming engine (tests/test_raters.py runs the measure)
+GRAPH_PANICS = {("cochrans_q_p_value", "over")}
 
 
 def cases() -> list[Any]:
@@ -155,7 +164,13 @@ def cases() -> list[Any]:
             }
         for context, build in contexts.items():
             streams = context not in KNOWN_FALLBACKS.get(name, ())
-            out.append(pytest.param(name, context, build, streams, id=f"{name}-{context}"))
+            marks = []
+            if (name, context) in GRAPH_PANICS:
+                reason = "Polars 2.1 panics drawing this streaming plan (GRAPH_PANICS)"
+                marks.append(pytest.mark.xfail(raises=BaseException, strict=True, reason=reason))
+            out.append(
+                pytest.param(name, context, build, streams, id=f"{name}-{context}", marks=marks)
+            )
     return out
 
 

@@ -36,9 +36,17 @@ from tests.weights import (
 )
 
 #: the families whose weights this file checks (the other families have files of their own)
-FAMILIES = ("multilabel", "hivemall", "label_based", "ranking", "label_scores", "class_scores")
+FAMILIES = (
+    "multilabel",
+    "hivemall",
+    "label_based",
+    "ranking",
+    "label_scores",
+    "class_scores",
+    "agreement",
+)
 #: the data kinds of those families' references, for the expression kinds
-DATA = ("label_lists", "ranked", "score_maps", "class_scores")
+DATA = ("label_lists", "ranked", "score_maps", "class_scores", "ratings", "outcomes")
 SEEDS = range(5)
 TABLE_SEEDS = range(2)
 

@@ -226,6 +226,43 @@ def _class_scores() -> dict[str, pa.Table]:
     }  # fmt: skip
 
 
+def _ratings() -> dict[str, pa.Table]:
+    def cols(r: list[Any], t: pa.DataType = L) -> pa.Table:
+        return _t({"ratings": (r, t)})
+
+    return {
+        "mixed": cols([["a", "b", "b"], None, ["a", None, "a", "c"], ["c", "c", "c"], ["b", "a", "b"]]),
+        "all_right": cols([["a", "a"], ["b", "b"], ["c", "c"]]),
+        "all_wrong": cols([["a", "b"], ["b", "a"], ["c", "a"]]),
+        "one_category": cols([["a", "a", "a"], ["a", "a", "a"]]),
+        "uneven": cols([["a", "b"], ["a", "b", "b"]]),
+        "one_rater": cols([["a"], ["b"]]),
+        "null_rows": cols([None, None]),
+        "no_rows": cols([]),
+        "ints": cols([[1, 2, 2], [2, 2, None, 2], [3, 1, 1]], LI),
+        "text_column": cols(["a", "b"], pa.string()),
+    }  # fmt: skip
+
+
+def _outcomes() -> dict[str, pa.Table]:
+    def cols(r: list[Any], t: pa.DataType = LI) -> pa.Table:
+        return _t({"correct": (r, t)})
+
+    b = pa.list_(pa.bool_())
+    return {
+        "mixed": cols([[1, 0, 1], None, [1, None, 0], [0, 0, 1], [1, 1, 1], [0, 1, 1]]),
+        "all_right": cols([[1, 1], [1, 1], [1, 1]]),
+        "all_wrong": cols([[1, 0], [0, 1], [1, 0]]),
+        "booleans": cols([[True, False, True], [False, False, True]], b),
+        "uneven": cols([[1, 0], [1, 0, 1]]),
+        "one_model": cols([[1], [0]]),
+        "not_binary": cols([[1, 2], [0, 1]]),
+        "null_rows": cols([None, None]),
+        "no_rows": cols([]),
+        "int_widths": cols([[1, 0], [0, 0], [1, 1]], pa.list_(pa.int32())),
+    }  # fmt: skip
+
+
 DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "label_lists": _label_lists,
     "classes": _classes,
@@ -235,6 +272,8 @@ DATA: dict[str, Callable[[], dict[str, pa.Table]]] = {
     "ranked": _ranked,
     "score_maps": _score_maps,
     "class_scores": _class_scores,
+    "ratings": _ratings,
+    "outcomes": _outcomes,
 }
 
 #: weights: a column ``w`` added to the table, cycled over its rows (None: no weight given)
@@ -378,7 +417,8 @@ _SPARK_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: P0001|
 #: the inputs a type message names (``Got actual VARCHAR[] and predicted BIGINT[].``)
 _INPUTS = frozenset(
     {"actual", "predicted", "sample_weight", "scores", "label", "score", "prob", "holds", "fires"}
-    | {"rank_items", "correct_items", "ranked_relevance", "ideal_relevance"}
+    | {"rank_items", "correct_items", "ranked_relevance", "ideal_relevance", "ratings"}
+    | {"correct"}
 )
 
 

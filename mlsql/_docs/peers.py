@@ -298,6 +298,18 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "cohen_kappa_p_value": (
         sm("cohens_kappa(table).pvalue_two_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
+    "cochrans_q_statistic": (
+        sm("cochrans_q(x).statistic", "statsmodels.stats.contingency_tables.cochrans_q"),
+    ),
+    "cochrans_q_p_value": (
+        sm("cochrans_q(x).pvalue", "statsmodels.stats.contingency_tables.cochrans_q"),
+    ),
+    "fleiss_kappa": (
+        sm(
+            "fleiss_kappa(aggregate_raters(ratings)[0])",
+            "statsmodels.stats.inter_rater.fleiss_kappa",
+        ),
+    ),
     "cohen_kappa_p_value_one_sided": (
         sm("cohens_kappa(table).pvalue_one_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),

@@ -28,6 +28,7 @@ FAMILIES = {
     "hivemall": "Hivemall's fmeasure",
     "label_based": "Per-label tables",
     "single_label": "Single-label",
+    "agreement": "Agreement among raters",
     "binary": "Binary",
     "rules": "Rules",
     "regression": "Regression",

@@ -88,6 +88,18 @@ class SqlOps:
     def exp(self, x: Any) -> Sql:
         return call("exp", x)
 
+    def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> Any:
+        """:meth:`let` for a body that sums a series (Polars' differs)."""
+        return self.let(values, body, name)
+
+    def gamma_series(self, count: Any, a0: Any, y: Any) -> Sql:
+        """Σ_{i < count} y^(a0 + i) e^-y / Γ(a0 + i + 1) (``count`` whole, ``y`` > 0), each term
+        from ``lgamma`` in one exponent (no product of terms that could underflow first)."""
+        log_y = f"ln(CASE WHEN {lit(y)} > 0 THEN {lit(y)} ELSE 1 END)"
+        term = f"exp((i + {lit(a0)}) * {log_y} - {lit(y)} - lgamma(i + {lit(a0)} + 1))"
+        terms = f"list_transform(range(0, CAST({lit(count)} AS BIGINT)), lambda i: {term})"
+        return Sql(f"coalesce(list_sum({terms}), 0.0)")
+
 
 @cache
 def aggregating(name: str) -> bool:

@@ -250,6 +250,30 @@ def _erfc(ops: Any, x: E, t: E, u: E) -> E:
 
 
 @formula
+def chi2_upper_tail(ops: Any, x: E, df: E) -> E:
+    """P(X > x) for X chi-square with ``df`` (a whole number >= 1) degrees of freedom:
+    scipy's ``chi2.sf(x, df)``, the regularized upper incomplete gamma Q(df / 2, x / 2).
+
+    For a whole or half-whole a = df / 2 it is a finite sum (Abramowitz and Stegun 6.5.13,
+    26.4.4): with y = x / 2 and m = floor(df / 2), e^-y Σ_{i<m} y^i / i! for even df and
+    erfc(√y) + e^-y Σ_{i<m} y^(i + 1/2) / Γ(i + 3/2) for odd df (:func:`erfc`); each engine
+    sums the terms (``gamma_series``). 1 for x <= 0; NaN and NULL stay so.
+    """
+
+    def tail(x: E, df: E) -> E:
+        half = ops.floor(df / 2)
+        return ops.let_series(
+            (x / 2, half, df / 2 - half),
+            lambda y, m, a0: (
+                ops.when(a0 > 0, erfc(ops, ops.sqrt(y)), 0.0) + ops.gamma_series(m, a0, y)
+            ),
+            "chi2_terms",
+        )
+
+    return ops.let_series((x, df), lambda x, df: ops.when(x <= 0, 1.0, tail(x, df)), "chi2")
+
+
+@formula
 def mcnemar_statistic(ops: Any, c: Counts, tn: E, correction: E) -> E:
     """(|fp - fn| - correction)² / (fp + fn): McNemar's chi-square of the discordant cells.
 

@@ -75,6 +75,8 @@ __all__ = [
     "class_error_rate",
     "class_metrics",
     "clp",
+    "cochrans_q_p_value",
+    "cochrans_q_statistic",
     "cohen_kappa_high",
     "cohen_kappa_low",
     "cohen_kappa_p_value",
@@ -101,6 +103,7 @@ __all__ = [
     "false_negatives",
     "false_positives",
     "fbeta_score",
+    "fleiss_kappa",
     "fmeasure",
     "graded_ndcg",
     "hamming_loss",
@@ -2420,6 +2423,58 @@ def clp(
     One row per group over a frame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``clp`` column of :func:`multilabel_report`.
     """
 
+def cochrans_q_p_value(correct: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+    """P(X > Q), X chi-square with k - 1 degrees of freedom, of Cochran's Q (correct: one list of k 0/1 outcomes per row): statsmodels' cochrans_q pvalue.
+
+    Parameters
+    ----------
+    correct : str or polars.Expr
+        Column name or expression.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'correct': [[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 1, 1]]})
+    >>> df.select(mp.cochrans_q_p_value('correct')).item()
+    0.10539922456186433
+    """
+
+def cochrans_q_statistic(correct: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+    """Cochran's Q of k >= 2 models' 0/1 outcomes per row (correct: one list per row): statsmodels' cochrans_q statistic.
+
+    Parameters
+    ----------
+    correct : str or polars.Expr
+        Column name or expression.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'correct': [[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 1, 1]]})
+    >>> df.select(mp.cochrans_q_statistic('correct')).item()
+    4.5
+    """
+
 def cohen_kappa_high(
     actual: _IntoExpr,
     predicted: _IntoExpr,
@@ -3430,6 +3485,32 @@ def fbeta_score(
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.fbeta_score('actual', 'predicted')).item()
     0.7777777777777777
+    """
+
+def fleiss_kappa(ratings: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+    """Fleiss' kappa of m >= 2 raters per row, ratings one list per row (a label per rater): statsmodels' fleiss_kappa of the subjects x categories counts.
+
+    Parameters
+    ----------
+    ratings : str or polars.Expr
+        Column name or expression.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'ratings': [['a', 'a', 'b'], ['b', 'b', 'b'], ['a', 'b', 'a']]})
+    >>> df.select(mp.fleiss_kappa('ratings')).item()
+    0.1
     """
 
 def fmeasure(

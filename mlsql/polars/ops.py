@@ -19,12 +19,16 @@ The same object works on two kinds of values:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import polars as pl
 
 from mlsql._params import ZeroDivision
 from mlsql.polars import _lowering as S
+
+#: ln Γ(3/2) = ln(√π / 2), the first term of a half-whole gamma series
+LOG_GAMMA_3_2 = math.lgamma(1.5)
 
 
 def _symbolic(*values: Any) -> bool:
@@ -131,6 +135,26 @@ class PolarsOps:
     def floor(self, x: Any) -> Any:
         """The largest whole number <= ``x`` (as a float)."""
         return S.unary("floor", x) if _symbolic(x) else _expr(x).cast(pl.Float64).floor()
+
+    def let_series(self, values: tuple[Any, ...], body: Any, name: str = "") -> Any:
+        """``body(*values)`` as it is: a body summing a series (:meth:`gamma_series`) inside
+        :meth:`let`'s struct scope panics Polars 2.1 in ``group_by().agg``
+        (``aggregated == self.is_scalar()``); Polars' common subexpressions compute each value
+        once anyway."""
+        return body(*values)
+
+    def gamma_series(self, count: Any, a0: Any, y: Any) -> Any:
+        """Σ_{i < count} y^(a0 + i) e^-y / Γ(a0 + i + 1) (``count`` whole, ``y`` > 0, ``a0`` 0
+        or 1/2): each term's logarithm, (a0 + i) ln y - y - ln Γ(a0 + 1) - Σ_{j <= i} ln(a0 + j),
+        from a running sum over a list per row (Polars has no lgamma)."""
+        a0, y = _expr(a0).cast(pl.Float64), _expr(y).cast(pl.Float64)
+        j = pl.int_ranges(1, _expr(count).cast(pl.Int64) + 1).cast(pl.List(pl.Float64)) + a0
+        log_j = j.list.eval(pl.element().log())
+        before = log_j.list.eval(pl.element().cum_sum()) - log_j  # Σ_{1 <= j' <= i} ln(a0 + j')
+        log_gamma = pl.when(a0 > 0).then(LOG_GAMMA_3_2).otherwise(0.0)
+        log_y = pl.when(y > 0).then(y).otherwise(1.0).log()
+        logs = (j - 1.0) * log_y - y - log_gamma - before
+        return logs.list.eval(pl.element().exp()).list.sum()
 
     def pow(self, base: Any, exponent: Any) -> Any:
         """``base ** exponent``."""

@@ -73,6 +73,8 @@ __all__ = [
     "class_error_rate",
     "class_metrics",
     "clp",
+    "cochrans_q_p_value",
+    "cochrans_q_statistic",
     "cohen_kappa_high",
     "cohen_kappa_low",
     "cohen_kappa_p_value",
@@ -100,6 +102,7 @@ __all__ = [
     "false_negatives",
     "false_positives",
     "fbeta_score",
+    "fleiss_kappa",
     "fmeasure",
     "graded_ndcg",
     "hamming_loss",
@@ -2463,6 +2466,74 @@ def clp(
         One row per group.
     """
 
+def cochrans_q_p_value(correct: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+    """P(X > Q), X chi-square with k - 1 degrees of freedom, of Cochran's Q (correct: one list of k 0/1 outcomes per row): statsmodels' cochrans_q pvalue.
+
+    Parameters
+    ----------
+    correct : str or pyspark.sql.Column
+        Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 1, 0],), ([1, 0, 0],), ([1, 1, 0],), ([0, 1, 0],), ([1, 1, 1],)], 'correct array<int>')
+    >>> df.agg(ms.cochrans_q_p_value('correct')).first()[0]
+    0.10539922456186433
+    """
+
+def cochrans_q_statistic(
+    correct: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Cochran's Q of k >= 2 models' 0/1 outcomes per row (correct: one list per row): statsmodels' cochrans_q statistic.
+
+    Parameters
+    ----------
+    correct : str or pyspark.sql.Column
+        Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([([1, 1, 0],), ([1, 0, 0],), ([1, 1, 0],), ([0, 1, 0],), ([1, 1, 1],)], 'correct array<int>')
+    >>> df.agg(ms.cochrans_q_statistic('correct')).first()[0]
+    4.5
+    """
+
 def cohen_kappa_high(
     actual: _IntoColumn,
     predicted: _IntoColumn,
@@ -3591,6 +3662,38 @@ def fbeta_score(
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.fbeta_score('actual', 'predicted', beta=2.0)).first()[0]
     0.7962962962962963
+    """
+
+def fleiss_kappa(ratings: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+    """Fleiss' kappa of m >= 2 raters per row, ratings one list per row (a label per rater): statsmodels' fleiss_kappa of the subjects x categories counts.
+
+    Parameters
+    ----------
+    ratings : str or pyspark.sql.Column
+        Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(['a', 'a', 'b'],), (['b', 'b', 'b'],), (['a', 'b', 'a'],)], 'ratings array<string>')
+    >>> df.agg(ms.fleiss_kappa('ratings')).first()[0]
+    0.1
     """
 
 def fmeasure(

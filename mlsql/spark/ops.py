@@ -16,6 +16,7 @@ when folding it would raise), so ``num / 0`` is never evaluated.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pyspark.sql import Column
@@ -24,6 +25,8 @@ from pyspark.sql import functions as F
 from mlsql._params import ZeroDivision
 
 #: the type :meth:`SparkOps.mean` sums its values in: exact, order-free, to 18 decimals
+#: ln Γ(3/2) = ln(√π / 2), the first term of a half-whole gamma series
+LOG_GAMMA_3_2 = math.lgamma(1.5)
 EXACT_SUM_TYPE = "decimal(38,18)"
 #: values of this size or more are averaged as DOUBLE (1e14 of them fit the decimal's 1e20)
 EXACT_SUM_BOUND = 1e6
@@ -148,6 +151,26 @@ class SparkOps:
     def exp(self, x: Any) -> Column:
         """e to the power ``x``."""
         return F.exp(column(x))
+
+    def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> Any:
+        """:meth:`let` for a body that sums a series (Polars' differs)."""
+        return self.let(values, body, name)
+
+    def gamma_series(self, count: Any, a0: Any, y: Any) -> Column:
+        """Σ_{i < count} y^(a0 + i) e^-y / Γ(a0 + i + 1) (``count`` whole, ``y`` > 0, ``a0`` 0
+        or 1/2): one fold over i, each term's logarithm the previous one's plus
+        ln y - ln(a0 + i) (Spark has no lgamma; logarithms, so no term underflows first)."""
+        n, a, yy = column(count).cast("long"), column(a0).cast("double"), column(y).cast("double")
+        log_y = F.log(F.when(yy > 0, yy).otherwise(F.lit(1.0)))
+        first = a * log_y - yy - F.when(a > 0, F.lit(LOG_GAMMA_3_2)).otherwise(F.lit(0.0))
+        start = F.struct(first.alias("log"), F.exp(first).alias("sum"))
+
+        def step(acc: Column, i: Column) -> Column:
+            log = acc["log"] + log_y - F.log(a + i)
+            return F.struct(log.alias("log"), (acc["sum"] + F.exp(log)).alias("sum"))
+
+        more = F.aggregate(F.sequence(F.lit(1).cast("long"), n - 1), start, step)["sum"]
+        return F.when(n <= 0, F.lit(0.0)).when(n == 1, F.exp(first)).otherwise(more)
 
     def floor(self, x: Any) -> Column:
         """The largest whole number <= ``x``."""
