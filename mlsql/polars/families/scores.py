@@ -219,6 +219,52 @@ def trapezoid_stats(
     )
 
 
+def grid_stats_of(m: Measure) -> Any:
+    """The statistics over the threshold grid: each known row's bin
+    (:func:`mlsql.measures.scores.grid_bin`), its positives' and negatives' weights summed per
+    bin by a window over it (``sum().over(bin)``, as ``expected_calibration_error``), each bin
+    read once, at its first row; the AUC and AP then run over those (at most ``thresholds``)
+    bins sorted by bin: no sort of the rows."""
+
+    def stats(*inputs: pl.Expr, weight: pl.Expr | None = None) -> SC.GridStats:
+        y, s = _label_score(m, inputs)
+        mask = K.known(y, s) if weight is None else K.known(y, s, weight)
+        # NULL on the rows left out, not filtered: a window's partition must be elementwise
+        sk = pl.when(mask).then(s.cast(pl.Float64))
+        yk = pl.when(mask).then(y.cast(pl.Float64))
+        wk = yk * 0.0 + (1.0 if weight is None else weight.cast(pl.Float64))
+        positive, negative = wk * yk, wk * (1 - yk)
+        rows = mask.sum().cast(pl.Int64)
+
+        def at(thresholds: Any) -> Any:
+            # the grid's size as a column, not a scalar: Polars divides by a scalar as it
+            # multiplies by its inverse (3.0 / 10 gives 0.30000000000000004), which would put
+            # a score on a grid point in the bin below
+            size = sk * 0.0 + float(thresholds)
+            b = SC.grid_bin(K.OPS, sk, size).cast(pl.Int64)  # (and -0.0 is bin 0)
+            first = b.is_not_null() & b.is_first_distinct()
+            key = b.filter(first)
+            pos, neg = (x.sum().over(b).filter(first) for x in (positive, negative))
+            if m.name == "binned_average_precision_score":
+                down = -key
+                at_least_positive = pos.sort_by(down).cum_sum()
+                at_least_all = (pos + neg).sort_by(down).cum_sum()
+                ratio = (
+                    pl.when(at_least_all > 0).then(at_least_positive / at_least_all).otherwise(0.0)
+                )
+                total = (pos.sort_by(down) * ratio).sum()
+                return SC.PrecisionStats(n=rows, n_positive=positive.sum(), precision_sum=total)
+            pos_up, neg_up = pos.sort_by(key), neg.sort_by(key)
+            u = (pos_up * (neg_up.cum_sum() - neg_up / 2)).sum()
+            top = sk >= 1
+            u = SC.grid_top_ties(K.OPS, u, positive.filter(top).sum(), negative.filter(top).sum())
+            return SC.RankStats(positive.sum(), negative.sum(), u, rows=rows)
+
+        return SC.GridStats(at=at)
+
+    return stats
+
+
 def over_bins_of(
     p: pl.Expr, d: pl.Expr, size: pl.Expr
 ) -> Callable[[Any, SC.BinTerm, bool], pl.Expr]:
@@ -279,6 +325,8 @@ def function_of(m: Measure) -> Any:
         return K.direct(
             m, lambda *inputs, weight=None: trapezoid_stats(m, inputs, weight), check, module
         )
+    if m.name in SC.GRID:
+        return K.direct(m, grid_stats_of(m), check, module)
     if m.name == "expected_calibration_error":
         return calibration_function(m)
     if m.name.endswith("logloss") or m.name == "brier_score_loss":
