@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from fractions import Fraction
 
 import pyarrow as pa
@@ -151,9 +152,14 @@ def test_thresholds_must_be_a_whole_number_from_2(engine, bad):
         engine.aggregate("binned_auc", table([1, 0], [0.5, 0.2]), columns=COLUMNS, thresholds=bad)
 
 
-@pytest.mark.parametrize("bad", [1.5, -0.25])
-def test_scores_outside_zero_one_are_errors(engine, bad):
-    with pytest.raises(Exception, match="binned_average_precision_score"):
+@pytest.mark.parametrize(("bad", "got"), [(1.5, "above 1"), (-0.25, "below 0")])
+def test_scores_outside_zero_one_are_errors(engine, bad, got):
+    """The shared out-of-range message (torchmetrics would apply a sigmoid instead)."""
+    message = (
+        "binned_average_precision_score takes probabilities in [0, 1] for score "
+        f"(as scikit-learn). Got a value {got}."
+    )
+    with pytest.raises(Exception, match=re.escape(message)):
         engine.aggregate(
             "binned_average_precision_score", table([1, 0], [bad, 0.2]), columns=COLUMNS
         )
