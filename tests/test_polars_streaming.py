@@ -33,11 +33,10 @@ def physical_nodes(lf: pl.LazyFrame) -> list[str]:
 
 
 def fallbacks(
-    lf: pl.LazyFrame, capfd: pytest.CaptureFixture[str], *, run: bool = True, plan: bool = True
+    lf: pl.LazyFrame, capfd: pytest.CaptureFixture[str], *, run: bool = True
 ) -> list[str]:
-    """Everything in ``lf``'s streaming plan (unless not ``plan``; and run, if ``run``) that is
-    not streaming."""
-    found = [n for n in physical_nodes(lf) if n.startswith(FALLBACK_NODES)] if plan else []
+    """Everything in ``lf``'s streaming plan (and run, if ``run``) that is not streaming."""
+    found = [n for n in physical_nodes(lf) if n.startswith(FALLBACK_NODES)]
     if not run:
         return found
     capfd.readouterr()
@@ -84,6 +83,8 @@ KNOWN_FALLBACKS = {
             "auc",
             "hivemall_auc",
             "average_precision_score",
+            "binned_auc",  # auc's ranks, of each row's bin
+            "binned_average_precision_score",  # average_precision_score's ranks, of the bins
             "multilabel_average_precision",
             "multilabel_roc_auc",
             "balanced_accuracy_score",
@@ -108,8 +109,6 @@ KNOWN_FALLBACKS = {
     **dict.fromkeys(
         [
             "expected_calibration_error",  # its bins' sums are a window over the bin
-            "binned_auc",  # its counts per bin are a window over the bin, as the calibration's
-            "binned_average_precision_score",  # binned_auc's window over the bin
             "area_under_pr",  # a sort; in select the streaming engine runs it
             "multiclass_brier_score",  # its cells are exploded per (row, class) in the aggregation
             "multiclass_calibration_error",  # expected_calibration_error's window over the bin
@@ -128,13 +127,6 @@ KNOWN_FALLBACKS = {
         ("group_by", "over"),
     ),
 }
-
-
-#: (function, context) pairs whose streaming physical plan Polars 2.1 cannot display: drawing it
-#: panics in polars-stream (physical_plan/fmt.rs, "Formatting argument out of range"), while the
-#: query itself runs on the streaming engine with the in-memory engine's numbers. Their fallback
-#: is read from the log of a run instead.
-UNDISPLAYABLE = {("binned_auc", "over"), ("binned_average_precision_score", "over")}
 
 
 def cases() -> list[Any]:
@@ -178,10 +170,7 @@ def test_streaming_engine_falls_back_only_where_known(name, context, build, stre
     # Other families' queries are planned, not run: one of them (sort_by of search_sorted
     # counts, then first(), in a streaming group_by) crashes Polars 2.1 now and then.
     core = REGISTRY[name].family in CORE_FAMILIES
-    if (name, context) in UNDISPLAYABLE:
-        found = fallbacks(build(), capfd, plan=False)
-    else:
-        found = fallbacks(build(), capfd, run=core)
+    found = fallbacks(build(), capfd, run=core)
     if streams:
         assert found == []
     else:

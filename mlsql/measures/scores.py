@@ -121,10 +121,14 @@ Notes
 - Cost: ``brier_score_loss`` streams (a sum and a count). ``average_precision_score``
   and ``area_under_pr`` sort the group's (score, label) pairs inside the aggregate as ``auc``
   does.
-  ``binned_auc`` and ``binned_average_precision_score`` count the rows per (bin, label)
-  (per weight too with ``sample_weight`` in DuckDB: ``histogram``; Polars: a window sum per
-  bin): memory per group of the order of the thresholds, not the rows; Spark collects the
-  group's (bin, label) pairs as ``auc`` does.
+  ``binned_auc`` and ``binned_average_precision_score``: DuckDB counts the rows per (bin,
+  label) with ``histogram`` (memory per group of the order of the thresholds, not the rows;
+  1M rows, 100 thresholds, one thread: 0.2-0.3 CPU s, ``auc`` 0.6); with ``sample_weight``
+  per (bin, label, weight), so the map grows with the distinct weights too: bounded for
+  whole or few weights (0.3 s), as slow as weighted ``auc`` for a million distinct float
+  weights (about 15 s). Polars ranks each row's bin as ``auc`` ranks the scores (the
+  group's rows in memory, as every Polars aggregate here; 0.4-0.6 CPU s); Spark collects the
+  group's (bin, label) pairs as ``auc`` collects its scores.
   ``expected_calibration_error`` sums prob - actual per bin, each row's bin
   computed once: Polars by a window sum over the bin, Spark over the group's
   (bin, prob - actual) pairs sorted by bin (one pass), DuckDB over those pairs
