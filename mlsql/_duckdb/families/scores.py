@@ -26,6 +26,10 @@ triples and sums them per bin (``n_bins`` is known only when the query runs): on
 pass over the list per bin, whose sums make the bin's term under ``norm``.
 
 Each of these keeps the group's rows in memory (a list).
+
+``binned_auc`` and ``binned_average_precision_score`` do not: ``histogram`` counts the rows per
+(bin, label) of the threshold grid (with ``sample_weight`` per (bin, label, weight)), and the
+AUC and AP passes above read the map's entries sorted by bin, one per bin and label.
 """
 
 from __future__ import annotations

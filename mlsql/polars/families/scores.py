@@ -10,6 +10,8 @@ positives of their ratio is the step-wise AP. ``area_under_pr`` sorts them from 
 and reads the running sums at the last row of each run of equal scores (Spark's trapezoid
 sum). ``expected_calibration_error``
 sums prob - actual per bin (a window sum over each row's bin, whatever ``n_bins``).
+``binned_auc`` and ``binned_average_precision_score`` rank each row's bin on the threshold grid
+as ``auc`` and ``average_precision_score`` rank the scores.
 
 Examples
 --------

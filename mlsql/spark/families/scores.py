@@ -22,6 +22,8 @@ and one pass over them adds, per run of equal scores, its positives x P(>= s)
 / N(>= s); ``area_under_pr`` likewise, each run adding its trapezoid (Spark's own
 ``areaUnderPR``, without leaving the aggregate). ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
 pairs as DuckDB does, sorts them by bin and sums each bin's in one pass.
+``binned_auc`` and ``binned_average_precision_score`` collect each row's (bin, label) on the
+threshold grid and run ``auc``'s and ``average_precision_score``'s passes over them.
 
 Labels are boolean or 0/1 (any other value raises when read, with mlsql's
 message), scores numbers (read as DOUBLE); a Column of a DataFrame of another
