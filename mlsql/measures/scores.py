@@ -98,9 +98,9 @@ Notes
 - ``binned_auc`` and ``binned_average_precision_score`` take scores in [0, 1] (NaN,
   infinite or outside [0, 1] is an error; torchmetrics applies a sigmoid to a tensor with a
   value outside [0, 1], mlsql does not guess). ``thresholds`` is a whole number from 2 to
-  100000 (torchmetrics: an int > 1). torchmetrics compares float32 scores with float32
-  thresholds; mlsql compares doubles, so a score within float32 rounding of a grid point
-  can fall on the other side. With one class only, torchmetrics gives 0 (its safe division,
+  100000 (torchmetrics: an int > 1). torchmetrics' grid is float32 (``linspace``'s default
+  dtype), as its scores usually are; mlsql compares doubles, so a score within float32
+  rounding of a grid point can fall on the other side. With one class only, torchmetrics gives 0 (its safe division,
   AUC and AP alike): ``zero_division`` (default 0). torchmetrics takes no weights; with
   ``sample_weight`` the counts tp_i, fp_i, P and N are sums of weights. As the grid grows
   finer, ``binned_auc`` approaches ``auc``: they are equal whenever every score lies on the

@@ -238,7 +238,9 @@ def grid_stats_of(m: Measure) -> Any:
             # multiplies by its inverse (3.0 / 10 gives 0.30000000000000004), which would put
             # a score on a grid point in the bin below
             size = score * 0.0 + float(thresholds)
-            b = SC.grid_bin(K.OPS, score, size).cast(pl.Int64)  # (and -0.0 is bin 0)
+            # (and -0.0 is bin 0); not strict: the streaming engine may cast a NaN score before
+            # the input check names it
+            b = SC.grid_bin(K.OPS, score, size).cast(pl.Int64, strict=False)
             binned = tuple(
                 b if NAMES[n] == "score" else x for n, x in zip(m.inputs, inputs, strict=True)
             )
