@@ -785,6 +785,14 @@ N_BINS = Param(
     f"The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to "
     f"{MAX_BINS}.",
 )
+#: torchmetrics' ``thresholds=N`` of its binned curves: the grid i / (N - 1), i = 0 .. N - 1
+THRESHOLDS = Param(
+    "thresholds",
+    100,
+    Integer(2, MAX_BINS),
+    f"The number of thresholds, i / (thresholds - 1) for i = 0 .. thresholds - 1 (torchmetrics'\n"
+    f"linspace(0, 1, thresholds)); a whole number from 2 to {MAX_BINS}.",
+)
 CALIBRATION_NORM = Param(
     "norm",
     "l1",
@@ -855,6 +863,7 @@ PARAMS = {
         THRESHOLD,
         TABLE_BETA,
         N_BINS,
+        THRESHOLDS,
         CALIBRATION_NORM,
         SCORE_AVERAGE,
         THRESHOLD_BINS,

@@ -41,6 +41,7 @@ PARAM_TYPES = {
     "k": "int | None",
     "label": "Any",
     "n_bins": "int",
+    "thresholds": "int",
     "n_labels": "int | None",
     "norm": "str",
     "p": "float",

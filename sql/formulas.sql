@@ -169,6 +169,14 @@ CREATE OR REPLACE MACRO _mlsql_pr_trapezoid(run_positive, run_precision, previou
 CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
     CASE WHEN (system.main.floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE system.main.floor((p * n_bins)) END;
 
+-- _mlsql_grid_bin(s, thresholds): The 0-based bin of a score s in [0, 1] on the grid t_i = i / (thresholds - 1): the number
+CREATE OR REPLACE MACRO _mlsql_grid_bin(s, thresholds) AS 
+    CASE WHEN ((system.main.floor((s * (thresholds - 1))) < (thresholds - 1)) AND (((system.main.floor((s * (thresholds - 1))) + 1) / (thresholds - 1)) <= s)) THEN (system.main.floor((s * (thresholds - 1))) + 1) ELSE CASE WHEN ((system.main.floor((s * (thresholds - 1))) > 0) AND ((system.main.floor((s * (thresholds - 1))) / (thresholds - 1)) > s)) THEN (system.main.floor((s * (thresholds - 1))) - 1) ELSE system.main.floor((s * (thresholds - 1))) END END;
+
+-- _mlsql_grid_top_ties(u, top_positive, top_negative): U of the binned scores less half the (positive, negative) pairs both in the top bin
+CREATE OR REPLACE MACRO _mlsql_grid_top_ties(u, top_positive, top_negative) AS 
+    (u - ((top_positive * top_negative) / 2));
+
 -- _mlsql_brier_scale(scale_by_half): What a binary Brier score, the mean of (p - y)², is multiplied by under ``scale_by_half``.
 CREATE OR REPLACE MACRO _mlsql_brier_scale(scale_by_half) AS 
     CASE WHEN (scale_by_half = 'false') THEN 2.0 ELSE CASE WHEN (scale_by_half = 'true') THEN 1.0 ELSE 1.0 END END;

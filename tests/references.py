@@ -697,6 +697,65 @@ def _area_under_pr(t: pa.Table, p: dict[str, Any]) -> Any:
     return spark_area_under_pr(y, s)
 
 
+def _grid_counts(
+    y: list[int], s: list[float], thresholds: int, weights: list[float] | None
+) -> list[tuple[Fraction, Fraction]]:
+    """(tp, fp) at each threshold i / (thresholds - 1) (as a double), increasing: a row is
+    predicted positive where its score >= the threshold (torchmetrics' binned update)."""
+    w = [1.0] * len(y) if weights is None else weights
+    rows = list(zip(y, s, w, strict=True))
+    out = []
+    for i in range(thresholds):
+        t = i / (thresholds - 1)
+        tp = sum((Fraction(wi) for yi, si, wi in rows if yi and si >= t), Fraction(0))
+        fp = sum((Fraction(wi) for yi, si, wi in rows if not yi and si >= t), Fraction(0))
+        out.append((tp, fp))
+    return out
+
+
+def torch_binned_auroc(
+    y: list[int], s: list[float], thresholds: int, weights: list[float] | None = None
+) -> Fraction:
+    """torchmetrics' binary_auroc(thresholds=N) in exact fractions: _binary_roc_compute's
+    binned branch (tpr, fpr by safe division, 0 over 0 is 0, flipped so the points run from
+    threshold 1 down to 0, no (0, 0) point) then the trapezoid rule (torch.trapz)."""
+    counts = _grid_counts(y, s, thresholds, weights)
+    positives, negatives = counts[0]  # threshold 0: every row
+    tpr = [tp / positives if positives else Fraction(0) for tp, _ in counts][::-1]
+    fpr = [fp / negatives if negatives else Fraction(0) for _, fp in counts][::-1]
+    pairs = zip(itertools.pairwise(fpr), itertools.pairwise(tpr), strict=True)
+    return sum(((x2 - x1) * (y1 + y2) / 2 for (x1, x2), (y1, y2) in pairs), Fraction(0))
+
+
+def torch_binned_average_precision(
+    y: list[int], s: list[float], thresholds: int, weights: list[float] | None = None
+) -> Fraction:
+    """torchmetrics' binary_average_precision(thresholds=N) in exact fractions: the binned
+    precision-recall curve (precision tp / (tp + fp), NaN then 0 where nothing is predicted;
+    recall tp / P, 0 without positives; (1, 0) appended) and -Σ (r[i+1] - r[i]) p[i]."""
+    counts = _grid_counts(y, s, thresholds, weights)
+    positives = counts[0][0]
+    precision = [tp / (tp + fp) if tp + fp else Fraction(0) for tp, fp in counts]
+    recall = [tp / positives if positives else Fraction(0) for tp, _ in counts] + [Fraction(0)]
+    steps = zip(itertools.pairwise(recall), precision, strict=True)
+    return -sum(((r2 - r1) * p for (r1, r2), p in steps), Fraction(0))
+
+
+def _binned(auc: bool) -> Callable[[pa.Table, dict[str, Any]], Any]:
+    def expected(t: pa.Table, p: dict[str, Any]) -> Any:
+        y, s = _known_scores(t, "score")
+        if not y:
+            return None
+        if not any(y) or (auc and all(y)):  # torchmetrics gives 0: zero_division's value
+            return oracle.undefined(p.get("zero_division", 0), True)
+        thresholds = p.get("thresholds", 100)
+        if auc:
+            return torch_binned_auroc(y, s, thresholds)
+        return torch_binned_average_precision(y, s, thresholds)
+
+    return expected
+
+
 def _brier(t: pa.Table, p: dict[str, Any]) -> Any:
     y, s = _known_scores(t, "prob")
     return sklearn_metrics().brier_score_loss(y, s) if y else None
@@ -740,6 +799,13 @@ REFERENCES["average_precision_score"] = Reference(
     "probabilities", _average_precision, _zd(), source="scikit-learn"
 )
 REFERENCES["area_under_pr"] = Reference("probabilities", _area_under_pr, _zd())
+_GRIDS = ({"thresholds": 2}, {"thresholds": 11}, {"thresholds": 1000})
+REFERENCES["binned_auc"] = Reference(
+    "probabilities", _binned(True), (*_zd(), *_GRIDS), source="torchmetrics (formulas)"
+)
+REFERENCES["binned_average_precision_score"] = Reference(
+    "probabilities", _binned(False), (*_zd(), *_GRIDS), source="torchmetrics (formulas)"
+)
 REFERENCES["brier_score_loss"] = Reference("probabilities", _brier, source="scikit-learn")
 REFERENCES["expected_calibration_error"] = Reference(
     "probabilities",

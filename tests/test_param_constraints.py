@@ -41,6 +41,7 @@ RULES = {
     "weights": "one of 'linear', 'quadratic'",
     "table_beta": "a finite number > 0",
     "n_bins": "a whole number from 1 to 100000",
+    "thresholds": "a whole number from 2 to 100000",
     "norm": "one of 'l1', 'l2', 'max'",
     "threshold_bins": "a whole number from 1 to 100000 (or NULL for exact thresholds)",
     "drop_intermediate": "a boolean (True or False)",
@@ -119,7 +120,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "correction": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None,
-             "n_bins": 1, "norm": "L2", "threshold_bins": None, "p": 0.5,
+             "n_bins": 1, "thresholds": 2, "norm": "L2", "threshold_bins": None, "p": 0.5,
              "drop_intermediate": True, "scale_by_half": "Auto"}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")

@@ -83,6 +83,8 @@ KNOWN_FALLBACKS = {
             "auc",
             "hivemall_auc",
             "average_precision_score",
+            "binned_auc",  # auc's ranks, of each row's bin
+            "binned_average_precision_score",  # average_precision_score's ranks, of the bins
             "multilabel_average_precision",
             "multilabel_roc_auc",
             "balanced_accuracy_score",

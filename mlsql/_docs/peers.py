@@ -267,6 +267,8 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "hivemall_auc": (hivemall("auc"),),
     "average_precision_score": (sk("average_precision_score"), tm("BinaryAveragePrecision")),
     "area_under_pr": (mllib("BinaryClassificationMetrics", "areaUnderPR"),),
+    "binned_auc": (tm("BinaryAUROC(thresholds=N)"),),
+    "binned_average_precision_score": (tm("BinaryAveragePrecision(thresholds=N)"),),
     "brier_score_loss": (sk("brier_score_loss"),),
     "expected_calibration_error": (tm("BinaryCalibrationError(norm='l1')"),),
     # class scores

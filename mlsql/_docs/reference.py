@@ -81,6 +81,8 @@ PARAMETERS = {
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
     "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "
     "from 1 to 100000.",
+    "thresholds": "The number of thresholds i / (thresholds - 1), i = 0 .. thresholds - 1 "
+    "(torchmetrics' `thresholds=N`, `linspace(0, 1, N)`): a whole number from 2 to 100000.",
     "norm": (
         "How the bins' gaps |mean prob - share of positives| combine, torchmetrics' `norm`: "
         "`'l1'` (default) their mean weighted by the bins' shares of the rows, `'l2'` the root "

@@ -67,6 +67,8 @@ __all__ = [
     "binary_specificity_from_counts",
     "binary_support",
     "binary_support_from_counts",
+    "binned_auc",
+    "binned_average_precision_score",
     "bootstrap",
     "bpref",
     "brier_score_loss",
@@ -2107,6 +2109,90 @@ def binary_support_from_counts(
     >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
     >>> df.select(mp.binary_support_from_counts('tp', 'fp', 'fn', 'tn')).item()
     0.4
+    """
+
+def binned_auc(
+    actual: _IntoExpr,
+    score: _IntoExpr,
+    *,
+    thresholds: int = 100,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """ROC AUC over a fixed grid of thresholds i / (thresholds - 1) (a row positive where its score >= the threshold): the trapezoid area of their points, torchmetrics' binary_auroc(thresholds=N).
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    score : str or polars.Expr
+        The score of each row (column name or expression).
+    thresholds : int, default 100
+        The number of thresholds, i / (thresholds - 1) for i = 0 .. thresholds - 1 (torchmetrics'
+        linspace(0, 1, thresholds)); a whole number from 2 to 100000.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 0, 1, 1, 0], 'score': [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]})
+    >>> df.select(mp.binned_auc('actual', 'score')).item()
+    0.8125
+    """
+
+def binned_average_precision_score(
+    actual: _IntoExpr,
+    score: _IntoExpr,
+    *,
+    thresholds: int = 100,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Average precision over a fixed grid of thresholds i / (thresholds - 1): the step sum of their precision-recall points, torchmetrics' binary_average_precision(thresholds=N).
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    score : str or polars.Expr
+        The score of each row (column name or expression).
+    thresholds : int, default 100
+        The number of thresholds, i / (thresholds - 1) for i = 0 .. thresholds - 1 (torchmetrics'
+        linspace(0, 1, thresholds)); a whole number from 2 to 100000.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 0, 1, 1, 0], 'score': [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]})
+    >>> df.select(mp.binned_average_precision_score('actual', 'score')).item()
+    0.8875
     """
 
 def bootstrap(

@@ -51,6 +51,8 @@ OUTPUTS = {
     "binary_specificity_from_counts": "0.6",
     "binary_support": "0.4",
     "binary_support_from_counts": "0.4",
+    "binned_auc": "0.8125",
+    "binned_average_precision_score": "0.8875",
     "bpref": "0.2777777777777778",
     "brier_score_loss": "0.19333333333333333",
     "class_error_rate": "0.5",

@@ -65,6 +65,8 @@ __all__ = [
     "binary_specificity_from_counts",
     "binary_support",
     "binary_support_from_counts",
+    "binned_auc",
+    "binned_average_precision_score",
     "bootstrap",
     "bpref",
     "brier_score_loss",
@@ -2114,6 +2116,112 @@ def binary_support_from_counts(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def binned_auc(
+    actual: _IntoColumn,
+    score: _IntoColumn,
+    *,
+    thresholds: int = 100,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """ROC AUC over a fixed grid of thresholds i / (thresholds - 1) (a row positive where its score >= the threshold): the trapezoid area of their points, torchmetrics' binary_auroc(thresholds=N).
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    score : str or pyspark.sql.Column
+        Column name or Column.
+    thresholds : int, default 100
+        The number of thresholds, i / (thresholds - 1) for i = 0 .. thresholds - 1 (torchmetrics'
+        linspace(0, 1, thresholds)); a whole number from 2 to 100000.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Counts per threshold are bounded, but one sum per threshold overflows Spark's
+    planner as the calibration bins do: the group's (bin, label) pairs are collected
+    and sorted instead (DuckDB and Polars count per bin).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.8), (1, 0.7), (0, 0.5), (1, 0.5), (1, 0.3), (0, 0.2)], 'actual int, score double')
+    >>> df.agg(ms.binned_auc('actual', 'score')).first()[0]
+    0.8125
+    """
+
+def binned_average_precision_score(
+    actual: _IntoColumn,
+    score: _IntoColumn,
+    *,
+    thresholds: int = 100,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Average precision over a fixed grid of thresholds i / (thresholds - 1): the step sum of their precision-recall points, torchmetrics' binary_average_precision(thresholds=N).
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    score : str or pyspark.sql.Column
+        Column name or Column.
+    thresholds : int, default 100
+        The number of thresholds, i / (thresholds - 1) for i = 0 .. thresholds - 1 (torchmetrics'
+        linspace(0, 1, thresholds)); a whole number from 2 to 100000.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Counts per threshold are bounded, but one sum per threshold overflows Spark's
+    planner as the calibration bins do: the group's (bin, label) pairs are collected
+    and sorted instead (DuckDB and Polars count per bin).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.8), (1, 0.7), (0, 0.5), (1, 0.5), (1, 0.3), (0, 0.2)], 'actual int, score double')
+    >>> df.agg(ms.binned_average_precision_score('actual', 'score')).first()[0]
+    0.8875
     """
 
 def bootstrap(

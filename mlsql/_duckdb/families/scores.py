@@ -26,6 +26,10 @@ triples and sums them per bin (``n_bins`` is known only when the query runs): on
 pass over the list per bin, whose sums make the bin's term under ``norm``.
 
 Each of these keeps the group's rows in memory (a list).
+
+``binned_auc`` and ``binned_average_precision_score`` do not: ``histogram`` counts the rows per
+(bin, label) of the threshold grid (with ``sample_weight`` per (bin, label, weight)), and the
+AUC and AP passes above read the map's entries sorted by bin, one per bin and label.
 """
 
 from __future__ import annotations
@@ -240,6 +244,45 @@ def over_bins(pairs: str, n_bins: object, term: SC.BinTerm, largest: bool, size:
     return let(pairs, "c", f"{combine}(list_transform(range({n_bins}), lambda k: {per_bin}))")
 
 
+def grid_stats(
+    q: Qualify, m: Measure, ops: SqlOps, y: Sql, s: Sql, known: str, w: object
+) -> SC.GridStats:
+    """The statistics of a measure over the threshold grid: the known rows counted per (bin,
+    label) by ``histogram`` (with ``sample_weight``: per (bin, label, weight), each entry then
+    weighing its count times its weight), so the group holds a map of at most 2 x thresholds
+    entries (times the distinct weights); the entries, sorted by bin, are the sorted (s, y, w)
+    triples the weighted AUC and AP passes read, one triple per bin and label."""
+    weight = "1" if w is None else f"{w}"
+    n = Sql(f"count(CASE WHEN {known} THEN 1 END)")
+
+    def total(value: str, top: bool = False) -> Sql:
+        if top:  # 0, not NULL, where no row is scored 1
+            return Sql(f"coalesce(sum(CASE WHEN {known} AND {s} >= 1 THEN {value} END), 0)")
+        return Sql(f"sum(CASE WHEN {known} THEN {value} END)")
+
+    positive, negative = f"{y} * {weight}", f"(1 - {y}) * {weight}"
+
+    def at(thresholds: object) -> object:
+        b = f"CAST({SC.grid_bin(ops, s, thresholds)} AS BIGINT)"
+        if w is None:
+            key = f"CASE WHEN {known} THEN {b} * 2 + CAST({y} AS BIGINT) END"
+            fields = "s := (e.key // 2)::DOUBLE, y := (e.key % 2)::DOUBLE, w := e.value::DOUBLE"
+        else:
+            key = f"CASE WHEN {known} THEN struct_pack(b := {b}, y := {y}, w := {w}) END"
+            fields = "s := e.key.b::DOUBLE, y := e.key.y, w := e.key.w * e.value"
+        entries = f"list_transform(map_entries(histogram({key})), lambda e: struct_pack({fields}))"
+        if m.name == "binned_average_precision_score":
+            precision_sum = call(
+                q("_mlsql_weighted_precision_sum"), Sql(f"list_sort({entries}, 'DESC')")
+            )
+            return SC.PrecisionStats(n=n, n_positive=total(positive), precision_sum=precision_sum)
+        u = call(q("_mlsql_weighted_u"), Sql(f"list_sort({entries})"))
+        u = SC.grid_top_ties(ops, u, total(positive, True), total(negative, True))
+        return SC.RankStats(total(positive), total(negative), u, rows=n)
+
+    return SC.GridStats(at=at)
+
+
 def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     """The statistics of score measure ``m`` over its (label, score) inputs."""
     label, score = SC.label_and_score(m)
@@ -278,6 +321,8 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         else:
             total = call(q("_mlsql_run_precision_sum"), Sql(positives(False)))
         return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=total)
+    if m.name in SC.GRID:
+        return grid_stats(q, m, ops, y_num, s, known, None)
     if m.name == "expected_calibration_error":
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:
@@ -331,6 +376,8 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         area = call(q("_mlsql_pr_trapezoid_sum"), Sql(f"list_sort({rows}, 'DESC')"))
         count = Sql(f"count(CASE WHEN {known} THEN 1 END)")
         return SC.PrecisionStats(n=count, n_positive=n_pos, precision_sum=area)
+    if m.name in SC.GRID:
+        return grid_stats(q, m, ops, y_num, s, known, w)
     if m.name == "expected_calibration_error":
 
         def bins(n_bins: object, term: SC.BinTerm, largest: bool) -> Sql:

@@ -10,6 +10,8 @@ positives of their ratio is the step-wise AP. ``area_under_pr`` sorts them from 
 and reads the running sums at the last row of each run of equal scores (Spark's trapezoid
 sum). ``expected_calibration_error``
 sums prob - actual per bin (a window sum over each row's bin, whatever ``n_bins``).
+``binned_auc`` and ``binned_average_precision_score`` rank each row's bin on the threshold grid
+as ``auc`` and ``average_precision_score`` rank the scores.
 
 Examples
 --------
@@ -219,6 +221,45 @@ def trapezoid_stats(
     )
 
 
+def grid_stats_of(m: Measure) -> Any:
+    """The statistics over the threshold grid: ``auc``'s and ``average_precision_score``'s
+    over each row's bin (:func:`mlsql.measures.scores.grid_bin`) in place of its score, the
+    bins ranked as those rank the scores; ``binned_auc``'s U then less
+    :func:`mlsql.measures.scores.grid_top_ties` of the rows scored 1. (Counting per bin by a
+    window over it, as ``expected_calibration_error`` does, took 10 times as long.)"""
+    rank, precision = rank_stats_of(m), precision_stats_of(m)
+
+    def stats(*inputs: pl.Expr, weight: pl.Expr | None = None) -> SC.GridStats:
+        y, s = _label_score(m, inputs)
+        score = s.cast(pl.Float64)
+
+        def at(thresholds: Any) -> Any:
+            # the grid's size as a column, not a scalar: Polars divides by a scalar as it
+            # multiplies by its inverse (3.0 / 10 gives 0.30000000000000004), which would put
+            # a score on a grid point in the bin below
+            size = score * 0.0 + float(thresholds)
+            # (and -0.0 is bin 0); not strict: the streaming engine may cast a NaN score before
+            # the input check names it
+            b = SC.grid_bin(K.OPS, score, size).cast(pl.Int64, strict=False)
+            binned = tuple(
+                b if NAMES[n] == "score" else x for n, x in zip(m.inputs, inputs, strict=True)
+            )
+            if m.name == "binned_average_precision_score":
+                return precision(*binned, weight=weight)
+            st = rank(*binned, weight=weight)
+            mask = K.known(y, s) if weight is None else K.known(y, s, weight)
+            top = mask & (score >= 1)
+            w = 1.0 if weight is None else weight.cast(pl.Float64)
+            flag = y.cast(pl.Float64)
+            top_pos, top_neg = ((w * x).filter(top).sum() for x in (flag, 1 - flag))
+            u = SC.grid_top_ties(K.OPS, st.u, top_pos, top_neg)
+            return SC.RankStats(st.n_positive, st.n_negative, u, rows=st.rows)
+
+        return SC.GridStats(at=at)
+
+    return stats
+
+
 def over_bins_of(
     p: pl.Expr, d: pl.Expr, size: pl.Expr
 ) -> Callable[[Any, SC.BinTerm, bool], pl.Expr]:
@@ -279,6 +320,8 @@ def function_of(m: Measure) -> Any:
         return K.direct(
             m, lambda *inputs, weight=None: trapezoid_stats(m, inputs, weight), check, module
         )
+    if m.name in SC.GRID:
+        return K.direct(m, grid_stats_of(m), check, module)
     if m.name == "expected_calibration_error":
         return calibration_function(m)
     if m.name.endswith("logloss") or m.name == "brier_score_loss":

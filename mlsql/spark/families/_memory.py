@@ -66,6 +66,12 @@ UNBOUNDED: dict[str, str] = {
         RANKED,
     ),
     **dict.fromkeys(
+        ("binned_auc", "binned_average_precision_score"),
+        "Counts per threshold are bounded, but one sum per threshold overflows Spark's\n"
+        "planner as the calibration bins do: the group's (bin, label) pairs are collected\n"
+        "and sorted instead (DuckDB and Polars count per bin).",
+    ),
+    **dict.fromkeys(
         ("expected_calibration_error", "multiclass_calibration_error"),
         "A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000\n"
         "bins: the group's (bin, gap) pairs are collected and sorted instead.",

@@ -22,6 +22,8 @@ and one pass over them adds, per run of equal scores, its positives x P(>= s)
 / N(>= s); ``area_under_pr`` likewise, each run adding its trapezoid (Spark's own
 ``areaUnderPR``, without leaving the aggregate). ``expected_calibration_error`` collects the group's (bin, prob - actual, weight)
 pairs as DuckDB does, sorts them by bin and sums each bin's in one pass.
+``binned_auc`` and ``binned_average_precision_score`` collect each row's (bin, label) on the
+threshold grid and run ``auc``'s and ``average_precision_score``'s passes over them.
 
 Labels are boolean or 0/1 (any other value raises when read, with mlsql's
 message), scores numbers (read as DOUBLE); a Column of a DataFrame of another
@@ -69,6 +71,7 @@ EXAMPLE_OUTPUTS = {
     "area_under_pr": "0.9125",
     "brier_score_loss": "0.19333333333...",
     "expected_calibration_error": "0.16666666666...",
+    "binned_average_precision_score": "0.8875",
 }
 
 
@@ -161,6 +164,8 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
             n_positive=F.sum(F.when(known, weighed(y))),
             precision_sum=trapezoid_sum(F.sort_array(pairs, asc=False), w is not None),
         )
+    if measure.name in SC.GRID:
+        return grid_stats(measure, y, s, known, w)
     if measure.name == "expected_calibration_error":
         # the checks (raise_error, which Spark does not share between terms) run once, in n,
         # over the group; the bins' sums read the inputs as they are, which the failed check
@@ -184,6 +189,37 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     u = mann_whitney_u(pairs, w is not None)
     rows = None if w is None else F.count(F.when(known, 1))
     return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=rows)
+
+
+def grid_stats(
+    measure: Measure, y: Column, s: Column, known: Column, w: Column | None
+) -> SC.GridStats:
+    """The statistics over the threshold grid: the group's (bin, label[, weight]) triples
+    collected and sorted by bin (each row's score replaced by its bin,
+    :func:`mlsql.measures.scores.grid_bin`), then the passes of ``auc`` and
+    ``average_precision_score`` over them."""
+    one = F.lit(1) if w is None else w
+
+    def total(x: Column, top: bool = False) -> Column:
+        if top:  # 0, not NULL, where no row is scored 1
+            return F.coalesce(F.sum(F.when(known & (s >= 1), x * one)), F.lit(0))
+        return F.sum(F.when(known, x * one))
+
+    def at(thresholds: Any) -> Any:
+        b = SC.grid_bin(OPS, s, F.lit(thresholds)).cast("double")
+        fields = [b.alias("s"), y.alias("y"), *([] if w is None else [w.alias("w")])]
+        pairs = F.collect_list(F.when(known, F.struct(*fields)))
+        if measure.name == "binned_average_precision_score":
+            precision_sum = run_precision_sum(F.sort_array(pairs, asc=False), w is not None)
+            return SC.PrecisionStats(
+                n=F.count(F.when(known, 1)), n_positive=total(y), precision_sum=precision_sum
+            )
+        u = mann_whitney_u(F.sort_array(pairs), w is not None)
+        u = SC.grid_top_ties(OPS, u, total(y, True), total(1 - y, True))
+        rows = None if w is None else F.count(F.when(known, 1))
+        return SC.RankStats(n_positive=total(y), n_negative=total(1 - y), u=u, rows=rows)
+
+    return SC.GridStats(at=at)
 
 
 def over_bins_of(p: Column, d: Column, size: Column) -> Callable[[Any, SC.BinTerm, bool], Column]:
