@@ -34,7 +34,7 @@ from mlsql._ibis.families import LOWERED  # noqa: E402
 LOWERED_MEASURES = [m for m in measures() if m.family in LOWERED and m.name in EV.allowed()]
 BACKENDS = ("duckdb", "datafusion", "postgres")
 #: the data kind of each lowered family
-KIND = {"multilabel": "label_lists", "binary": "binary"}
+KIND = {"multilabel": "label_lists", "binary": "binary", "regression": "numbers"}
 
 
 class Live:
@@ -239,6 +239,44 @@ def test_weights_count_as_repeated_rows(live: Live) -> None:
     )
 
 
+def test_regression_weights_count_as_repeated_rows(live: Live) -> None:
+    """The regression measures' grouped passes (means joined back NULL-safe on the groups,
+    rae's shift): integer weights equal repeated rows, a NULL weight or side skips the row."""
+    rows = [(1.0, 1.5), (2.0, 2.0), (3.0, 2.0), (4.0, 4.5), (6.0, 5.0), (None, 1.0), (2.5, 2.0)]
+    weights = [1, 2, 3, 1, 2, 4, None]
+    groups = ["x", "x", None, None, "y", "x", "y"]
+    names = ["mse", "mae", "r2", "rae", "pearson_corr", "explained_variance", "mape"]
+    weighted = live.table(
+        pa.table(
+            {
+                "g": groups,
+                "actual": [a for a, _ in rows],
+                "predicted": [p for _, p in rows],
+                "w": [None if w is None else float(w) for w in weights],
+            }
+        )
+    )
+    kept = [(g, r) for g, r, w in zip(groups, rows, weights, strict=True) for _ in range(w or 0)]
+    plain = live.table(
+        pa.table(
+            {
+                "g": [g for g, _ in kept],
+                "actual": [a for _, (a, _) in kept],
+                "predicted": [p for _, (_, p) in kept],
+            }
+        )
+    )
+    got = mlsql.evaluate(weighted, "actual", "predicted", names, by="g", sample_weight="w")
+    want = mlsql.evaluate(plain, "actual", "predicted", names, by="g")
+    a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+    assert [r["g"] for r in a] == [None] * 7 + ["x"] * 7 + ["y"] * 7
+    assert [(r["g"], r["measure"]) for r in a] == [(r["g"], r["measure"]) for r in b]
+    assert all(
+        math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12, abs_tol=1e-15)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
 def test_groups_in_order_with_null_first(live: Live) -> None:
     """One row per group and measure, ordered by group (NULL first), then the measures; the
     exact fractions of each group."""
@@ -281,6 +319,12 @@ def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
     ):
         assert _message(lambda a=args: mlsql.evaluate(t, *a)) == _message(
             lambda a=args: mlsql.evaluate(flags, *a).fetchall()
+        )
+    numbers = pa.table({"actual": [1.0, float("nan"), 2.0], "predicted": [1.0, 2.0, float("inf")]})
+    nt = live.table(numbers)
+    for order in (("actual", "predicted"), ("predicted", "actual")):
+        assert _message(lambda o=order: mlsql.evaluate(nt, *o, ["mse", "r2"])) == _message(
+            lambda o=order: mlsql.evaluate(numbers, *o, ["mse", "r2"]).fetchall()
         )
     if takes(live, measures_by_name()["micro_f1"]):
         mixed = pa.table({"actual": [["a"]], "predicted": [[1]]})
@@ -388,6 +432,11 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     binary = [m.name for m in LOWERED_MEASURES if m.family == "binary"]
     q = plan(flags, "actual", "predicted", binary).query
     assert sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    numbers = ibis.table({"g": "string", "actual": "float64", "predicted": "int32"}, name="nums")
+    regression = [m.name for m in LOWERED_MEASURES if m.family == "regression"]
+    q = plan(numbers, "actual", "predicted", regression, by="g").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    assert len(parsed.selects) == 1 + len(regression) + 2  # the group, the measures, 2 checks
 
 
 # ---------------------------------------------------------------- the guide

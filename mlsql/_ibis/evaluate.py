@@ -1,12 +1,14 @@
 """``mlsql.evaluate`` over an ibis table: one ``GROUP BY`` in the table's own database.
 
 The plan is every engine's: the checked request (:mod:`mlsql._evaluate.front`),
-the rows under internal names, each measure's aggregate (its family's
-lowering, :mod:`mlsql._ibis.families`), the deferred checks' codes beside them,
-one ``GROUP BY``, then the small result unpivoted here. ibis compiles the query
-to the backend's SQL; only one row per group comes back, with memory in the
-database that grows with the groups (the label-set family keeps sums and
-counts per group), never with the rows.
+the rows' statistics under internal names (each family's lowering,
+:mod:`mlsql._ibis.families`), the grouped passes a family needs first (the
+regression family's means, joined back), one ``GROUP BY`` of the sums and counts
+the formulas ask for and of the deferred checks' codes, the formulas over them
+(:mod:`mlsql._ibis.ops`), then the small result unpivoted here. ibis compiles the
+query to the backend's SQL; only one row per group comes back, with memory in
+the database that grows with the groups (a few sums and counts each), never with
+the rows.
 """
 
 from __future__ import annotations
@@ -106,6 +108,11 @@ def plan(
     if backend in backends.FENCED:  # each row's statistics computed once (backends.FENCED)
         projected["__mlsql_fence"] = ibis.row_number()
     rows = table.select(**projected, **checks.projected)
+    keys = [EV.group_column(k) for k in range(len(req.by))]
+    for family, lowering in LOWERED.items():  # grouped passes a family's sums need first
+        chosen = [item for item in req.items if item.measure.family == family]
+        if chosen and lowering.passes is not None:
+            rows = lowering.passes(chosen, rows, keys, w is not None)
     ops = IbisOps(checks, Plan())
     weight = rows[EV.WEIGHT] if w is not None else None
     values = {

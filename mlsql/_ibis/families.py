@@ -30,8 +30,9 @@ from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
 from mlsql._ibis import stats
-from mlsql._ibis.ops import Checks, IbisOps, null
+from mlsql._ibis.ops import FLOAT, Checks, IbisOps, null
 from mlsql._weights import weighted
+from mlsql.measures import regression as RG
 from mlsql.measures.contingency import Table2x2
 
 #: the projected statistics' names
@@ -41,10 +42,13 @@ FLAG_ACTUAL, FLAG_PREDICTED = "__mlsql_fa", "__mlsql_fp"
 
 @dataclass(frozen=True)
 class Lowering:
-    """A family's per-row statistics (:attr:`rows`) and its measures' aggregates (:attr:`value`)."""
+    """A family's per-row statistics (:attr:`rows`), the grouped passes its sums need first
+    (:attr:`passes`: the projected rows with each row's group values joined beside it, or
+    None), and its measures' aggregates (:attr:`value`)."""
 
     rows: Callable[[EV.Item, dict[str, ir.Column], dict[str, Any], Checks], None]
     value: Callable[[EV.Item, ir.Table, ir.FloatingColumn | None, IbisOps], Any]
+    passes: Callable[[list[EV.Item], ir.Table, list[str], bool], ir.Table] | None = None
 
 
 def _formula(item: EV.Item, ops: IbisOps, *args: Any, w: Any = None) -> Any:
@@ -123,8 +127,112 @@ def binary_value(item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops
     return _formula(item, ops, cells)
 
 
+# ---------------------------------------------------------------- regression
+#: the checked y and ŷ, their group's means (y, ŷ, y - ŷ) and rae's shift, as projected
+Y, P_, MEAN, SHIFT, KEY = "__mlsql_y", "__mlsql_pr", "__mlsql_m_", "__mlsql_shift", "__mlsql_j"
+
+
+def finite_number(func: str, name: str, column: ir.Column, checks: Checks) -> ir.FloatingValue:
+    """A numeric input as a double; a NaN or infinite value fails the query with every
+    engine's message (NaN named first, then inf, -inf), another type at once."""
+    dtype = column.type()
+    if not (dtype.is_numeric() or dtype.is_null()):
+        raise MlsqlError(CP.number_type_message(func, name, str(dtype)))
+    x = column.cast(FLOAT)
+    code = ibis.cases((x.isnan(), 1), (x.isinf() & (x > 0), 2), (x.isinf(), 3), else_=null("int8"))
+    checks.add_code(code, lambda c: CP.finite_value_message(func, name, CP.NOT_FINITE[int(c) - 1]))
+    return x
+
+
+def regression_rows(
+    item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks
+) -> None:
+    """y and ŷ as doubles where both are known (NULL elsewhere), checked finite; the first
+    regression measure's name is the one the messages give, as in Spark."""
+    if Y in out:
+        return
+    a, p = cols["actual"], cols["predicted"]
+    known = a.notnull() & p.notnull()
+    y = finite_number(item.name, "actual", known.ifelse(a, null(a.type())), checks)
+    pr = finite_number(item.name, "predicted", known.ifelse(p, null(p.type())), checks)
+    out.update({Y: y, P_: pr})
+
+
+def _joined(rows: ir.Table, groups: list[str], per_group: dict[str, Any]) -> ir.Table:
+    """``rows`` with the group's values of ``per_group`` (aggregates over the group's rows)
+    beside each row: a grouped pass joined back, NULL-safe on the group keys."""
+    if not groups:
+        return rows.cross_join(rows.aggregate(**per_group))
+    found = rows.group_by(groups).aggregate(**per_group)
+    found = found.rename({f"{KEY}{k}": g for k, g in enumerate(groups)})
+    on = [rows[g].identical_to(found[f"{KEY}{k}"]) for k, g in enumerate(groups)]
+    return rows.join(found, on).drop(*(f"{KEY}{k}" for k in range(len(groups))))
+
+
+def regression_passes(
+    items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bool
+) -> ir.Table:
+    """The means of y, ŷ and y - ŷ per group (weighted), and with ``rae`` the mean of
+    y - mean(y), each joined back to the rows: the statistics are then sums over rows
+    (memory per group, never per row), as Spark's and DuckDB's ``evaluate`` run them."""
+    y, p = rows[Y], rows[P_]
+    if weighted:
+        w = rows[EV.WEIGHT]
+        n = (y.notnull().ifelse(w, null())).sum()
+        means = {k: (w * x).sum() / n for k, x in (("y", y), ("p", p), ("e", y - p))}
+    else:
+        means = {"y": y.mean(), "p": p.mean(), "e": (y - p).mean()}
+    rows = _joined(rows, groups, {MEAN + k: m for k, m in means.items()})
+    if any(item.name == "rae" for item in items):
+        d = rows[Y] - rows[MEAN + "y"]
+        if weighted:
+            w = rows[EV.WEIGHT]
+            shift = (w * d).sum() / (rows[Y].notnull().ifelse(w, null())).sum()
+        else:
+            shift = d.mean()
+        rows = _joined(rows, groups, {SHIFT: shift})
+    return rows
+
+
+def regression_value(
+    item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisOps
+) -> Any:
+    """The registry's formula over the centred sums of the rows joined to their means."""
+    y, p = rows[Y], rows[P_]
+    err = y - p
+    if w is not None:
+        w = y.notnull().ifelse(w, null())  # a weight counts where the row is known
+
+    def total(term: Any) -> Any:
+        return ops.sum(term if w is None else w * term)
+
+    def d(k: str) -> Any:
+        return (err if k == "e" else {"y": y, "p": p}[k]) - rows[MEAN + k]
+
+    n = ops.count(y) if w is None else ops.sum(w)
+
+    def comoment(a: str, b: str) -> Any:
+        return RG.centred_comoment(ops, total(d(a) * d(b)), total(d(a)), total(d(b)), n)
+
+    shifted = SHIFT in rows.columns
+    stats = RG.RegressionStats(
+        n=n,
+        sse=total(err * err),
+        sae=total(err.abs()),
+        sape=total(err.abs() / ibis.greatest(y.abs(), ibis.literal(RG.EPSILON, type=FLOAT))),
+        var_actual=comoment("y", "y"),
+        var_predicted=comoment("p", "p"),
+        covariance=comoment("y", "p"),
+        var_error=comoment("e", "e"),
+        sad_actual=total((d("y") - rows[SHIFT]).abs()) if shifted else null(),
+        rows=None if w is None else ops.count(w),
+    )
+    return _formula(item, ops, stats)
+
+
 #: the families lowered to ibis, by registry family
 LOWERED: dict[str, Lowering] = {
     "multilabel": Lowering(label_set_rows, label_set_value),
     "binary": Lowering(binary_rows, binary_value),
+    "regression": Lowering(regression_rows, regression_value, regression_passes),
 }
