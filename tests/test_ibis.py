@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 from collections.abc import Iterator
 from fractions import Fraction
@@ -465,9 +466,11 @@ def test_snowflake_sql_runs_on_fakesnow(family: str) -> None:
     """The plan compiled to Snowflake's SQL runs on fakesnow (Snowflake emulated on DuckDB)
     and gives each measure's reference value. The label-set family's SQL does not run there:
     fakesnow cannot bind Snowflake's FILTER lambdas in DuckDB (docs/guides/ibis.md)."""
-    fakesnow = pytest.importorskip(
-        "fakesnow", reason="fakesnow is missing: pip install -e '.[dev]'"
-    )
+    try:
+        import fakesnow
+    except ImportError:  # .ci/run installs it apart: it pins an older sqlglot than ibis needs
+        why = "fakesnow is missing: .ci/run runs this test in an environment of its own"
+        (pytest.fail if os.environ.get("MLSQL_REQUIRE_FAKESNOW") else pytest.skip)(why)
     chosen = [m for m in LOWERED_MEASURES if m.family == family and m.name in REFERENCES]
     kind = {"binary": ("BOOLEAN", "BIGINT"), "regression": ("DOUBLE", "DOUBLE")}[family]
     with fakesnow.patch(), deep_sql():
