@@ -14,8 +14,21 @@ from mlsql._registry import measures
 TRUTH = {"actual", "label", "holds", "correct_items", "ideal_relevance", "nonrelevant_items"}
 #: inputs that hold a prediction (labels, scores, a ranking)
 PREDICTION = {"predicted", "scores", "score", "prob", "fires", "rank_items", "ranked_relevance"}
-#: inputs that are neither (counts, frames, label universes, costs)
-OTHER = {"tp", "fp", "fn", "tn", "counts", "source", "indicators", "labels", "cost"}
+#: inputs that are neither (counts, frames, label universes, costs; the agreement family's
+#: raters' labels of a row and several models' outcomes on it, one input each)
+OTHER = {
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    "counts",
+    "source",
+    "indicators",
+    "labels",
+    "cost",
+    "ratings",
+    "correct",
+}
 #: Hivemall's measures, in Hivemall's order (the ranking or the prediction first)
 HIVEMALL_ORDER = {
     "precision_at",
