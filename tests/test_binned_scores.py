@@ -20,6 +20,8 @@ import pytest
 
 from tests.references import torch_binned_auroc, torch_binned_average_precision
 
+#: the Spark cases run with the long tests (6-10 s each on two cores: a Spark query per case)
+LONG_ENGINES = ("spark",)
 COLUMNS = ("actual", "score")
 MEASURES = ("binned_auc", "binned_average_precision_score")
 ORACLES = {
