@@ -354,7 +354,8 @@ def test_polars_reads_and_sorts_a_groups_rows_once(name, weighted):
     subexpression), so each mention of a statistic in the formula read and sorted the rows
     again: 12-36 sorts of the exploded ratings in fleiss_kappa's plan, 78-84 in Cochran's
     p-value's (the chi-square tail names Q dozens of times), 29 CPU s for 200k rows. The rows
-    are now read once (one drop_nulls) and sorted once per group, whatever the formula."""
+    are now read once (at most one drop_nulls) and sorted at most once per group (only with
+    weights; without, the totals are counts), whatever the formula."""
     pl = pytest.importorskip("polars")
     import mlsql.polars as mp
 
@@ -363,5 +364,5 @@ def test_polars_reads_and_sorts_a_groups_rows_once(name, weighted):
     expr = getattr(mp, name)(column, **({"sample_weight": "w"} if weighted else {}))
     for query in (lf.select(expr), lf.group_by("g").agg(expr)):
         plan = query.explain()
-        assert plan.count(".sort(") == 1
-        assert plan.count("drop_nulls") == 1
+        assert plan.count(".sort(") <= 1
+        assert plan.count("drop_nulls") <= 1

@@ -4,8 +4,10 @@ A group's known rows are read once: imploded into one list (their ratings, NULL 
 left out, or 0/1 outcomes, beside their weight), over which one ``list.eval`` computes every
 statistic once (:func:`over_rows`): per row its raters and Σ_j n_ij² (``list.eval`` of its
 values' counts), or its successes; each category's total (each column's) from the ratings
-exploded beside their rows' weights and sorted once by category (by column), the running
-sum's step at the end of its run (:func:`squared_totals`). The formula is the registry's
+exploded: their counts (``unique_counts``) without weights, else beside their rows' weights
+sorted once by category (by column), the running sum's step at the end of its run
+(:func:`squared_totals`). (``value_counts`` there gave wrong counts at 1M rows in Polars
+2.1, different on each engine; ``unique_counts`` gives statsmodels' and DuckDB's.) The formula is the registry's
 (:mod:`mlsql.measures.agreement`), run over those statistics in a second ``list.eval``
 (:func:`over_group`, :class:`~mlsql.polars.ops.GroupOps`), so each is named there at no
 cost: the formula names them dozens of times, Cochran's p-value hundreds (Polars merges no
@@ -58,12 +60,17 @@ RATING_FIELDS = ("rows", "n", "fewest", "squares", "total_squares", "uneven")
 OUTCOME_FIELDS = ("rows", "n", "fewest", "total", "row_squares", "column_squares", "bad", "uneven")
 
 
-def squared_totals(keys: pl.Expr, weights: pl.Expr) -> pl.Expr:
-    """Σ over the distinct ``keys`` of (the sum of their ``weights``)², NULL keys left out:
-    sorted by key (one sort of both), a key's total is the running sum at the end of its run
-    less the running sum at the end of the run before. Each step is a field of one struct,
-    so the sort is named once."""
+def squared_totals(keys: pl.Expr, weights: pl.Expr | None = None) -> pl.Expr:
+    """Σ over the distinct ``keys`` of (the sum of their ``weights``)², NULL keys left out.
+
+    Without ``weights`` (each 1) a key's total is its count (``unique_counts``: whole numbers,
+    exact in any order). With them, sorted by key (one sort of both), a key's total is the
+    running sum at the end of its run less the running sum at the end of the run before;
+    each step is a field of one struct, so the sort is named once."""
     kept = keys.is_not_null()
+    if weights is None:
+        counts = keys.filter(kept).unique_counts().cast(pl.Float64)
+        return (counts * counts).sum()
     pairs = pl.struct(k=keys.filter(kept), w=weights.filter(kept)).sort()
     k, running, end = pl.field("k"), pl.field("running"), pl.field("end")
     steps = pairs.struct.with_fields(running=pl.field("w").cum_sum(), end=k != k.shift(-1))
@@ -120,7 +127,7 @@ def outcome_stats(
     lists beside their weight (:func:`over_rows`), each column's sum the same way as the
     categories of :func:`stats`, the values exploded beside their column and weight."""
     (correct,) = inputs
-    complete = correct.is_not_null() & (correct.list.drop_nulls().list.len() == correct.list.len())
+    complete = correct.is_not_null() & (correct.list.count_matches(None) == 0)
     mask = complete if weight is None else complete & weight.is_not_null()
     w = pl.lit(1.0) if weight is None else weight.cast(pl.Float64)
     rows = pl.struct(r=correct.cast(pl.List(pl.Int64)), w=w).filter(mask)
@@ -129,8 +136,13 @@ def outcome_stats(
     sizes = r.list.len()
     values = r.explode()
     successes = r.list.sum().cast(pl.Float64)
-    each = w.repeat_by(sizes).explode()
     columns = pl.int_ranges(0, sizes).explode()
+    if weight is None:  # C_j: the 1s of column j
+        column_squares = squared_totals(columns.filter(values == 1))
+    else:
+        column_squares = squared_totals(
+            columns, values.cast(pl.Float64) * w.repeat_by(sizes).explode()
+        )
     stats = over_rows(
         rows,
         [
@@ -139,7 +151,7 @@ def outcome_stats(
             sizes.min(),
             (successes * w).sum(),
             (successes * successes * w).sum(),
-            squared_totals(columns, values.cast(pl.Float64) * each),
+            column_squares,
             values.filter((values != 0) & (values != 1)).first(),
             _uneven(sizes),
         ],
@@ -176,7 +188,7 @@ def stats(
             w.sum(),
             sizes.min(),
             (row_squares.cast(pl.Float64) * w).sum(),
-            squared_totals(r.explode(), w.repeat_by(sizes).explode()),
+            squared_totals(r.explode(), None if weight is None else w.repeat_by(sizes).explode()),
             _uneven(sizes),
         ],
     )
