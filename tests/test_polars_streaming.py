@@ -112,9 +112,6 @@ KNOWN_FALLBACKS = {
             "area_under_pr",  # a sort; in select the streaming engine runs it
             "multiclass_brier_score",  # its cells are exploded per (row, class) in the aggregation
             "multiclass_calibration_error",  # expected_calibration_error's window over the bin
-            "fleiss_kappa",  # its ratings are exploded and sorted by category in the aggregation
-            "cochrans_q_statistic",  # its outcomes are exploded and sorted by column
-            "cochrans_q_p_value",
             "explained_variance",
             "hivemall_r2",
             "mae",
@@ -129,13 +126,22 @@ KNOWN_FALLBACKS = {
         ],
         ("group_by", "over"),
     ),
+    **dict.fromkeys(
+        [
+            # a group's rows are imploded into one list, read once (every statistic over it in
+            # one list.eval); the sorts of the exploded ratings before held them all the same
+            "fleiss_kappa",
+            "cochrans_q_statistic",
+            "cochrans_q_p_value",
+        ],
+        ("select", "group_by", "over"),
+    ),
 }
 
 
-#: (function, context) pairs whose streaming physical plan Polars 2.1 cannot draw: show_graph
-#: panics ("Formatting argument out of range") on the chi-square tail's series in a window; the
-#: query itself runs on the streaming engine (tests/test_raters.py runs the measure)
-GRAPH_PANICS = {("cochrans_q_p_value", "over")}
+#: (function, context) pairs whose streaming physical plan Polars 2.1 cannot draw (show_graph
+#: panics); none since the chi-square tail's series runs inside one list.eval per group
+GRAPH_PANICS: set[tuple[str, str]] = set()
 
 
 def cases() -> list[Any]:

@@ -163,6 +163,26 @@ class PolarsOps:
         return _expr(base).cast(pl.Float64).pow(_expr(exponent))
 
 
+class GroupOps(PolarsOps):
+    """:class:`PolarsOps` over one group's statistics read inside ``list.eval`` (each a
+    scalar: an element of one list per group, as
+    :func:`mlsql.polars.families.agreement.over_group` reads them), where a series of values
+    needs no list per row: :meth:`gamma_series` sums the terms of an ``int_range``."""
+
+    def gamma_series(self, count: Any, a0: Any, y: Any) -> Any:
+        """:meth:`PolarsOps.gamma_series` as one series of ``count`` terms (a NULL
+        ``count`` sums none)."""
+        a0, y = _expr(a0).cast(pl.Float64), _expr(y).cast(pl.Float64)
+        end = _expr(count).cast(pl.Int64).fill_null(0) + 1
+        j = pl.int_range(1, end).cast(pl.Float64) + a0
+        log_j = j.log()
+        before = log_j.cum_sum() - log_j  # Σ_{1 <= j' <= i} ln(a0 + j')
+        log_gamma = pl.when(a0 > 0).then(LOG_GAMMA_3_2).otherwise(0.0)
+        log_y = pl.when(y > 0).then(y).otherwise(1.0).log()
+        logs = (j - 1.0) * log_y - y - log_gamma - before
+        return logs.exp().sum()
+
+
 class FixedOrderPolarsOps(PolarsOps):
     """:class:`PolarsOps` whose sums and means add the values sorted, so a result is the same on every run.
 
