@@ -63,6 +63,15 @@ COLLECTING: dict[str, str] = {
         "a sum per bin is bounded but overflowed Spark's planner at 1000 bins; the (bin, gap) "
         "pairs are collected and sorted instead",
     ),
+    **dict.fromkeys(
+        ("binned_auc", "binned_average_precision_score"),
+        "a sum per threshold is bounded but overflows Spark's planner as the bins do; the "
+        "(bin, label) pairs are collected and sorted instead",
+    ),
+    **dict.fromkeys(
+        ("fleiss_kappa", "cochrans_q_statistic", "cochrans_q_p_value"),
+        "the category or column totals: the (category, weight) cells are collected and sorted",
+    ),
 }
 #: aggregates that collect only with sample_weight (the plain form is bounded)
 COLLECTING_WEIGHTED: dict[str, str] = {

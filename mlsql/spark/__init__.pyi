@@ -2595,6 +2595,11 @@ def cochrans_q_p_value(correct: _IntoColumn, *, sample_weight: _IntoColumn | Non
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The category (or column) totals are bounded by the categories, but their number
+    is not known to the query: the group's (category, weight) cells are collected and
+    sorted instead (DuckDB counts them in a histogram).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
 
     Examples
     --------
@@ -2631,6 +2636,11 @@ def cochrans_q_statistic(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The category (or column) totals are bounded by the categories, but their number
+    is not known to the query: the group's (category, weight) cells are collected and
+    sorted instead (DuckDB counts them in a histogram).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
 
     Examples
     --------
@@ -3793,6 +3803,11 @@ def fleiss_kappa(ratings: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The category (or column) totals are bounded by the categories, but their number
+    is not known to the query: the group's (category, weight) cells are collected and
+    sorted instead (DuckDB counts them in a histogram).
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
 
     Examples
     --------

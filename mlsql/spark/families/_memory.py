@@ -76,6 +76,12 @@ UNBOUNDED: dict[str, str] = {
         "A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000\n"
         "bins: the group's (bin, gap) pairs are collected and sorted instead.",
     ),
+    **dict.fromkeys(
+        ("fleiss_kappa", "cochrans_q_statistic", "cochrans_q_p_value"),
+        "The category (or column) totals are bounded by the categories, but their number\n"
+        "is not known to the query: the group's (category, weight) cells are collected and\n"
+        "sorted instead (DuckDB counts them in a histogram).",
+    ),
 }
 UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}
 EVALUATE = (
