@@ -12,6 +12,7 @@ tests/oracle_agreement.py).
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from fractions import Fraction
@@ -320,6 +321,17 @@ def test_chi2_upper_tail_is_scipys(engine):
     assert not wrong, wrong
 
 
+#: x far below df, where P(X > x) rounds near 1 (the series summed to 1 + 5e-13 before its cap)
+NEAR_ONE = [(x, float(d)) for d in (7, 45, 501, 2016) for x in (1e-6, 1e-3, 0.1, d / 10)]
+
+
+def test_chi2_upper_tail_is_a_probability(engine):
+    """P(X > x) is never above 1, and NaN stays NaN, however the engine rounds the series."""
+    got = _chi2_tails(engine, [x for x, _ in NEAR_ONE] + [math.nan], [d for _, d in NEAR_ONE] + [3])
+    assert all(0 <= g <= 1 for g in got[:-1]), [g for g in got if g > 1]
+    assert math.isnan(got[-1])
+
+
 def test_polars_group_chi2_upper_tail_is_scipys():
     """The chi-square tail as Polars' agreement measures run it: over one group's statistics
     inside ``list.eval`` (:class:`~mlsql.polars.ops.GroupOps`, the series an ``int_range``),
@@ -335,6 +347,9 @@ def test_polars_group_chi2_upper_tail_is_scipys():
     e = pl.element()
     tail = chi2_upper_tail(GroupOps(), e.get(0), e.get(1))
     got = frame.select(pl.concat_list("x", "d").list.eval(tail).list.first()).to_series()
+    near = pl.DataFrame({"x": [x for x, _ in NEAR_ONE], "d": [d for _, d in NEAR_ONE]})
+    near_one = near.select(pl.concat_list("x", "d").list.eval(tail).list.first()).to_series()
+    assert near_one.max() <= 1  # a probability, however the series rounds
     wrong = []
     for (x, d), g in zip(pairs, got.to_list(), strict=True):
         want = float(chi2.sf(x, d))

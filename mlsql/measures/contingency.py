@@ -257,7 +257,8 @@ def chi2_upper_tail(ops: Any, x: E, df: E) -> E:
     For a whole or half-whole a = df / 2 it is a finite sum (Abramowitz and Stegun 6.5.13,
     26.4.4): with y = x / 2 and m = floor(df / 2), e^-y Σ_{i<m} y^i / i! for even df and
     erfc(√y) + e^-y Σ_{i<m} y^(i + 1/2) / Γ(i + 3/2) for odd df (:func:`erfc`); each engine
-    sums the terms (``gamma_series``). 1 for x <= 0; NaN and NULL stay so.
+    sums the terms (``gamma_series``). 1 for x <= 0; NaN and NULL stay so. The sum's rounding
+    can pass 1 by a few ulps where P is near 1 (x far below df): it is capped at 1.
     """
 
     def tail(x: E, df: E) -> E:
@@ -270,7 +271,14 @@ def chi2_upper_tail(ops: Any, x: E, df: E) -> E:
             "chi2_terms",
         )
 
-    return ops.let_series((x, df), lambda x, df: ops.when(x <= 0, 1.0, tail(x, df)), "chi2")
+    def at_most_one(p: E) -> E:  # the series' rounding reaches 1 + 5e-13 where P is near 1
+        return ops.when(ops.is_nan(p), p, ops.when(p > 1, 1.0, p))
+
+    return ops.let_series(
+        (x, df),
+        lambda x, df: ops.when(x <= 0, 1.0, ops.let((tail(x, df),), at_most_one, "chi2_at_most_1")),
+        "chi2",
+    )
 
 
 @formula
