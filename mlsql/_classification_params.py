@@ -37,9 +37,9 @@ def probability_value_message(func: str, name: str, got: str) -> str:
     Examples
     --------
     >>> probability_value_message("brier_score_loss", "prob", "above 1")
-    'brier_score_loss takes probabilities in [0, 1] for prob (as scikit-learn). Got a value above 1.'
+    'brier_score_loss takes probabilities in [0, 1] for prob. Got a value above 1.'
     """
-    return f"{func} takes probabilities in [0, 1] for {name} (as scikit-learn). Got a value {got}."
+    return f"{func} takes probabilities in [0, 1] for {name}. Got a value {got}."
 
 
 def binary_value_message(func: str, got: str) -> str:

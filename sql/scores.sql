@@ -15,7 +15,7 @@ CREATE OR REPLACE MACRO _mlsql_positive_rank_sum(sorted) AS
 
 -- _mlsql_probability(x, name, func): x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).
 CREATE OR REPLACE MACRO _mlsql_probability(x, name, func) AS 
-    CASE WHEN x < 0 THEN system.main.error('' || func || ' takes probabilities in [0, 1] for ' || name || ' (as scikit-learn). Got a value below 0.') WHEN x > 1 THEN system.main.error('' || func || ' takes probabilities in [0, 1] for ' || name || ' (as scikit-learn). Got a value above 1.') ELSE x END;
+    CASE WHEN x < 0 THEN system.main.error('' || func || ' takes probabilities in [0, 1] for ' || name || '. Got a value below 0.') WHEN x > 1 THEN system.main.error('' || func || ' takes probabilities in [0, 1] for ' || name || '. Got a value above 1.') ELSE x END;
 
 -- _mlsql_run_precision_sum(positives): Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).
 CREATE OR REPLACE MACRO _mlsql_run_precision_sum(positives) AS 

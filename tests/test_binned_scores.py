@@ -158,8 +158,7 @@ def test_thresholds_must_be_a_whole_number_from_2(engine, bad):
 def test_scores_outside_zero_one_are_errors(engine, bad, got):
     """The shared out-of-range message (torchmetrics would apply a sigmoid instead)."""
     message = (
-        "binned_average_precision_score takes probabilities in [0, 1] for score "
-        f"(as scikit-learn). Got a value {got}."
+        f"binned_average_precision_score takes probabilities in [0, 1] for score. Got a value {got}."
     )
     with pytest.raises(Exception, match=re.escape(message)):
         engine.aggregate(

@@ -126,10 +126,10 @@ def test_integer_classes(engine):
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        (1.5, "multiclass_brier_score takes probabilities in [0, 1] for scores (as scikit-learn). "
+        (1.5, "multiclass_brier_score takes probabilities in [0, 1] for scores. "
          "Got a value above 1."),
-        (-0.25, "multiclass_brier_score takes probabilities in [0, 1] for scores (as "
-         "scikit-learn). Got a value below 0."),
+        (-0.25, "multiclass_brier_score takes probabilities in [0, 1] for scores. "
+         "Got a value below 0."),
         (float("nan"), "multiclass_brier_score takes finite numbers for scores"),
     ],
 )  # fmt: skip
@@ -151,7 +151,7 @@ def test_probabilities_on_both_sides_name_below_0_whatever_the_order(engine, mea
     else:
         t = table(["a"], [{"a": order[0], "b": order[1]}])
     message = (
-        f"{measure} takes probabilities in [0, 1] for scores (as scikit-learn). "
+        f"{measure} takes probabilities in [0, 1] for scores. "
         "Got a value below 0."
     )
     with pytest.raises(Exception, match=re.escape(message)) as info:

@@ -251,10 +251,10 @@ def test_bad_parameters_are_an_error(engine, params, message):
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        (1.5, "multiclass_calibration_error takes probabilities in [0, 1] for scores (as "
-         "scikit-learn). Got a value above 1."),
-        (-0.25, "multiclass_calibration_error takes probabilities in [0, 1] for scores (as "
-         "scikit-learn). Got a value below 0."),
+        (1.5, "multiclass_calibration_error takes probabilities in [0, 1] for scores. "
+         "Got a value above 1."),
+        (-0.25, "multiclass_calibration_error takes probabilities in [0, 1] for scores. "
+         "Got a value below 0."),
         (float("nan"), "multiclass_calibration_error takes finite numbers for scores"),
     ],
 )  # fmt: skip

@@ -104,7 +104,7 @@ def test_calibration_table_groups_and_hostile_names(engine):
     [
         (
             1.5,
-            "calibration_table takes probabilities in [0, 1] for prob (as scikit-learn). Got a value above 1.",
+            "calibration_table takes probabilities in [0, 1] for prob. Got a value above 1.",
         ),
         (float("nan"), "calibration_table takes finite numbers for prob"),
     ],
@@ -129,7 +129,7 @@ def test_calibration_table_names_below_0_whatever_the_order(engine, order, by):
     row by row and named the first bad row they read)."""
     t = pa.table({"actual": [1, 0, 1], "prob": [order[0], 0.5, order[1]], "g": ["a", "a", "b"]})
     params = {} if by is None else {"by": by}
-    message = "calibration_table takes probabilities in [0, 1] for prob (as scikit-learn). "
+    message = "calibration_table takes probabilities in [0, 1] for prob. "
     with pytest.raises(Exception, match=re.escape(message + "Got a value below 0.")):
         run_table(engine, "calibration_table", t, "actual", "prob", **params)
 
@@ -363,7 +363,7 @@ def test_binned_thresholds_name_below_0_whatever_the_order(engine, order, cells)
     else:
         actual, scores = [["a"]], [[("a", order[0]), ("b", order[1])]]
     t = pa.table({"actual": pa.array(actual), "scores": pa.array(scores, TEXT_MAP)})
-    message = "label_thresholds takes probabilities in [0, 1] for scores (as scikit-learn). "
+    message = "label_thresholds takes probabilities in [0, 1] for scores. "
     with pytest.raises(Exception, match=re.escape(message + "Got a value below 0.")):
         run_table(engine, "label_thresholds", t, "actual", "scores", n_bins=5)
 
