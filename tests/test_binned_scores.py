@@ -157,9 +157,7 @@ def test_thresholds_must_be_a_whole_number_from_2(engine, bad):
 @pytest.mark.parametrize(("bad", "got"), [(1.5, "above 1"), (-0.25, "below 0")])
 def test_scores_outside_zero_one_are_errors(engine, bad, got):
     """The shared out-of-range message (torchmetrics would apply a sigmoid instead)."""
-    message = (
-        f"binned_average_precision_score takes probabilities in [0, 1] for score. Got a value {got}."
-    )
+    message = f"binned_average_precision_score takes probabilities in [0, 1] for score. Got a value {got}."
     with pytest.raises(Exception, match=re.escape(message)):
         engine.aggregate(
             "binned_average_precision_score", table([1, 0], [bad, 0.2]), columns=COLUMNS

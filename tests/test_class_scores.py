@@ -150,10 +150,7 @@ def test_probabilities_on_both_sides_name_below_0_whatever_the_order(engine, mea
         t = table(["a", "b"], [{"a": order[0]}, {"a": order[1]}])
     else:
         t = table(["a"], [{"a": order[0], "b": order[1]}])
-    message = (
-        f"{measure} takes probabilities in [0, 1] for scores. "
-        "Got a value below 0."
-    )
+    message = f"{measure} takes probabilities in [0, 1] for scores. Got a value below 0."
     with pytest.raises(Exception, match=re.escape(message)) as info:
         engine.aggregate(measure, t, columns=("actual", "scores"))
     assert_mlsql_error(engine, info.value, when_read=True)

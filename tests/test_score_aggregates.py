@@ -168,9 +168,7 @@ def test_average_precision_without_positives_is_zero_division(engine, zero_divis
 
 
 def probability_message(func: str, got: str) -> str:
-    return re.escape(
-        f"{func} takes probabilities in [0, 1] for prob. Got a value {got}."
-    )
+    return re.escape(f"{func} takes probabilities in [0, 1] for prob. Got a value {got}.")
 
 
 @pytest.mark.parametrize(("bad", "got"), [(-0.25, "below 0"), (1.5, "above 1")])
