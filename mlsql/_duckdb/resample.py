@@ -47,11 +47,18 @@ def _kind(type_name: str) -> tuple[bool, str]:
     return match is not None, kind
 
 
-def _ensure_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Register mlsql's macros on ``con`` unless they are there (a probe, not a catalog scan)."""
+def _has_macros(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether mlsql's macros are on ``con`` (a probe, not a catalog scan)."""
     try:
         con.execute("SELECT _mlsql_tp(['a'], ['a'])").fetchall()
     except duckdb.Error:
+        return False
+    return True
+
+
+def _ensure_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Register mlsql's macros on ``con`` unless they are there."""
+    if not _has_macros(con):
         from mlsql._duckdb.register import register
 
         register(con)
@@ -60,6 +67,11 @@ def _ensure_macros(con: duckdb.DuckDBPyConnection) -> None:
 @contextmanager
 def _source(data: Any, con: duckdb.DuckDBPyConnection | None, func: str) -> Iterator[Any]:
     """(connection, FROM clause, parameters, columns, types) of ``data``."""
+    own = getattr(data, "_con", None) if isinstance(data, duckdb.DuckDBPyRelation) else None
+    if con is None and own is not None and _has_macros(own):
+        con = own  # a relation of an mlsql connection is read where it lives, not copied
+    elif con is not None and own is not None and own is not con:
+        data = data.to_arrow_table()  # a relation of another connection: copied to ``con``
     if con is None:
         from mlsql._duckdb.register import connect
 
