@@ -3,9 +3,15 @@
 
 -- _mlsql_score_entries(scores): A row's label scores as (key, value) entries (a list's first entry of a label kept).
 CREATE OR REPLACE MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.map_entries(_mlsql_scores_map(scores)),
+    system.main.list_transform([system.main.list_transform(scores, lambda e: e.label)], lambda labels:
+        system.main.list_transform(system.main.list_filter(scores,
+            lambda e, i: e.label IS NOT NULL AND system.main.list_position(labels, e.label) = i),
+            lambda e: system.main.struct_pack(key := e.label, value := e.score)))[1],
     (scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.map_entries(_mlsql_scores_map(scores)),
+    system.main.list_transform([system.main.list_transform(scores, lambda e: e.label)], lambda labels:
+        system.main.list_transform(system.main.list_filter(scores,
+            lambda e, i: e.label IS NOT NULL AND system.main.list_position(labels, e.label) = i),
+            lambda e: system.main.struct_pack(key := e.label, value := e.score)))[1],
     (scores) AS 
     system.main.map_entries(scores);
 
