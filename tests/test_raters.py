@@ -269,6 +269,25 @@ def test_bad_outcomes_fail_with_one_message(engine, rows, message):
         outcomes(engine, Q, rows)
 
 
+@pytest.mark.parametrize(
+    ("rows", "dtype"),
+    [
+        ([1, 0], pa.int64()),
+        (["a", "b"], pa.string()),
+        ([["a", "b"], ["b", "a"]], pa.list_(pa.string())),
+        ([[0.5, 1.0], [1.0, 0.0]], pa.list_(pa.float64())),
+    ],
+    ids=["integer", "text", "text-lists", "fraction-lists"],
+)
+def test_outcomes_of_another_type_fail_with_one_message(engine, rows, dtype):
+    """The type's verdict in every engine (DuckDB gave its binder's error for one value per
+    row, and a value error for lists of text or fractions)."""
+    needs(engine, Q)
+    message = f"{Q} takes a list of boolean or 0/1 values per row for correct. Got correct "
+    with pytest.raises(Exception, match=re.escape(message)):
+        outcomes(engine, Q, rows, dtype)
+
+
 # ------------------------------------------------------------------ the chi-square tail
 #: (x, df) pairs: df whole from 1 to 2016 (Bowker's 64 classes), x from 0 to deep in the tail
 CHI2_X = [0.0, 1e-9, 0.3, 1.0, 2.5, 7.0, 15.0, 40.0, 100.0, 300.0, 1500.0]

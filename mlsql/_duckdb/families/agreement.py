@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
-from mlsql._duckdb.families.label_based import label_list
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.families.label_based import SCALAR_TYPES, label_list
+from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, lit
@@ -68,6 +68,46 @@ def _state(q: Qualify, m: Measure, weighted: bool) -> Sql:
     return let(Sql(h), "h", body)
 
 
+#: DuckDB's names of the list types Cochran's Q reads (booleans, whole numbers, NULLs)
+FLAG_LIST_TYPES = r'^(BOOLEAN|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|"NULL")\[\d*\]$'
+
+
+def _flag_lists() -> list[Macro]:
+    """``_mlsql_flag_list(x, type_name, func, name)``: a list of booleans or whole numbers as
+    it is; any other type (one value per row, a list of text or fractions) the error
+    :data:`~mlsql.measures.agreement.FLAGS_MESSAGE`, as Polars and Spark give it from the
+    type. One value per row is typed as a list, so the query binds and the check says what is
+    wrong."""
+    message = sql_message(
+        AG.FLAGS_MESSAGE.format(func="{}", name="{}", type="{}"),
+        "func",
+        "name",
+        "name",
+        "type_name",
+    )
+    null_or_error = f"""CASE WHEN type_name = '"NULL"' THEN NULL ELSE error({message}) END"""
+    listed = (
+        f"CASE WHEN regexp_matches(type_name, {lit(FLAG_LIST_TYPES)}) THEN x "
+        f"ELSE error({message}) END"
+    )
+    doc = "An outcome-list input; another type is an error (its type: type_name)."
+    params = ("type_name", "func", "name")
+    return [
+        *(
+            Macro(
+                FILE,
+                "_mlsql_flag_list",
+                (f"x {t}", *params),
+                f"CAST({null_or_error} AS BOOLEAN[])",
+                doc,
+                public=False,
+            )
+            for t in SCALAR_TYPES
+        ),
+        Macro(FILE, "_mlsql_flag_list", ("x", *params), listed, doc, public=False),
+    ]
+
+
 def _outcome_state(q: Qualify, m: Measure, weighted: bool) -> Sql:
     """SQL: {rows, n, k, total, row_squares, column_squares} of the group
     (:class:`~mlsql.measures.agreement.OutcomeStats`) from a histogram of its known rows'
@@ -75,11 +115,12 @@ def _outcome_state(q: Qualify, m: Measure, weighted: bool) -> Sql:
     :data:`~mlsql.measures.agreement.MODELS_MESSAGE` where known rows hold different numbers
     of values, or fewer than 2."""
     name = lit(m.name)
+    checked = f"{q('_mlsql_flag_list')}(correct, typeof(correct), {name}, 'correct')"
     flags = (
-        f"list_transform(correct, lambda x: CAST({q('_mlsql_binary_flag')}(x, 'correct', "
+        f"list_transform({checked}, lambda x: CAST({q('_mlsql_binary_flag')}(x, 'correct', "
         f"{name}) AS INTEGER))"
     )
-    known = "correct IS NOT NULL AND list_count(correct) = len(correct)"
+    known = f"correct IS NOT NULL AND list_count({checked}) = len({checked})"
     if weighted:
         w = CC.weight(m.name, q)
         known = f"{known} AND {w} IS NOT NULL"
@@ -130,7 +171,7 @@ def _outcome_stats() -> AG.OutcomeStats:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """fleiss_kappa and Cochran's Q, with and without sample_weight."""
-    out: list[Macro] = []
+    out: list[Macro] = _flag_lists()
     for m in measures(family=AG.FAMILY):
         if m.build is None or not m.available_in("duckdb"):
             continue
