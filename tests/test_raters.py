@@ -348,7 +348,9 @@ def test_chi2_upper_tail_is_a_probability(engine):
     """P(X > x) is never above 1, and NaN stays NaN, however the engine rounds the series."""
     got = _chi2_tails(engine, [x for x, _ in NEAR_ONE] + [math.nan], [d for _, d in NEAR_ONE] + [3])
     assert all(0 <= g <= 1 for g in got[:-1]), [g for g in got if g > 1]
-    assert math.isnan(got[-1])
+    # NaN is not capped to 1 (DuckDB orders NaN above 1); DuckDB 1.x reads a NaN parameter
+    # as NULL, which stays NULL
+    assert got[-1] is None or math.isnan(got[-1])
 
 
 def test_polars_group_chi2_upper_tail_is_scipys():
