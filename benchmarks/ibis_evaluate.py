@@ -148,7 +148,8 @@ def main() -> None:
 
         config = SessionConfig().set("datafusion.sql_parser.recursion_limit", "200")
         fusion = ibis.datafusion.connect(SessionContext(config))
-        run("datafusion (ibis)", "binary", fusion.read_parquet(path), this_process)
+        for case in CASES:
+            run("datafusion (ibis)", case, fusion.read_parquet(path), this_process)
 
         from tests import pg_server
 

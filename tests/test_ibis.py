@@ -29,7 +29,6 @@ from tests.test_multilabel_conformance import FILES, cases, rows_of
 
 ibis = pytest.importorskip("ibis", reason="ibis is missing: pip install -e '.[ibis]'")
 
-from mlsql._ibis import backends as B  # noqa: E402
 from mlsql._ibis.evaluate import plan  # noqa: E402
 from mlsql._ibis.families import LOWERED  # noqa: E402
 
@@ -114,12 +113,6 @@ def live(request: pytest.FixtureRequest) -> Iterator[Live]:
         yield Live(request.param)
 
 
-def takes(live: Live, m: Measure) -> bool:
-    """Whether the backend evaluates ``m`` (else it refuses it: see the refusal test)."""
-    need = B.NEEDS.get(m.family)
-    return need is None or need not in B.LACKS.get(live.name, frozenset())
-
-
 def estimates(out: Any) -> list[Any]:
     """The estimate column of an evaluate result."""
     return out.to_pyarrow()["estimate"].to_pylist()
@@ -135,8 +128,6 @@ def label_table(rows: list[tuple[Any, Any]]) -> pa.Table:
 def test_conformance_numbers(live: Live) -> None:
     """Hivemall's blog tags, mldr's example and the R walkthrough: every micro, samples and
     subset figure, under each zero_division the files give, in one evaluate per file."""
-    if not takes(live, measures_by_name()["micro_f1"]):
-        pytest.skip(f"{live.name} refuses the label-set family (test_refusals)")
     wrong = []
     for file in FILES:
         found = [c for c in cases() if c[0] == file]
@@ -188,8 +179,6 @@ def test_measures_match_their_reference(live: Live, family: str) -> None:
     NULL and 0/1 flags, all rows unknown), in one evaluate per table."""
     chosen = [m for m in LOWERED_MEASURES if m.family == family and m.name in REFERENCES]
     assert chosen
-    if not takes(live, chosen[0]):
-        pytest.skip(f"{live.name} refuses the {family} family (test_refusals)")
     for table in tables(KIND[family], range(3)):
         calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
         t = live.table(table)
@@ -208,8 +197,6 @@ def test_weights_count_as_repeated_rows(live: Live) -> None:
     weights = [2, 0, 3, 1, None]
     groups = ["x", "y", "x", "y", "x"]
     names = ["micro_f1", "samples_f1", "subset_accuracy", ("hamming_loss", {"n_labels": 3})]
-    if not takes(live, measures_by_name()["micro_f1"]):
-        pytest.skip(f"{live.name} refuses the label-set family (test_refusals)")
     weighted = live.table(
         pa.table(
             {
@@ -329,39 +316,32 @@ def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
         assert _message(lambda o=order: mlsql.evaluate(nt, *o, ["mse", "r2"])) == _message(
             lambda o=order: mlsql.evaluate(numbers, *o, ["mse", "r2"]).fetchall()
         )
-    if takes(live, measures_by_name()["micro_f1"]):
-        mixed = pa.table({"actual": [["a"]], "predicted": [[1]]})
-        m = _message(lambda: mlsql.evaluate(live.table(mixed), "actual", "predicted", ["micro_f1"]))
-        assert m.startswith("micro_f1 needs actual and predicted of the same label type")
-        n = _message(
-            lambda: mlsql.evaluate(
-                live.table(label_table([(["a", "b"], ["c"])])),
-                "actual",
-                "predicted",
-                [("hamming_loss", {"n_labels": 2})],
-            )
+    mixed = pa.table({"actual": [["a"]], "predicted": [[1]]})
+    m = _message(lambda: mlsql.evaluate(live.table(mixed), "actual", "predicted", ["micro_f1"]))
+    assert m.startswith("micro_f1 needs actual and predicted of the same label type")
+    n = _message(
+        lambda: mlsql.evaluate(
+            live.table(label_table([(["a", "b"], ["c"])])),
+            "actual",
+            "predicted",
+            [("hamming_loss", {"n_labels": 2})],
         )
-        assert n == _message(
-            lambda: mlsql.evaluate(
-                label_table([(["a", "b"], ["c"])]),
-                "actual",
-                "predicted",
-                [("hamming_loss", {"n_labels": 2})],
-            ).fetchall()
-        )
+    )
+    assert n == _message(
+        lambda: mlsql.evaluate(
+            label_table([(["a", "b"], ["c"])]),
+            "actual",
+            "predicted",
+            [("hamming_loss", {"n_labels": 2})],
+        ).fetchall()
+    )
 
 
 def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
-    """A measure of a family not lowered to ibis, and one the backend cannot run."""
+    """A measure of a family not lowered to ibis."""
     t = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}))
     with pytest.raises(MlsqlError, match=rf"ibis table \({live.name}\) does not take accuracy yet"):
         mlsql.evaluate(t, "actual", "predicted", ["accuracy"])
-    lists = live.table(label_table([(["a"], ["a"])]))
-    if takes(live, measures_by_name()["micro_f1"]):
-        assert estimates(mlsql.evaluate(lists, "actual", "predicted", ["micro_f1"])) == [1.0]
-    else:
-        with pytest.raises(MlsqlError, match=rf"needs array filters, which the {live.name}"):
-            mlsql.evaluate(lists, "actual", "predicted", ["micro_f1"])
 
 
 def test_datafusion_s_parser_limit_is_named() -> None:

@@ -1,9 +1,10 @@
 """What each ibis backend is, as mlsql sees it: its name and what it cannot run.
 
-mlsql writes nothing per backend: ibis compiles the plan. A measure is refused
-with a message that names the backend and the reason when its family is not
-lowered to ibis (:data:`mlsql._ibis.families.LOWERED`) or the backend lacks
-what the family needs (:data:`NEEDS`, :data:`LACKS`).
+ibis compiles the plan for each backend. What mlsql knows per backend: which need a
+fence (:data:`FENCED`), which lack array filters (their label sets take another form,
+:data:`mlsql._ibis.stats.WITHOUT_ARRAY_FILTER`), and what a backend's error means
+(:func:`failure`). A measure is refused with a message that names the backend and the
+reason when its family is not lowered to ibis (:data:`mlsql._ibis.families.LOWERED`).
 """
 
 from __future__ import annotations
@@ -13,11 +14,6 @@ from typing import Any
 from mlsql._errors import MlsqlError
 from mlsql._ibis.families import LOWERED
 from mlsql._registry import Measure
-
-#: what a family needs of a backend, in words
-NEEDS = {"multilabel": "array filters"}
-#: backends that lack a need: ibis 12 compiles no array filter for DataFusion
-LACKS = {"datafusion": frozenset({"array filters"})}
 
 #: backends whose planner would inline the per-row statistics into every aggregate that reads
 #: them (PostgreSQL pulls a plain subquery up into its parent, so each array subquery ran once
@@ -29,10 +25,6 @@ NOT_LOWERED_MESSAGE = (
     "{family} family, and mlsql lowers these families to ibis so far: {families}. "
     "Evaluate it on DuckDB, Polars or Spark (mlsql.evaluate over a DuckDB relation, "
     "mlsql.polars.evaluate, mlsql.spark.evaluate)."
-)
-LACKS_MESSAGE = (
-    "evaluate on an ibis table ({backend}) cannot take {name}: its family ({family}) needs "
-    "{need}, which the {backend} backend does not have."
 )
 
 
@@ -54,11 +46,6 @@ def check(m: Measure, backend: str) -> None:
                 family=m.family,
                 families=", ".join(sorted(LOWERED)),
             )
-        )
-    need = NEEDS.get(m.family)
-    if need is not None and need in LACKS.get(backend, frozenset()):
-        raise MlsqlError(
-            LACKS_MESSAGE.format(backend=backend, name=m.name, family=m.family, need=need)
         )
 
 

@@ -51,6 +51,14 @@ class Lowering:
     passes: Callable[[list[EV.Item], ir.Table, list[str], bool], ir.Table] | None = None
 
 
+def backend_of(column: ir.Column) -> str:
+    """The name of the backend a column's table runs on (ibis' default for a memtable)."""
+    try:
+        return str(column.get_backend().name)
+    except Exception:  # an unbound table: the default form (it compiles to any dialect)
+        return "duckdb"
+
+
 def _formula(item: EV.Item, ops: IbisOps, *args: Any, w: Any = None) -> Any:
     m = item.measure
     params = checked_params(m, item.params)
@@ -69,7 +77,7 @@ def label_set_rows(
     columns = [cols[r] for r in item.roles]
     stats.check_label_lists(m.name, m.inputs, [c.type() for c in columns])
     if TP not in out:
-        s = stats.row_stats(*columns)
+        s = stats.row_stats(*columns, backend=backend_of(columns[0]))
         out.update({TP: s.tp, N_ACTUAL: s.n_actual, N_PREDICTED: s.n_predicted})
 
 

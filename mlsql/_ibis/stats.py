@@ -57,14 +57,24 @@ def check_label_lists(func: str, names: Sequence[str], dtypes: Sequence[dt.DataT
     LT.check_labels(func, names, kinds, [str(d) for d in dtypes])
 
 
-def _as_set(labels: ir.ArrayValue) -> ir.ArrayValue:
+#: backends for which ibis compiles no array filter: a list's NULLs are removed with
+#: ``remove(None)`` (DataFusion's ``array_remove_all(a, NULL)`` removes them; DuckDB's and
+#: Snowflake's forms of it do not), and |A ∩ P| is |A| + |P| - |A ∪ P| with the union a
+#: ``concat`` made distinct (DataFusion 51's ``array_intersect`` and ``array_union`` failed on
+#: such lists: "Incorrect number of arrays provided to RowConverter")
+WITHOUT_ARRAY_FILTER = frozenset({"datafusion"})
+
+
+def _as_set(labels: ir.ArrayValue, backend: str) -> ir.ArrayValue:
     """The distinct, non-NULL labels of a list."""
+    if backend in WITHOUT_ARRAY_FILTER:
+        return labels.remove(None).unique()
     return labels.filter(lambda x: x.notnull()).unique()
 
 
-def row_stats(actual: ir.ArrayValue, predicted: ir.ArrayValue) -> RowStats:
+def row_stats(actual: ir.ArrayValue, predicted: ir.ArrayValue, backend: str = "duckdb") -> RowStats:
     """tp = |A ∩ P|, n_actual = |A|, n_predicted = |P| of each row (doubles); NULL where a list
-    is.
+    is. ``backend`` is the name of the backend that runs them (:data:`WITHOUT_ARRAY_FILTER`).
 
     Examples
     --------
@@ -74,7 +84,7 @@ def row_stats(actual: ir.ArrayValue, predicted: ir.ArrayValue) -> RowStats:
     >>> t.select(tp=s.tp, n_a=s.n_actual, n_p=s.n_predicted).to_pyarrow().to_pylist()
     [{'tp': 1.0, 'n_a': 2.0, 'n_p': 2.0}, {'tp': None, 'n_a': None, 'n_p': None}]
     """
-    a, p = _as_set(actual), _as_set(predicted)
+    a, p = _as_set(actual, backend), _as_set(predicted, backend)
     unknown = actual.isnull() | predicted.isnull()
 
     # as doubles (exact below 2**53): a quotient of two is then never an integer division,
@@ -82,6 +92,8 @@ def row_stats(actual: ir.ArrayValue, predicted: ir.ArrayValue) -> RowStats:
     def known(x: ir.IntegerValue) -> ir.FloatingValue:
         return unknown.ifelse(null(), x.cast(FLOAT))
 
-    return RowStats(
-        tp=known(a.intersect(p).length()), n_actual=known(a.length()), n_predicted=known(p.length())
-    )
+    if backend in WITHOUT_ARRAY_FILTER:
+        tp = a.length() + p.length() - a.concat(p).unique().length()
+    else:
+        tp = a.intersect(p).length()
+    return RowStats(tp=known(tp), n_actual=known(a.length()), n_predicted=known(p.length()))
