@@ -33,6 +33,7 @@ cells of a tuple number |A ∪ P|.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -123,7 +124,19 @@ def groups(table: pa.Table, n_key: int, order: Any) -> list[tuple[tuple[Any, ...
         encoded = pc.dictionary_encode(column, null_encoding="encode")
         codes.append(np.asarray(encoded.indices, dtype=np.int64))
         values.append(encoded.dictionary.to_pylist())
-    found, group = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+    # the rows' codes as the digits of one integer (the key columns' order kept): a 1-D unique
+    # (``unique(axis=0)`` sorts the rows as structured values, about 20x slower)
+    radix = [max(len(v), 1) for v in values]
+    if math.prod(radix) < 1 << 63:
+        joined = np.zeros(table.num_rows, np.int64)
+        for c, r in zip(codes, radix, strict=True):
+            joined = joined * r + c
+        digits, group = np.unique(joined, return_inverse=True)
+        found = np.empty((len(digits), n_key), np.int64)
+        for i in range(n_key - 1, -1, -1):
+            digits, found[:, i] = np.divmod(digits, radix[i])
+    else:
+        found, group = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
     rows = np.argsort(group.reshape(-1), kind="stable")
     starts = np.searchsorted(group.reshape(-1)[rows], np.arange(len(found) + 1))
     keyed = [
