@@ -202,23 +202,23 @@ static inline uint64_t mlsql_pcg_next(mlsql_u128 *state, mlsql_u128 inc) {
 
 MLSQL_EXPORT int64_t mlsql_resample_has_pcg64(void) { return MLSQL_HAS_PCG; }
 
-/* mlsql_label_sums_whole of the weights (resamples x tuples) it draws: resample r's draw of
-   tuple t is Poisson(1) of the next raw bits of the PCG64 state states[r] (high word, low word)
-   where other_col[t] < 0 (tuple after tuple, as mlsql_poisson_one_pcg64 writes one row), else
-   others[r * n_others + other_col[t]]. The draws of the tuples read come as those of a matrix
-   made row by row, so the sums are those of mlsql_label_sums_whole over it. Returns 0; -2 where
-   a weight is not a whole number in [0, 2^31) or a resample's total reaches 2^32 (the caller
-   sums the matrix in doubles; out is then undefined); -1 where its scratch cannot be had or
-   the compiler has no 128-bit integers. */
-/* lane b's next Poisson(1) draw into the tile's line y, added to its total */
+/* lane b's next Poisson(1) draw into the tile's line y */
 #define MLSQL_DRAW_LANE(b)                                                                     \
     do {                                                                                       \
         uint64_t x_ = mlsql_pcg_next(&s[b], c_inc);                                            \
         int32_t k_ = cells_of[x_ >> 52];                                                       \
         y[b] = k_ >= 0 ? (uint32_t)k_ : (uint32_t)mlsql_poisson_of(x_, table, cdf, n_cdf);    \
-        total[b] += y[b];                                                                      \
     } while (0)
 
+/* mlsql_label_sums_whole of the weights (resamples x tuples) it draws: resample r's draw of
+   tuple t is Poisson(1) of the next raw bits of the PCG64 state states[r] (high word, low word)
+   where other_col[t] < 0 (tuple after tuple, as mlsql_poisson_one_pcg64 writes one row), else
+   others[r * n_others + other_col[t]]. The draws of the tuples read come as those of a matrix
+   made row by row, so the sums are those of mlsql_label_sums_whole over it. A Poisson(1) draw
+   is at most n_cdf, so the totals are bounded before drawing. Returns 0; -2 (nothing summed)
+   where a handed-over weight is not a whole number in [0, 2^31) or a resample's weights could
+   add up to 2^32 (the caller sums the matrix in doubles); -1 where its scratch cannot be had
+   or the compiler has no 128-bit integers. */
 MLSQL_EXPORT int64_t mlsql_label_sums_drawn(const uint64_t *states, const uint64_t *inc,
                                             int64_t n_resamples, int64_t n_tuples,
                                             const int64_t *other_col, const double *others,
@@ -228,6 +228,17 @@ MLSQL_EXPORT int64_t mlsql_label_sums_drawn(const uint64_t *states, const uint64
                                             int64_t n_cells, double *out, int64_t n_labels) {
 #if MLSQL_HAS_PCG
     enum { B = MLSQL_DRAWN_BLOCK };
+    uint64_t n_drawn = 0; /* the tuples drawn here */
+    for (int64_t t = 0; t < n_tuples; t++) n_drawn += other_col[t] < 0;
+    for (int64_t r = 0; r < n_resamples; r++) {
+        uint64_t total = n_drawn * (uint64_t)n_cdf;
+        for (int64_t j = 0; j < n_others; j++) {
+            double v = others[r * n_others + j];
+            if (!(v >= 0.0 && v < 2147483648.0) || (double)(uint32_t)v != v) return -2;
+            total += (uint32_t)v;
+        }
+        if (total > UINT32_MAX) return -2;
+    }
     uint32_t *acc = malloc((size_t)(n_labels > 0 ? n_labels : 1) * B * sizeof(uint32_t));
     uint32_t *tile = malloc((size_t)MLSQL_TILE * B * sizeof(uint32_t));
     if (!acc || !tile) {
@@ -235,19 +246,16 @@ MLSQL_EXPORT int64_t mlsql_label_sums_drawn(const uint64_t *states, const uint64
         free(tile);
         return -1;
     }
-    /* the table's values as integers (-1: searched); every Poisson(1) value is below 30 */
+    /* the table's values as integers (-1: searched) */
     int32_t cells_of[4096];
     for (int i = 0; i < 4096; i++) cells_of[i] = (int32_t)table[i];
     const mlsql_u128 c_inc = ((mlsql_u128)inc[0] << 64) | inc[1];
-    int64_t status = 0;
-    for (int64_t r = 0; r < n_resamples && status == 0; r += B) {
+    for (int64_t r = 0; r < n_resamples; r += B) {
         const int nb = n_resamples - r < B ? (int)(n_resamples - r) : B;
         /* a short block's other lanes stay 0 (never drawn, never written out) */
         mlsql_u128 s[B];
         for (int b = 0; b < B; b++)
             s[b] = b < nb ? ((mlsql_u128)states[2 * (r + b)] << 64) | states[2 * (r + b) + 1] : 0;
-        uint64_t total[B] = {0};
-        int bad = 0;
         memset(acc, 0, (size_t)n_labels * B * sizeof(uint32_t));
         if (nb < B) memset(tile, 0, (size_t)MLSQL_TILE * B * sizeof(uint32_t));
         int64_t c = 0;
@@ -265,27 +273,14 @@ MLSQL_EXPORT int64_t mlsql_label_sums_drawn(const uint64_t *states, const uint64
                 } else if (j < 0) {
                     for (int b = 0; b < nb; b++) MLSQL_DRAW_LANE(b);
                 } else {
-                    for (int b = 0; b < B; b++) {
-                        double v = b < nb ? others[(r + b) * n_others + j] : 0.0;
-                        int ok = v >= 0.0 && v < 2147483648.0; /* false for NaN */
-                        uint32_t k = ok ? (uint32_t)v : 0u;
-                        bad |= !ok | ((double)k != v);
-                        total[b] += k;
-                        y[b] = k;
-                    }
+                    for (int b = 0; b < nb; b++) y[b] = (uint32_t)others[(r + b) * n_others + j];
                 }
             }
-            for (int b = 0; b < nb; b++) bad |= total[b] > UINT32_MAX;
-            if (bad) break;
             for (; c < n_cells && cell_tuple[c] < t1; c++) {
                 const uint32_t *x = tile + (cell_tuple[c] - t0) * B;
                 uint32_t *y = acc + cell_label[c] * B;
                 for (int b = 0; b < B; b++) y[b] += x[b];
             }
-        }
-        if (bad) {
-            status = -2;
-            break;
         }
         for (int b = 0; b < nb; b++) {
             double *o = out + (r + b) * n_labels;
@@ -294,7 +289,7 @@ MLSQL_EXPORT int64_t mlsql_label_sums_drawn(const uint64_t *states, const uint64
     }
     free(acc);
     free(tile);
-    return status;
+    return 0;
 #else
     (void)states; (void)inc; (void)n_resamples; (void)n_tuples; (void)other_col; (void)others;
     (void)n_others; (void)table; (void)cdf; (void)n_cdf; (void)cell_tuple; (void)cell_label;
