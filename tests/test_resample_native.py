@@ -13,6 +13,7 @@ import bisect
 import importlib.util
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -267,6 +268,43 @@ def test_draws_made_in_the_kernel_are_the_matrix_and_its_sums(
     sums = LL.per_label(drawn, cells, n_labels)
     assert sums.tolist() == _oracle_sums(matrix, pairs, n_labels)
     assert drawn.dense().tolist() == matrix.tolist()
+
+
+@needs_native
+@pytest.mark.parametrize("lazy_resamples", [1, 16, 40, 128])
+def test_compare_of_draws_made_in_the_kernel_is_the_portable_compare(
+    monkeypatch: pytest.MonkeyPatch, lazy_resamples: int
+) -> None:
+    """A compare of macro averages over many batches of the stream (a few tuples of m > 1
+    among them), their draws made in the kernel and joined a few batches at a time: the rows
+    of the portable path (the matrices, ``numpy.add.at``) to the last digit."""
+    import pyarrow as pa
+
+    import mlsql
+    from mlsql._resample import run
+
+    rng = random.Random(4)
+    labels = ["a", "b", "c", "d", "e"]
+    rows: dict[str, list[Any]] = {"id": [], "model": [], "actual": [], "predicted": []}
+    for i in range(100):  # small lists of 5 labels: many pairs of lists recur (m > 1)
+        actual = rng.sample(labels, rng.randint(0, 2))
+        for model in "ABC":
+            rows["id"].append(i)
+            rows["model"].append(model)
+            rows["actual"].append(actual)
+            rows["predicted"].append(rng.sample(labels, rng.randint(0, 2)))
+    table = pa.table(rows)
+    monkeypatch.setattr(run, "BATCH_CELLS", 7 * 100)  # batches of 7 resamples or more
+    monkeypatch.setattr(run, "LAZY_RESAMPLES", lazy_resamples)
+
+    def call() -> list[Any]:
+        out = mlsql.compare(
+            table, "actual", "predicted", ["macro_f1", "weighted_recall"], n_resamples=45
+        )
+        return out.fetchall()
+
+    native, portable = _both(monkeypatch, call)
+    assert native == portable
 
 
 def test_compare_of_label_lists_leaves_arrows_query_engine_unimported() -> None:

@@ -222,6 +222,21 @@ class Drawn(Lazy):
         self.one = np.flatnonzero(one).astype(np.int64)
         self._dense: np.ndarray | None = None
 
+    @classmethod
+    def stacked(cls, parts: Sequence[Drawn]) -> Drawn:
+        """The batches ``parts`` (of one stream, in order) as one: their resamples one after
+        another (each keeps its state and its other tuples' draws)."""
+        if len(parts) == 1:
+            return parts[0]
+        first = parts[0]
+        out = cls.__new__(cls)
+        out.lib, out.inc, out.other_col, out.one = first.lib, first.inc, first.other_col, first.one
+        out.states = np.concatenate([p.states for p in parts])
+        out.others = np.concatenate([p.others for p in parts])
+        out.shape = (len(out.states), first.shape[1])
+        out._dense = None
+        return out
+
     def label_sums(
         self, tuples: np.ndarray, labels: np.ndarray, n_labels: int
     ) -> np.ndarray | None:

@@ -270,6 +270,8 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
 
 #: weights (resamples x tuples) drawn and evaluated at once: memory stays bounded
 BATCH_CELLS = 1 << 23
+#: resamples summed at once from draws made in the kernels (batches of BATCH_CELLS joined)
+LAZY_RESAMPLES = 128
 
 
 def batches(
@@ -284,21 +286,34 @@ def batches(
     ``per_row``: tuples are about one per row (:mod:`mlsql._resample.numbers`),
     drawn by its faster :func:`~mlsql._resample.numbers.draw`. ``lazy`` (with
     ``per_row``): only per-label sums read them, so each batch is a
-    :class:`~mlsql._resample.numbers.Drawn` where the kernels can draw them in their tiles.
+    :class:`~mlsql._resample.numbers.Drawn` where the kernels can draw them in their tiles
+    (a few batches of the stream joined: up to :data:`LAZY_RESAMPLES` resamples).
     """
     size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
     buffer = None
+    # lazy: the stream's batches a few at a time as one (up to LAZY_RESAMPLES resamples): the
+    # kernel sums a block of resamples per pass over the cells, so fewer short blocks are passed
+    group = max(1, LAZY_RESAMPLES // size)
+    pending: list[NUM.Drawn] = []
     for start in range(0, n_resamples, size):
         n = min(size, n_resamples - start)
         found = NUM.drawn(rng, m, n) if per_row and lazy else None
         if found is not None:
-            yield found
+            pending.append(found)
+            if len(pending) == group:
+                yield NUM.Drawn.stacked(pending)
+                pending = []
             continue
+        if pending:
+            yield NUM.Drawn.stacked(pending)
+            pending = []
         if per_row and buffer is None:
             buffer = np.empty((size, len(m)))
         # per_row: one buffer for every batch (a fresh view of it each: no batch's weights
         # are read once the next is drawn)
         yield NUM.draw(rng, m, n, buffer[:n]) if buffer is not None else draw(rng, m, n)
+    if pending:
+        yield NUM.Drawn.stacked(pending)
 
 
 def resampled(
