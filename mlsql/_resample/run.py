@@ -272,6 +272,7 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
 BATCH_CELLS = 1 << 23
 #: resamples summed at once from draws made in the kernels (batches of BATCH_CELLS joined)
 LAZY_RESAMPLES = 128
+LAZY_BATCHES = 4
 
 
 def batches(
@@ -287,13 +288,16 @@ def batches(
     drawn by its faster :func:`~mlsql._resample.numbers.draw`. ``lazy`` (with
     ``per_row``): only per-label sums read them, so each batch is a
     :class:`~mlsql._resample.numbers.Drawn` where the kernels can draw them in their tiles
-    (a few batches of the stream joined: up to :data:`LAZY_RESAMPLES` resamples).
+    (a few batches of the stream joined: up to :data:`LAZY_RESAMPLES` resamples and
+    :data:`LAZY_BATCHES` batches).
     """
     size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
     buffer = None
-    # lazy: the stream's batches a few at a time as one (up to LAZY_RESAMPLES resamples): the
-    # kernel sums a block of resamples per pass over the cells, so fewer short blocks are passed
-    group = max(1, LAZY_RESAMPLES // size)
+    # lazy: the stream's batches a few at a time as one (up to LAZY_RESAMPLES resamples, at most
+    # LAZY_BATCHES batches: the sums' memory stays within a few batches' and no draws matrix is
+    # made): the kernel sums a block of resamples per pass over the cells, so fewer short
+    # blocks are passed
+    group = max(1, min(LAZY_BATCHES, LAZY_RESAMPLES // size))
     pending: list[NUM.Drawn] = []
     for start in range(0, n_resamples, size):
         n = min(size, n_resamples - start)
