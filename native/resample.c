@@ -14,6 +14,10 @@
  * an unweighted call) and each (tuple, label) cell comes once, in 32-bit integers: exact, so the
  * same numbers, with half the memory traffic.
  *
+ * mlsql_label_sums_drawn: mlsql_label_sums_whole of Poisson(m) draws it makes itself, tile by
+ * tile (no resamples x tuples matrix): each resample's Poisson(1) draws from its own PCG64 state
+ * (the stream's state at its first draw), the other tuples' draws handed over.
+ *
  * mlsql_poisson_one: Poisson(1) by the inverse CDF of uniforms from a generator's raw 64 bits:
  * a table of the 4096 top-12-bit cells (a value, or -1 where a cell straddles a step of the
  * CDF, then searched as searchsorted(cdf, u, 'right') with u = (raw >> 11) / 2^53).
@@ -29,10 +33,12 @@
 #define MLSQL_EXPORT __attribute__((visibility("default")))
 #endif
 
-MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 5; }
+MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 6; }
 
 /* resamples summed in one pass over the cells (the cells are read once per block) */
 #define MLSQL_BLOCK 8
+/* resamples summed in one pass by mlsql_label_sums_drawn (its tile holds 32-bit weights) */
+#define MLSQL_DRAWN_BLOCK 16
 /* tuples whose block of weights is copied tuple-major at once (a tile of 128 KB) */
 #define MLSQL_TILE 2048
 
@@ -193,6 +199,104 @@ static inline uint64_t mlsql_pcg_next(mlsql_u128 *state, mlsql_u128 inc) {
 #else
 #define MLSQL_HAS_PCG 0
 #endif
+
+MLSQL_EXPORT int64_t mlsql_resample_has_pcg64(void) { return MLSQL_HAS_PCG; }
+
+/* lane b's next Poisson(1) draw into the tile's line y */
+#define MLSQL_DRAW_LANE(b)                                                                     \
+    do {                                                                                       \
+        uint64_t x_ = mlsql_pcg_next(&s[b], c_inc);                                            \
+        int32_t k_ = cells_of[x_ >> 52];                                                       \
+        y[b] = k_ >= 0 ? (uint32_t)k_ : (uint32_t)mlsql_poisson_of(x_, table, cdf, n_cdf);    \
+    } while (0)
+
+/* mlsql_label_sums_whole of the weights (resamples x tuples) it draws: resample r's draw of
+   tuple t is Poisson(1) of the next raw bits of the PCG64 state states[r] (high word, low word)
+   where other_col[t] < 0 (tuple after tuple, as mlsql_poisson_one_pcg64 writes one row), else
+   others[r * n_others + other_col[t]]. The draws of the tuples read come as those of a matrix
+   made row by row, so the sums are those of mlsql_label_sums_whole over it. A Poisson(1) draw
+   is at most n_cdf, so the totals are bounded before drawing. Returns 0; -2 (nothing summed)
+   where a handed-over weight is not a whole number in [0, 2^31) or a resample's weights could
+   add up to 2^32 (the caller sums the matrix in doubles); -1 where its scratch cannot be had
+   or the compiler has no 128-bit integers. */
+MLSQL_EXPORT int64_t mlsql_label_sums_drawn(const uint64_t *states, const uint64_t *inc,
+                                            int64_t n_resamples, int64_t n_tuples,
+                                            const int64_t *other_col, const double *others,
+                                            int64_t n_others, const double *table,
+                                            const double *cdf, int64_t n_cdf,
+                                            const int64_t *cell_tuple, const int64_t *cell_label,
+                                            int64_t n_cells, double *out, int64_t n_labels) {
+#if MLSQL_HAS_PCG
+    enum { B = MLSQL_DRAWN_BLOCK };
+    uint64_t n_drawn = 0; /* the tuples drawn here */
+    for (int64_t t = 0; t < n_tuples; t++) n_drawn += other_col[t] < 0;
+    for (int64_t r = 0; r < n_resamples; r++) {
+        uint64_t total = n_drawn * (uint64_t)n_cdf;
+        for (int64_t j = 0; j < n_others; j++) {
+            double v = others[r * n_others + j];
+            if (!(v >= 0.0 && v < 2147483648.0) || (double)(uint32_t)v != v) return -2;
+            total += (uint32_t)v;
+        }
+        if (total > UINT32_MAX) return -2;
+    }
+    uint32_t *acc = malloc((size_t)(n_labels > 0 ? n_labels : 1) * B * sizeof(uint32_t));
+    uint32_t *tile = malloc((size_t)MLSQL_TILE * B * sizeof(uint32_t));
+    if (!acc || !tile) {
+        free(acc);
+        free(tile);
+        return -1;
+    }
+    /* the table's values as integers (-1: searched) */
+    int32_t cells_of[4096];
+    for (int i = 0; i < 4096; i++) cells_of[i] = (int32_t)table[i];
+    const mlsql_u128 c_inc = ((mlsql_u128)inc[0] << 64) | inc[1];
+    for (int64_t r = 0; r < n_resamples; r += B) {
+        const int nb = n_resamples - r < B ? (int)(n_resamples - r) : B;
+        /* a short block's other lanes stay 0 (never drawn, never written out) */
+        mlsql_u128 s[B];
+        for (int b = 0; b < B; b++)
+            s[b] = b < nb ? ((mlsql_u128)states[2 * (r + b)] << 64) | states[2 * (r + b) + 1] : 0;
+        memset(acc, 0, (size_t)n_labels * B * sizeof(uint32_t));
+        if (nb < B) memset(tile, 0, (size_t)MLSQL_TILE * B * sizeof(uint32_t));
+        int64_t c = 0;
+        /* every tile up to the last cell's is drawn (a resample's stream runs through each
+           tuple), even one without cells */
+        for (int64_t t0 = 0; t0 < n_tuples && c < n_cells; t0 += MLSQL_TILE) {
+            int64_t t1 = t0 + MLSQL_TILE < n_tuples ? t0 + MLSQL_TILE : n_tuples;
+            /* tuple by tuple, the block's resamples side by side: their generators' steps are
+               independent, so they overlap */
+            for (int64_t t = t0; t < t1; t++) {
+                uint32_t *y = tile + (t - t0) * B;
+                const int64_t j = other_col[t];
+                if (j < 0 && nb == B) { /* a whole block: a loop of a known length */
+                    for (int b = 0; b < B; b++) MLSQL_DRAW_LANE(b);
+                } else if (j < 0) {
+                    for (int b = 0; b < nb; b++) MLSQL_DRAW_LANE(b);
+                } else {
+                    for (int b = 0; b < nb; b++) y[b] = (uint32_t)others[(r + b) * n_others + j];
+                }
+            }
+            for (; c < n_cells && cell_tuple[c] < t1; c++) {
+                const uint32_t *x = tile + (cell_tuple[c] - t0) * B;
+                uint32_t *y = acc + cell_label[c] * B;
+                for (int b = 0; b < B; b++) y[b] += x[b];
+            }
+        }
+        for (int b = 0; b < nb; b++) {
+            double *o = out + (r + b) * n_labels;
+            for (int64_t l = 0; l < n_labels; l++) o[l] = (double)acc[l * B + b];
+        }
+    }
+    free(acc);
+    free(tile);
+    return 0;
+#else
+    (void)states; (void)inc; (void)n_resamples; (void)n_tuples; (void)other_col; (void)others;
+    (void)n_others; (void)table; (void)cdf; (void)n_cdf; (void)cell_tuple; (void)cell_label;
+    (void)n_cells; (void)out; (void)n_labels;
+    return -1;
+#endif
+}
 
 /* Returns 0, or -1 where the compiler has no 128-bit integers (the caller draws raw bits). */
 MLSQL_EXPORT int64_t mlsql_poisson_one_pcg64(uint64_t *state, const uint64_t *inc, int64_t n_rows,

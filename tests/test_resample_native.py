@@ -13,6 +13,7 @@ import bisect
 import importlib.util
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -228,6 +229,84 @@ def test_draws_into_a_buffer_are_the_fresh_draws(
     assert into[:, one].tolist() == [[_oracle_poisson(x) for x in row] for row in u.tolist()]
 
 
+@needs_native
+@pytest.mark.parametrize("n_resamples", [1, 15, 16, 17, 37])
+@pytest.mark.parametrize(
+    "m",
+    [
+        [1.0] * 2100,  # a tile and more, every tuple drawn in the kernel
+        [1.0, 3.0, 1.0, 0.5, 1.0, 1.0, 2.0, 1.0] * 300,  # other tuples' draws handed over
+        [2.0, 5.0, 0.5],  # none of m = 1
+        [1.0, 3e9, 1.0, 1.0],  # a draw of 2^31 or more: the sums of the matrix in doubles
+    ],
+)
+def test_draws_made_in_the_kernel_are_the_matrix_and_its_sums(
+    monkeypatch: pytest.MonkeyPatch, n_resamples: int, m: list[float]
+) -> None:
+    """A :class:`NUM.Drawn` batch: the same draws as the portable matrix (the m = 1 tuples the
+    inverse CDF of the stream's uniforms, resample-major), the stream left where it leaves it,
+    and per-label sums of the kernel's own draws equal the oracle's sums of the matrix."""
+    m_ = np.array(m)
+    drawn_rng = np.random.default_rng(12)
+    drawn = NUM.drawn(drawn_rng, m_, n_resamples)
+    assert drawn is not None and drawn.shape == (n_resamples, len(m))
+    after = drawn_rng.random(3).tolist()
+    with monkeypatch.context() as patch:
+        patch.setenv("MLSQL_NATIVE", "0")
+        rng = np.random.default_rng(12)
+        matrix = NUM.draw(rng, m_, n_resamples)
+        assert rng.random(3).tolist() == after
+    one = m_ == 1
+    u = np.random.default_rng(12).random((n_resamples, int(one.sum())))
+    assert matrix[:, one].tolist() == [[_oracle_poisson(x) for x in row] for row in u.tolist()]
+    rng = np.random.default_rng(3)
+    n_labels = 7
+    codes = rng.integers(0, len(m) * n_labels, 3 * len(m))
+    pairs = sorted({(int(c) // n_labels, int(c) % n_labels) for c in codes})
+    tuples, labels = (np.array(x, dtype=np.int64) for x in zip(*pairs, strict=True))
+    cells = LL.Cells.in_tuple_order(tuples, labels, distinct=True)
+    sums = LL.per_label(drawn, cells, n_labels)
+    assert sums.tolist() == _oracle_sums(matrix, pairs, n_labels)
+    assert drawn.dense().tolist() == matrix.tolist()
+
+
+@needs_native
+@pytest.mark.parametrize("lazy_resamples", [1, 16, 40, 128])
+def test_compare_of_draws_made_in_the_kernel_is_the_portable_compare(
+    monkeypatch: pytest.MonkeyPatch, lazy_resamples: int
+) -> None:
+    """A compare of macro averages over many batches of the stream (a few tuples of m > 1
+    among them), their draws made in the kernel and joined a few batches at a time: the rows
+    of the portable path (the matrices, ``numpy.add.at``) to the last digit."""
+    import pyarrow as pa
+
+    import mlsql
+    from mlsql._resample import run
+
+    rng = random.Random(4)
+    labels = ["a", "b", "c", "d", "e"]
+    rows: dict[str, list[Any]] = {"id": [], "model": [], "actual": [], "predicted": []}
+    for i in range(100):  # small lists of 5 labels: many pairs of lists recur (m > 1)
+        actual = rng.sample(labels, rng.randint(0, 2))
+        for model in "ABC":
+            rows["id"].append(i)
+            rows["model"].append(model)
+            rows["actual"].append(actual)
+            rows["predicted"].append(rng.sample(labels, rng.randint(0, 2)))
+    table = pa.table(rows)
+    monkeypatch.setattr(run, "BATCH_CELLS", 7 * 100)  # batches of 7 resamples or more
+    monkeypatch.setattr(run, "LAZY_RESAMPLES", lazy_resamples)
+
+    def call() -> list[Any]:
+        out = mlsql.compare(
+            table, "actual", "predicted", ["macro_f1", "weighted_recall"], n_resamples=45
+        )
+        return out.fetchall()
+
+    native, portable = _both(monkeypatch, call)
+    assert native == portable
+
+
 def test_compare_of_label_lists_leaves_arrows_query_engine_unimported() -> None:
     """The models' id counts need no Arrow group_by (it imports Arrow's query engine, acero)."""
     script = (
@@ -334,6 +413,15 @@ for m in ([1.0] * 3, [1.0, 4.0, 1.0, 0.5], [2.0, 3.0], []):
     for n in (1, 7, 33):
         native, portable = both(lambda: NUM.draw(np.random.default_rng(n), np.array(m), n))
         assert native.tolist() == portable.tolist(), (m, n)
+# draws made in the kernel's tiles: the sums of the matrix they stand for
+for n_tuples, n_labels, n_cells, n_resamples in shapes:
+    t, l = rng.integers(0, n_tuples, n_cells), rng.integers(0, n_labels, n_cells)
+    keys = np.unique(t * n_labels + l)
+    whole = LL.Cells.in_tuple_order(keys // n_labels, keys % n_labels, distinct=True)
+    m = np.where(rng.random(n_tuples) < 0.1, 3.0, 1.0)
+    drawn = NUM.drawn(np.random.default_rng(n_tuples), m, n_resamples)
+    matrix = drawn.dense()
+    assert LL.per_label(drawn, whole, n_labels).tolist() == LL.per_label(matrix, whole, n_labels).tolist()
 print("ok")
 """
 

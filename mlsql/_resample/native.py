@@ -2,7 +2,8 @@
 
 :func:`kernels` gives the loaded library when it is built and ``MLSQL_NATIVE``
 does not switch native code off (read at each call); the callers
-(:func:`mlsql._resample.labels.per_label`, :func:`mlsql._resample.numbers.draw`)
+(:func:`mlsql._resample.labels.per_label`, :func:`mlsql._resample.numbers.draw`,
+:func:`mlsql._resample.numbers.drawn`)
 then give exactly the numbers of their portable numpy code, faster.
 """
 
@@ -30,7 +31,7 @@ def _load() -> Any:
         return None
     try:
         lib = ctypes.CDLL(str(found[0]))
-        if lib.mlsql_resample_version() != 5:
+        if lib.mlsql_resample_version() != 6:
             return None
     except (OSError, AttributeError):
         return None
@@ -53,6 +54,16 @@ def _load() -> Any:
         *(_BITS, _BITS, _N, _N),
         *(_DOUBLES, _DOUBLES, _N),
         *(_DOUBLES, _N, ctypes.c_void_p),
+    ]
+    lib.mlsql_resample_has_pcg64.restype = ctypes.c_int64
+    lib.mlsql_resample_has_pcg64.argtypes = []
+    lib.mlsql_label_sums_drawn.restype = ctypes.c_int64
+    lib.mlsql_label_sums_drawn.argtypes = [
+        *(_BITS, _BITS, _N, _N),
+        *(_INTS, _DOUBLES, _N),
+        *(_DOUBLES, _DOUBLES, _N),
+        *(_INTS, _INTS, _N),
+        *(_DOUBLES, _N),
     ]
     return lib
 

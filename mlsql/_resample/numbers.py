@@ -42,7 +42,7 @@ import numpy as np
 from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
 from mlsql._resample import native as NATIVE
-from mlsql._resample.ops import WeightedOps
+from mlsql._resample.ops import Lazy, WeightedOps
 from mlsql.measures import regression as RG
 from mlsql.measures import scores as SC
 
@@ -171,6 +171,136 @@ def draw(
         out[:, one] = poisson_one(rng, (n_resamples, len(m) - len(others)))
     out[:, others] = rng.poisson(m[others], size=(n_resamples, len(others)))
     return out
+
+
+_STATE = (1 << 128) - 1
+#: numpy's PCG64 multiplier: each raw draw is state = state * _PCG_MULT + inc (mod 2^128)
+_PCG_MULT = (2549297995355413924 << 64) | 4865540595714422341
+
+
+def _pcg_jump(steps: int, inc: int) -> tuple[int, int]:
+    """(a, c) with state * a + c (mod 2^128) the PCG64 state ``steps`` draws on.
+
+    Examples
+    --------
+    >>> g = np.random.PCG64(1)
+    >>> a, c = _pcg_jump(5, g.state["state"]["inc"])
+    >>> s = g.state["state"]["state"]
+    >>> _ = g.random_raw(5)
+    >>> (s * a + c) & _STATE == g.state["state"]["state"]
+    True
+    """
+    a, c, mult, add = 1, 0, _PCG_MULT, inc
+    while steps:
+        if steps & 1:
+            a, c = (a * mult) & _STATE, (c * mult + add) & _STATE
+        add, mult = ((mult + 1) * add) & _STATE, (mult * mult) & _STATE
+        steps >>= 1
+    return a, c
+
+
+def _words(value: int) -> list[int]:
+    return [value >> 64, value & _WORD]
+
+
+class Drawn(Lazy):
+    """A batch of :func:`draw`'s weights (resamples x tuples), not made: each resample's
+    generator state at its first Poisson(1) draw and the other tuples' draws, for the native
+    kernel that draws inside its tiles (:func:`mlsql._resample.labels.per_label`);
+    :meth:`dense` makes the same matrix."""
+
+    def __init__(
+        self, lib: Any, states: np.ndarray, inc: np.ndarray, m: np.ndarray, others: np.ndarray
+    ) -> None:
+        self.lib, self.states, self.inc = lib, states, inc
+        self.shape = (len(states), len(m))
+        one = m == 1
+        #: per tuple: -1 where drawn from the stream (m = 1), else its column of ``others``
+        self.other_col = np.full(len(m), -1, np.int64)
+        self.other_col[~one] = np.arange(int((~one).sum()))
+        self.others = np.ascontiguousarray(others, dtype=float)
+        self.one = np.flatnonzero(one).astype(np.int64)
+        self._dense: np.ndarray | None = None
+
+    @classmethod
+    def stacked(cls, parts: Sequence[Drawn]) -> Drawn:
+        """The batches ``parts`` (of one stream, in order) as one: their resamples one after
+        another (each keeps its state and its other tuples' draws)."""
+        if len(parts) == 1:
+            return parts[0]
+        first = parts[0]
+        out = cls.__new__(cls)
+        out.lib, out.inc, out.other_col, out.one = first.lib, first.inc, first.other_col, first.one
+        out.states = np.concatenate([p.states for p in parts])
+        out.others = np.concatenate([p.others for p in parts])
+        out.shape = (len(out.states), first.shape[1])
+        out._dense = None
+        return out
+
+    def label_sums(
+        self, tuples: np.ndarray, labels: np.ndarray, n_labels: int
+    ) -> np.ndarray | None:
+        """Per resample, each label's sum of the weights of its cells (``tuples``, ``labels``,
+        tuples ascending, none twice), drawn and summed by the kernel as whole numbers; None
+        where a sum could pass 2^32."""
+        out = np.empty((self.shape[0], n_labels))
+        status = self.lib.mlsql_label_sums_drawn(
+            *(self.states, self.inc, self.shape[0], self.shape[1]),
+            *(self.other_col, self.others, self.others.shape[1]),
+            *(_TABLE, _CDF, len(_CDF)),
+            *(tuples, labels, len(tuples), out, n_labels),
+        )
+        if status == -1:
+            raise MemoryError("per-label sums: no memory for a block of sums")
+        return out if status == 0 else None
+
+    def dense(self) -> np.ndarray:
+        """The weights as :func:`draw` makes them (each resample's row from its state)."""
+        if self._dense is None:
+            n, width = self.shape
+            out = np.empty(self.shape)
+            cols = None if len(self.one) == width else self.one.ctypes.data
+            for r in range(n):
+                state = self.states[r].copy()
+                self.lib.mlsql_poisson_one_pcg64(
+                    state, self.inc, 1, len(self.one), _TABLE, _CDF, len(_CDF), out[r:], width, cols
+                )
+            out[:, self.other_col >= 0] = self.others
+            self._dense = out
+        return self._dense
+
+
+def drawn(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> Drawn | None:
+    """:func:`draw`'s weights as a :class:`Drawn` (the stream left where :func:`draw` leaves
+    it), or None where they cannot be drawn natively (no kernels, a generator other than
+    PCG64, a compiler without 128-bit integers).
+
+    Resample r's Poisson(1) draws start r x (the tuples of m = 1) raw draws into the batch
+    (:func:`draw` makes them row by row): its state is the batch's jumped so far.
+    """
+    lib = NATIVE.kernels()
+    generator = rng.bit_generator
+    if lib is None or not isinstance(generator, np.random.PCG64):
+        return None
+    if not lib.mlsql_resample_has_pcg64():
+        return None
+    n_one = int((m == 1).sum())
+    state = generator.state
+    s, inc = state["state"]["state"], state["state"]["inc"]
+    a, c = _pcg_jump(n_one, inc)
+    states = np.empty((n_resamples, 2), np.uint64)
+    for r in range(n_resamples):
+        states[r] = _words(s)
+        s = (s * a + c) & _STATE
+    if n_one and n_resamples:
+        state["state"]["state"] = s
+        generator.state = state
+    others = np.flatnonzero(m != 1)
+    if len(others):
+        draws = rng.poisson(m[others], size=(n_resamples, len(others))).astype(float)
+    else:
+        draws = np.zeros((n_resamples, 0))
+    return Drawn(lib, states, np.array(_words(inc), np.uint64), m, draws)
 
 
 # ------------------------------------------------------------------ checks

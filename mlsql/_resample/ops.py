@@ -35,6 +35,19 @@ def masked(value: Any) -> Array:
     return np.ma.asarray(value)
 
 
+class Lazy:
+    """Weights (resamples x tuples) not made yet: a native kernel makes them where it reads
+    them, :meth:`dense` as an array (:class:`mlsql._resample.numbers.Drawn`)."""
+
+    shape: tuple[int, int]
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def dense(self) -> np.ndarray:  # pragma: no cover - the subclass's
+        raise NotImplementedError
+
+
 class WeightedOps:
     """Formula primitives whose reductions weigh the last axis by ``weights``.
 
@@ -57,8 +70,10 @@ class WeightedOps:
     """
 
     def __init__(self, weights: Any, rows: Any = None) -> None:
-        self.weights = np.asarray(weights, dtype=float)
-        self.rows = None if rows is None else np.asarray(rows, dtype=float)
+        # a Lazy batch of draws stays lazy: only the per-label sums read it
+        lazy = isinstance(weights, Lazy)
+        self.weights = weights if lazy else np.asarray(weights, dtype=float)
+        self.rows = rows if rows is None or lazy else np.asarray(rows, dtype=float)
         #: the weights' totals over the last axis, by the shape they were broadcast to
         self._totals: dict[tuple[int, ...], np.ndarray] = {}
 

@@ -43,7 +43,7 @@ from mlsql._errors import MlsqlError
 from mlsql._resample import labels as LL
 from mlsql._resample import numbers as NUM
 from mlsql._resample.measures import STATS, Chosen, row_stats, stats_kind
-from mlsql._resample.ops import WeightedOps
+from mlsql._resample.ops import Lazy, WeightedOps
 
 Key = tuple[Any, ...]
 
@@ -270,23 +270,54 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
 
 #: weights (resamples x tuples) drawn and evaluated at once: memory stays bounded
 BATCH_CELLS = 1 << 23
+#: resamples summed at once from draws made in the kernels (batches of BATCH_CELLS joined)
+LAZY_RESAMPLES = 128
+LAZY_BATCHES = 4
 
 
 def batches(
-    rng: np.random.Generator, m: np.ndarray, n_resamples: int, per_row: bool = False
-) -> Iterator[np.ndarray]:
+    rng: np.random.Generator,
+    m: np.ndarray,
+    n_resamples: int,
+    per_row: bool = False,
+    lazy: bool = False,
+) -> Iterator[np.ndarray | NUM.Drawn]:
     """:func:`draw`'s weights, a batch of resamples at a time (the same numbers, in order).
 
     ``per_row``: tuples are about one per row (:mod:`mlsql._resample.numbers`),
-    drawn by its faster :func:`~mlsql._resample.numbers.draw`.
+    drawn by its faster :func:`~mlsql._resample.numbers.draw`. ``lazy`` (with
+    ``per_row``): only per-label sums read them, so each batch is a
+    :class:`~mlsql._resample.numbers.Drawn` where the kernels can draw them in their tiles
+    (a few batches of the stream joined: up to :data:`LAZY_RESAMPLES` resamples and
+    :data:`LAZY_BATCHES` batches).
     """
     size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
-    buffer = np.empty((size, len(m))) if per_row else None
+    buffer = None
+    # lazy: the stream's batches a few at a time as one (up to LAZY_RESAMPLES resamples, at most
+    # LAZY_BATCHES batches: the sums' memory stays within a few batches' and no draws matrix is
+    # made): the kernel sums a block of resamples per pass over the cells, so fewer short
+    # blocks are passed
+    group = max(1, min(LAZY_BATCHES, LAZY_RESAMPLES // size))
+    pending: list[NUM.Drawn] = []
     for start in range(0, n_resamples, size):
         n = min(size, n_resamples - start)
+        found = NUM.drawn(rng, m, n) if per_row and lazy else None
+        if found is not None:
+            pending.append(found)
+            if len(pending) == group:
+                yield NUM.Drawn.stacked(pending)
+                pending = []
+            continue
+        if pending:
+            yield NUM.Drawn.stacked(pending)
+            pending = []
+        if per_row and buffer is None:
+            buffer = np.empty((size, len(m)))
         # per_row: one buffer for every batch (a fresh view of it each: no batch's weights
         # are read once the next is drawn)
         yield NUM.draw(rng, m, n, buffer[:n]) if buffer is not None else draw(rng, m, n)
+    if pending:
+        yield NUM.Drawn.stacked(pending)
 
 
 def resampled(
@@ -306,7 +337,9 @@ def resampled(
     out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
     per_row = stats_kind(chosen) in (*NUM.KINDS, "label_lists")  # about one tuple per row
     w_is_one = [bool((w == 1).all()) for w in tuple_weights]
-    for draws in batches(rng, m, n_resamples, per_row):
+    # the per-label averages of unweighted tuples read the draws only through their sums
+    lazy = all(w_is_one) and all(c.stats == "label_lists" for c in chosen)
+    for draws in batches(rng, m, n_resamples, per_row, lazy):
         for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
             weights = draws if w_is_one[j] else draws * w
             for i, measure in enumerate(chosen):
@@ -318,11 +351,15 @@ def resampled(
 
 
 def evaluate(
-    measure: Chosen, cols: dict[str, Any], weights: np.ndarray, rows: np.ndarray | None = None
+    measure: Chosen,
+    cols: dict[str, Any],
+    weights: np.ndarray | Lazy,
+    rows: np.ndarray | Lazy | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(values, nulls): the measure under each row of ``weights`` as floats, and where it is NULL.
 
-    ``rows``: the row counts behind the weights (draws, or m), before ``sample_weight``.
+    ``rows``: the row counts behind the weights (draws, or m), before ``sample_weight``;
+    :class:`~mlsql._resample.ops.Lazy` draws only for the per-label averages.
     """
     with np.errstate(all="ignore"):
         value = measure.evaluate(WeightedOps(weights, rows), cols)
