@@ -14,8 +14,10 @@ pairs, which is bounded where scores repeat (rounded probabilities, a model's
 few distinct outputs) and grows with the rows where every score is distinct.
 The regression measures run as grouped passes (:mod:`mlsql.spark.evaluate_regression`):
 the means per group, then the centred sums over the rows joined to them, where each
-measure's own Column would hold the group's values. Other measures run in one level, in
-the memory their own Columns take.
+measure's own Column would hold the group's values. The binned AUC/AP and the calibration
+errors run over cells per bin (:mod:`mlsql.spark.evaluate_bins`), whatever else is asked
+for: memory groups x bins. Other measures run in one level, in the memory their own
+Columns take.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pyspark.sql import functions as F
 
 from mlsql._evaluate import front as EV
 from mlsql._registry import measures
+from mlsql.spark import evaluate_bins as EB
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
@@ -106,7 +109,10 @@ def evaluate(
     groups x cells, never rows (for AUC and AP the cells are the distinct
     (label, score) pairs: as many as the rows when no score repeats). The
     regression measures run as grouped passes: the means per group, then the
-    centred sums over the rows joined to them (memory: groups, never rows).
+    centred sums over the rows joined to them (memory: groups, never rows). The
+    binned AUC and AP and the calibration errors run over cells per bin: the rows
+    grouped by (by..., label, bin) or (by..., bin) first (memory: groups x bins,
+    never rows).
 
     Examples
     --------
@@ -148,8 +154,17 @@ def evaluate(
     rest = [(i, item) for i, item in enumerate(req.items) if i not in in_reports]
     # the regression measures run as grouped passes whatever else is asked for
     passes = [(i, item) for i, item in rest if ER.applies([item])]
-    others = [(i, item) for i, item in rest if not ER.applies([item])]
+    # the binned and calibration measures run over cells per bin, one query per grid or bins
+    binned: dict[Any, list[tuple[int, EV.Item]]] = {}
+    for i, item in rest:
+        if not ER.applies([item]) and (cells := EB.key(item)) is not None:
+            binned.setdefault(cells, []).append((i, item))
+    in_bins = {i for chosen in binned.values() for i, _ in chosen}
+    others = [(i, item) for i, item in rest if not ER.applies([item]) and i not in in_bins]
     parts += [_others(rows, groups, c, sample_weight is not None) for c in (passes, others) if c]
+    for per_bin in binned.values():
+        wide = EB.values(rows, groups, per_bin, sample_weight is not None)
+        parts.append(_long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in per_bin]))
     long = reduce(DataFrame.unionByName, parts)
     order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(_ORDER)]
     return long.orderBy(*order).select(
