@@ -357,7 +357,7 @@ def _same(got, want):
         if v is None:
             assert got[k] is None, k
         else:
-            assert got[k] == pytest.approx(v, rel=1e-12, abs=1e-12), (k, got[k], v)
+            assert got[k] == pytest.approx(v, rel=1e-12, abs=1e-12, nan_ok=True), (k, got[k], v)
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
@@ -401,13 +401,16 @@ def test_evaluate_counts_per_bin_the_multiclass_calibration_error(weighted):
     _same(got, _duckdb(table, CLASS_SCORES_ASKED, weighted))
 
 
-def test_the_docs_name_the_measures_evaluate_counts_per_bin():
-    from mlsql.spark import evaluate_bins
+def test_the_docs_name_the_measures_evaluate_counts_per_bin_or_category():
+    from mlsql.spark import evaluate_agreement, evaluate_bins
     from mlsql.spark.families import _memory
 
     assert set(_memory.BINNED) == set(evaluate_bins.BINNED)
+    assert set(_memory.AGREED) == set(evaluate_agreement.AGREEMENT)
     for name in evaluate_bins.BINNED:
         assert _memory.BINS in (ms.FUNCTIONS[name].__doc__ or ""), name
+    for name in evaluate_agreement.AGREEMENT:
+        assert _memory.CATEGORIES in (ms.FUNCTIONS[name].__doc__ or ""), name
 
 
 def test_evaluate_binned_grid_points_stay_in_their_bins():
@@ -445,3 +448,88 @@ def test_evaluate_per_bin_keeps_the_columns_verdicts(asked, score, got):
     message = message.group(0)
     with pytest.raises(Exception, match=re.escape(message)):
         ms.evaluate(df, "a", "s", [asked], by="g").collect()
+
+
+# ------------------------------------------------------------------ ms.evaluate over cells per category
+def _ratings_rows(seed: int, n: int = 150) -> list[tuple[Any, ...]]:
+    """(g, ratings, w) rows of 3 raters over 4 categories (a NULL rating left out makes a row of
+    fewer raters, so none here), NULL lists, weights with zeros and NULLs; group 3 all agree."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, ...]] = [
+        (
+            rng.choice((1, 2)),
+            [rng.choice("abcd") for _ in range(3)],
+            rng.choice((0.0, None, 1.0, 2.5, rng.random())),
+        )
+        for _ in range(n)
+    ]
+    return [*rows, (1, None, 1.0), (3, ["a", "a", "a"], 1.0), (3, ["a", "a", "a"], 2.0)]
+
+
+def _outcome_rows(seed: int, n: int = 150) -> list[tuple[Any, ...]]:
+    """(g, outcomes, w) rows of 4 models' 0/1 outcomes, a NULL outcome making a row unknown,
+    NULL lists, weights with zeros and NULLs; group 3 all successes."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, ...]] = [
+        (
+            rng.choice((1, 2)),
+            [rng.choice((0, 1)) for _ in range(4)],
+            rng.choice((0.0, None, 1.0, 2.5, rng.random())),
+        )
+        for _ in range(n)
+    ]
+    return [*rows, (1, None, 1.0), (2, [1, None, 0, 1], 1.0), (3, [1, 1, 1, 1], 1.0)]
+
+
+AGREEMENT_CASES = [
+    (_ratings_rows, "array<string>", ["fleiss_kappa"]),
+    (_outcome_rows, "array<int>", ["cochrans_q_statistic", "cochrans_q_p_value"]),
+]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+@pytest.mark.parametrize(("make", "kind", "asked"), AGREEMENT_CASES, ids=["fleiss", "cochran"])
+def test_evaluate_counts_per_category_the_agreement_measures(make, kind, asked, weighted):
+    """``ms.evaluate`` of Fleiss' kappa and Cochran's Q collects no rows and gives the values of
+    each measure's own Column and of DuckDB's ``evaluate``."""
+    import pyarrow as pa
+
+    import mlsql
+
+    rows = make(3)
+    df = session().createDataFrame(rows, f"g int, a {kind}, w double")
+    w = {"sample_weight": "w"} if weighted else {}
+    out = ms.evaluate(df, "a", None, asked, by="g", **w)
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert not ROWS_IN_ONE_ARRAY.search(plan), plan
+    got = {(r["g"], r["measure"]): r["estimate"] for r in out.collect()}
+    weight = {"sample_weight": df["w"]} if weighted else {}
+    cols = [ms.FUNCTIONS[name](df["a"], **weight).alias(name) for name in asked]
+    own = {(r["g"], name): r[name] for r in df.groupBy("g").agg(*cols).collect() for name in asked}
+    _same(got, own)
+    table = pa.Table.from_pylist([dict(zip("gaw", r, strict=True)) for r in rows])
+    con = mlsql.connect()
+    duck = mlsql.evaluate(table, "a", "a", asked, by="g", con=con, **w).fetchall()
+    _same(got, {(g, m): v for g, m, v in duck})
+
+
+@pytest.mark.parametrize(
+    ("kind", "row", "asked"),
+    [
+        ("array<string>", ["a", "b"], "fleiss_kappa"),
+        ("array<string>", ["a", None, "b"], "fleiss_kappa"),
+        ("array<int>", [1, 0], "cochrans_q_statistic"),
+        ("array<int>", [1, 2, 0], "cochrans_q_p_value"),
+    ],
+)
+def test_evaluate_per_category_keeps_the_columns_verdicts(kind, row, asked):
+    """Rows of different lengths, or a value that is no 0/1 outcome, raise in ``evaluate`` the
+    message of the measure's own Column."""
+    first = ["a", "b", "a"] if kind == "array<string>" else [1, 0, 1]
+    df = session().createDataFrame([(1, first), (1, row)], f"g int, a {kind}")
+    with pytest.raises(Exception) as own:
+        df.agg(ms.FUNCTIONS[asked](df["a"])).first()
+    message = re.search(rf"{asked} [^\n]*?\.(?=[\"' \n]|$)", str(own.value))
+    assert message is not None, str(own.value)
+    with pytest.raises(Exception, match=re.escape(message.group(0))):
+        ms.evaluate(df, "a", None, [asked], by="g").collect()

@@ -26,7 +26,7 @@ The sums are the Column's, added in another order: the values agree to rounding
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
@@ -79,12 +79,14 @@ def values(
     groups: list[str],
     chosen: Sequence[tuple[int, EV.Item]],
     weighted_rows: bool,
+    functions: Mapping[str, Callable[..., Column]],
 ) -> DataFrame:
     """The measures ``chosen`` (all of one :func:`key`) per group, column ``__mlsql_v{i}``
-    each, over cells per bin."""
+    each, over cells per bin; ``functions`` are the engine's measure functions by name (the
+    binned measures' Columns run over the cells)."""
     kind, size = key(chosen[0][1])  # type: ignore[misc]
     if kind == "grid":
-        return _grid(rows, groups, chosen, weighted_rows, size)
+        return _grid(rows, groups, chosen, weighted_rows, size, functions)
     return _calibration(rows, groups, chosen, weighted_rows, size)
 
 
@@ -94,6 +96,7 @@ def _grid(
     chosen: Sequence[tuple[int, EV.Item]],
     weighted_rows: bool,
     thresholds: int,
+    functions: Mapping[str, Callable[..., Column]],
 ) -> DataFrame:
     """The binned AUC/AP over cells (groups, label, bin) weighed by their total weight."""
     first = chosen[0][1]
@@ -114,15 +117,9 @@ def _grid(
         label_name, score_name = SC.label_and_score(item.measure)
         names = {_column(item, label_name): F.col(label), _column(item, score_name): point}
         inputs = [names[_ROLES[r]] for r in item.roles]
-        value = _measure(item.name)(*inputs, sample_weight=F.col(_WEIGHT), **item.params)
+        value = functions[item.name](*inputs, sample_weight=F.col(_WEIGHT), **item.params)
         out.append(value.alias(f"__mlsql_v{i}"))
     return cells.groupBy(*groups).agg(*out) if groups else cells.agg(*out)
-
-
-def _measure(name: str) -> Any:
-    from mlsql.spark.evaluate import MEASURES
-
-    return MEASURES[name]
 
 
 def _calibration_rows(
