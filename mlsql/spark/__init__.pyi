@@ -2603,7 +2603,9 @@ def cochrans_q_p_value(correct: _IntoColumn, *, sample_weight: _IntoColumn | Non
     The category (or column) totals are bounded by the categories, but their number
     is not known to the query: the group's (category, weight) cells are collected and
     sorted instead (DuckDB counts them in a histogram).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per category or column: a
+    ``groupBy`` of the exploded ratings first, then the measure over the cells' totals;
+    memory grows with groups x categories, never with rows).
 
     Examples
     --------
@@ -2644,7 +2646,9 @@ def cochrans_q_statistic(
     The category (or column) totals are bounded by the categories, but their number
     is not known to the query: the group's (category, weight) cells are collected and
     sorted instead (DuckDB counts them in a histogram).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per category or column: a
+    ``groupBy`` of the exploded ratings first, then the measure over the cells' totals;
+    memory grows with groups x categories, never with rows).
 
     Examples
     --------
@@ -3417,7 +3421,8 @@ def evaluate(
     centred sums over the rows joined to them (memory: groups, never rows). The
     binned AUC and AP and the calibration errors run over cells per bin: the rows
     grouped by (by..., label, bin) or (by..., bin) first (memory: groups x bins,
-    never rows).
+    never rows); the agreement measures over the ratings (outcomes) exploded and
+    grouped by (by..., category) or (by..., column) first.
 
     Examples
     --------
@@ -3816,7 +3821,9 @@ def fleiss_kappa(ratings: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     The category (or column) totals are bounded by the categories, but their number
     is not known to the query: the group's (category, weight) cells are collected and
     sorted instead (DuckDB counts them in a histogram).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per category or column: a
+    ``groupBy`` of the exploded ratings first, then the measure over the cells' totals;
+    memory grows with groups x categories, never with rows).
 
     Examples
     --------
