@@ -10,7 +10,10 @@ Python) and prints the wall time, the JVM's CPU time and whether it failed::
 Modes: ``accuracy`` (a count: the scan's cost), ``collect`` (``ms.f1_score``
 macro, which collects the group's rows), ``labels`` (the same measure over the
 known classes, :func:`mlsql.spark.families.single_label.over_labels`), ``r2``
-(``ms.evaluate`` of ``r2`` over ``--groups`` groups of generated numbers near 1e12).
+(``ms.evaluate`` of ``r2`` over ``--groups`` groups of generated numbers near 1e12),
+``binned`` (``ms.evaluate`` of ``binned_auc`` and ``expected_calibration_error`` over
+``--groups`` groups of generated scores: cells per bin) and ``binned-column`` (the same
+measures' own Columns, which collect each group's rows).
 It also prints the driver's peak heap (the JVM's heap pools, reset before the
 measure) and the JVM's peak resident memory (``VmHWM``)::
 
@@ -33,7 +36,11 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=30_000_000)
     parser.add_argument("--classes", type=int, default=50)
     parser.add_argument("--groups", type=int, default=4)
-    parser.add_argument("--mode", choices=("accuracy", "collect", "labels", "r2"), required=True)
+    parser.add_argument(
+        "--mode",
+        choices=("accuracy", "collect", "labels", "r2", "binned", "binned-column"),
+        required=True,
+    )
     parser.add_argument("--driver-memory", default="1g")
     args = parser.parse_args()
 
@@ -63,7 +70,22 @@ def main() -> None:
         (F.lit(1e12) + (F.abs(F.xxhash64("id")) % 1000) / 8).alias("y"),
         (F.lit(1e12) + (F.abs(F.xxhash64(F.col("id") + 7)) % 1000) / 8).alias("p"),
     )
-    evaluated = {"r2": lambda: ms.evaluate(numbers, "y", "p", ["r2"], by="g").collect()}
+    scored = ids.select(
+        (F.col("id") % args.groups).alias("g"),
+        (F.abs(F.xxhash64("id")) % 2).cast("int").alias("y"),
+        ((F.abs(F.xxhash64(F.col("id") + 7)) % 1000001) / 1000000).alias("s"),
+    )
+    binned = ["binned_auc", "expected_calibration_error"]
+    evaluated = {
+        "r2": lambda: ms.evaluate(numbers, "y", "p", ["r2"], by="g").collect(),
+        "binned": lambda: ms.evaluate(scored, "y", "s", binned, by="g").collect(),
+        "binned-column": lambda: (
+            scored.groupBy("g")
+            .agg(*(ms.FUNCTIONS[m]("y", "s") for m in binned))
+            .orderBy("g")
+            .collect()
+        ),
+    }
     measures = {
         "accuracy": lambda: ms.accuracy("actual", "predicted"),
         "collect": lambda: ms.f1_score("actual", "predicted", average="macro"),

@@ -241,3 +241,295 @@ def test_over_labels_over_integer_classes_and_groups():
         p = [r[2] for r in rows if r[0] == g]
         want = sk.f1_score(a, p, labels=[0, 1, 2, 7], average="macro", zero_division=0)
         assert got[g] == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+# ------------------------------------------------------------------ ms.evaluate over cells per bin
+#: the measures ``ms.evaluate`` runs over cells per bin, with parameters that change the bins
+BINNED_ASKED: list[Any] = [
+    "binned_auc",
+    ("binned_auc", {"thresholds": 5}),
+    ("binned_average_precision_score", {"thresholds": 5}),
+    ("binned_average_precision_score", {"thresholds": 2, "zero_division": 1}),
+    "expected_calibration_error",
+    ("expected_calibration_error", {"n_bins": 4, "norm": "l2"}),
+    ("expected_calibration_error", {"n_bins": 3, "norm": "max"}),
+]
+CLASS_SCORES_ASKED: list[Any] = [
+    "multiclass_calibration_error",
+    ("multiclass_calibration_error", {"n_bins": 4, "norm": "max"}),
+    ("multiclass_calibration_error", {"n_bins": 2, "norm": "l2"}),
+]
+
+
+def _scored_rows(seed: int, n: int = 300) -> list[tuple[Any, ...]]:
+    """(g, actual, score, w) rows: scores on the grid points of 5 and 100 thresholds, off them,
+    0 and 1 (several positives and negatives scored 1); weights with zeros and NULLs; NULL
+    labels and scores; group 3 has one class only, group 4 only rows that weigh 0."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, ...]] = []
+    for _ in range(n):
+        kind = rng.randrange(5)
+        score = (
+            rng.randrange(5) / 4
+            if kind == 0
+            else rng.randrange(100) / 99
+            if kind == 1
+            else float(rng.choice((0, 1)))
+            if kind == 2
+            else rng.random()
+        )
+        weight = rng.choice((0.0, None, 0.5, 1.0, 2.25, rng.random() * 3))
+        rows.append((rng.choice((1, 2)), rng.choice((0, 1)), score, weight))
+    rows += [(1, None, 0.3, 1.0), (1, 1, None, 1.0), (2, 1, 1.0, 1.0), (2, 0, 1.0, 2.0)]
+    rows += [(3, 1, rng.random(), 1.0) for _ in range(5)] + [(4, 1, 0.5, 0.0), (4, 0, 0.2, 0.0)]
+    return rows
+
+
+def _class_score_rows(seed: int, n: int = 200) -> list[tuple[Any, ...]]:
+    """(g, actual, scores, w) rows over the classes a, b, c: ties, rows scoring no class,
+    probabilities on bin edges, weights with zeros and NULLs."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, ...]] = []
+    for _ in range(n):
+        scores = {c: rng.choice((0.0, 0.25, 0.5, 1.0, rng.random())) for c in rng.sample("abc", 2)}
+        if rng.random() < 0.05:
+            scores = {}
+        weight = rng.choice((0.0, None, 1.0, 2.5, rng.random()))
+        rows.append((rng.choice((1, 2)), rng.choice("abc"), scores, weight))
+    return [*rows, (1, None, {"a": 0.5}, 1.0), (2, "a", None, 1.0)]
+
+
+def _arrays_hold_rows(plan: str) -> bool:
+    """Whether an array of the optimised ``plan`` is filled from rows: an aggregate that
+    collects with no aggregate of cells per bin (``__mlsql_b``, a bin's rows summed) below it.
+    The binned measures' Columns run over such cells, at most groups x labels x bins of them."""
+    lines = plan.splitlines()
+
+    def depth(line: str) -> int:
+        return len(line) - len(line.lstrip(" :+-|"))
+
+    for k, line in enumerate(lines):
+        if ROWS_IN_ONE_ARRAY.search(line):
+            below = []
+            for deeper in lines[k + 1 :]:
+                if depth(deeper) <= depth(line):
+                    break
+                below.append(deeper.lstrip(" :+-|"))
+            if not any(b.startswith("Aggregate") and "AS __mlsql_b#" in b for b in below):
+                return True
+    return False
+
+
+def _evaluated(df, asked, weighted):
+    w = {"sample_weight": "w"} if weighted else {}
+    out = ms.evaluate(df, "a", "s", asked, by="g", **w)
+    return out, {(r["g"], r["measure"]): r["estimate"] for r in out.collect()}
+
+
+def _one_level(df, asked, weighted):
+    """Each measure's own Column per group (one level over the rows), by (g, measure label)."""
+    from mlsql._evaluate import front as EV
+
+    items = EV.items(asked, weighted)
+    w = {"sample_weight": df["w"]} if weighted else {}
+    cols = [
+        ms.FUNCTIONS[i.name](df["a"], df["s"], **w, **i.params).alias(f"v{k}")
+        for k, i in enumerate(items)
+    ]
+    out = {}
+    for r in df.groupBy("g").agg(*cols).collect():
+        for k, i in enumerate(items):
+            out[r["g"], i.label] = r[f"v{k}"]
+    return out
+
+
+def _duckdb(table, asked, weighted):
+    import mlsql
+
+    w = {"sample_weight": "w"} if weighted else {}
+    got = mlsql.evaluate(table, "a", "s", asked, by="g", con=mlsql.connect(), **w).fetchall()
+    return {(g, m): v for g, m, v in got}
+
+
+def _same(got, want):
+    assert set(got) == set(want)
+    for k, v in want.items():
+        if v is None:
+            assert got[k] is None, k
+        else:
+            assert got[k] == pytest.approx(v, rel=1e-12, abs=1e-12, nan_ok=True), (k, got[k], v)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_evaluate_counts_per_bin_the_binned_and_calibration_measures(weighted):
+    """``ms.evaluate`` of the binned AUC/AP and the calibration errors collects no rows (its
+    plan holds no array of a group's rows) and gives the values of each measure's own Column
+    and of DuckDB's ``evaluate``."""
+    import pyarrow as pa
+
+    rows = _scored_rows(11)
+    schema = "g int, a int, s double, w double"
+    df = session().createDataFrame(rows, schema)
+    out, got = _evaluated(df, BINNED_ASKED, weighted)
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert not _arrays_hold_rows(plan), plan
+    _same(got, _one_level(df, BINNED_ASKED, weighted))
+    table = pa.Table.from_pylist([dict(zip("gasw", r, strict=True)) for r in rows])
+    _same(got, _duckdb(table, BINNED_ASKED, weighted))
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_evaluate_counts_per_bin_the_multiclass_calibration_error(weighted):
+    import pyarrow as pa
+
+    rows = _class_score_rows(5)
+    schema = "g int, a string, s map<string, double>, w double"
+    df = session().createDataFrame(rows, schema)
+    out, got = _evaluated(df, CLASS_SCORES_ASKED, weighted)
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert not ROWS_IN_ONE_ARRAY.search(plan), plan
+    _same(got, _one_level(df, CLASS_SCORES_ASKED, weighted))
+    scores = pa.map_(pa.string(), pa.float64())
+    table = pa.table(
+        {
+            "g": [r[0] for r in rows],
+            "a": [r[1] for r in rows],
+            "s": pa.array([None if r[2] is None else list(r[2].items()) for r in rows], scores),
+            "w": [r[3] for r in rows],
+        }
+    )
+    _same(got, _duckdb(table, CLASS_SCORES_ASKED, weighted))
+
+
+def test_the_docs_name_the_measures_evaluate_counts_per_bin_or_category():
+    from mlsql.spark import evaluate_agreement, evaluate_bins
+    from mlsql.spark.families import _memory
+
+    assert set(_memory.BINNED) == set(evaluate_bins.BINNED)
+    assert set(_memory.AGREED) == set(evaluate_agreement.AGREEMENT)
+    for name in evaluate_bins.BINNED:
+        assert _memory.BINS in (ms.FUNCTIONS[name].__doc__ or ""), name
+    for name in evaluate_agreement.AGREEMENT:
+        assert _memory.CATEGORIES in (ms.FUNCTIONS[name].__doc__ or ""), name
+
+
+def test_evaluate_binned_grid_points_stay_in_their_bins():
+    """Each grid point k / (thresholds - 1), the score a cell of bin k is given, is in bin k
+    (the cells' value rests on it), for grids up to 1000 thresholds and the largest."""
+    from mlsql.measures import scores as SC
+    from mlsql.spark._build import OPS
+
+    grids = session().createDataFrame([(t,) for t in (*range(2, 1001), 100000)], "t long")
+    points = grids.select(
+        "t", F.explode(F.sequence(F.lit(0).cast("long"), F.col("t") - 1)).alias("k")
+    )
+    bins = SC.grid_bin(OPS, F.col("k") / (F.col("t") - 1), F.col("t")).cast("bigint")
+    assert points.where(bins != F.col("k")).count() == 0
+
+
+@pytest.mark.parametrize(
+    ("asked", "score", "got"),
+    [
+        ("binned_auc", 1.5, "above 1"),
+        ("binned_average_precision_score", -0.25, "below 0"),
+        ("binned_auc", float("nan"), "NaN"),
+        ("expected_calibration_error", 1.5, "above 1"),
+        ("expected_calibration_error", float("inf"), "Got inf."),
+    ],
+)
+def test_evaluate_per_bin_keeps_the_columns_verdicts(asked, score, got):
+    """A bad score raises in ``evaluate`` the message of the measure's own Column."""
+    rows = [(1, 1, 0.5, 1.0), (1, 0, score, 1.0), (1, None, 7.0, 1.0)]
+    df = session().createDataFrame(rows, "g int, a int, s double, w double")
+    with pytest.raises(Exception) as own:
+        df.agg(ms.FUNCTIONS[asked](df["a"], df["s"])).first()
+    message = re.search(rf"{asked} takes [^\n]*? Got [^\n]*?\.", str(own.value))
+    assert message is not None and got in message.group(0), str(own.value)
+    message = message.group(0)
+    with pytest.raises(Exception, match=re.escape(message)):
+        ms.evaluate(df, "a", "s", [asked], by="g").collect()
+
+
+# ------------------------------------------------------------------ ms.evaluate over cells per category
+def _ratings_rows(seed: int, n: int = 150) -> list[tuple[Any, ...]]:
+    """(g, ratings, w) rows of 3 raters over 4 categories (a NULL rating left out makes a row of
+    fewer raters, so none here), NULL lists, weights with zeros and NULLs; group 3 all agree."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, ...]] = [
+        (
+            rng.choice((1, 2)),
+            [rng.choice("abcd") for _ in range(3)],
+            rng.choice((0.0, None, 1.0, 2.5, rng.random())),
+        )
+        for _ in range(n)
+    ]
+    return [*rows, (1, None, 1.0), (3, ["a", "a", "a"], 1.0), (3, ["a", "a", "a"], 2.0)]
+
+
+def _outcome_rows(seed: int, n: int = 150) -> list[tuple[Any, ...]]:
+    """(g, outcomes, w) rows of 4 models' 0/1 outcomes, a NULL outcome making a row unknown,
+    NULL lists, weights with zeros and NULLs; group 3 all successes."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, ...]] = [
+        (
+            rng.choice((1, 2)),
+            [rng.choice((0, 1)) for _ in range(4)],
+            rng.choice((0.0, None, 1.0, 2.5, rng.random())),
+        )
+        for _ in range(n)
+    ]
+    return [*rows, (1, None, 1.0), (2, [1, None, 0, 1], 1.0), (3, [1, 1, 1, 1], 1.0)]
+
+
+AGREEMENT_CASES = [
+    (_ratings_rows, "array<string>", ["fleiss_kappa"]),
+    (_outcome_rows, "array<int>", ["cochrans_q_statistic", "cochrans_q_p_value"]),
+]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+@pytest.mark.parametrize(("make", "kind", "asked"), AGREEMENT_CASES, ids=["fleiss", "cochran"])
+def test_evaluate_counts_per_category_the_agreement_measures(make, kind, asked, weighted):
+    """``ms.evaluate`` of Fleiss' kappa and Cochran's Q collects no rows and gives the values of
+    each measure's own Column and of DuckDB's ``evaluate``."""
+    import pyarrow as pa
+
+    import mlsql
+
+    rows = make(3)
+    df = session().createDataFrame(rows, f"g int, a {kind}, w double")
+    w = {"sample_weight": "w"} if weighted else {}
+    out = ms.evaluate(df, "a", None, asked, by="g", **w)
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert not ROWS_IN_ONE_ARRAY.search(plan), plan
+    got = {(r["g"], r["measure"]): r["estimate"] for r in out.collect()}
+    weight = {"sample_weight": df["w"]} if weighted else {}
+    cols = [ms.FUNCTIONS[name](df["a"], **weight).alias(name) for name in asked]
+    own = {(r["g"], name): r[name] for r in df.groupBy("g").agg(*cols).collect() for name in asked}
+    _same(got, own)
+    table = pa.Table.from_pylist([dict(zip("gaw", r, strict=True)) for r in rows])
+    con = mlsql.connect()
+    duck = mlsql.evaluate(table, "a", "a", asked, by="g", con=con, **w).fetchall()
+    _same(got, {(g, m): v for g, m, v in duck})
+
+
+@pytest.mark.parametrize(
+    ("kind", "row", "asked"),
+    [
+        ("array<string>", ["a", "b"], "fleiss_kappa"),
+        ("array<string>", ["a", None, "b"], "fleiss_kappa"),
+        ("array<int>", [1, 0], "cochrans_q_statistic"),
+        ("array<int>", [1, 2, 0], "cochrans_q_p_value"),
+    ],
+)
+def test_evaluate_per_category_keeps_the_columns_verdicts(kind, row, asked):
+    """Rows of different lengths, or a value that is no 0/1 outcome, raise in ``evaluate`` the
+    message of the measure's own Column."""
+    first = ["a", "b", "a"] if kind == "array<string>" else [1, 0, 1]
+    df = session().createDataFrame([(1, first), (1, row)], f"g int, a {kind}")
+    with pytest.raises(Exception) as own:
+        df.agg(ms.FUNCTIONS[asked](df["a"])).first()
+    message = re.search(rf"{asked} [^\n]*?\.(?=[\"' \n]|$)", str(own.value))
+    assert message is not None, str(own.value)
+    with pytest.raises(Exception, match=re.escape(message.group(0))):
+        ms.evaluate(df, "a", None, [asked], by="g").collect()

@@ -53,7 +53,8 @@ Notes
   bin with a window, which its streaming engine runs in memory), after one pass over each
   row's scored classes. The bounded form is ``calibration_table`` over each row's
   (correct, confidence): a count, a sum of confidences and a sum of correct rows per
-  (group, bin), from which the error is Σ_b |Σ_b confidence - Σ_b correct| / n (l1).
+  (group, bin), from which the error is Σ_b |Σ_b confidence - Σ_b correct| / n (l1);
+  Spark's ``ms.evaluate`` sums per (group, bin) so, for every norm.
 - A row whose label or scores are NULL is skipped; over none the result is NULL.
   A label repeated in a {label, score} list keeps its first entry; a NULL label
   is dropped.

@@ -2159,7 +2159,9 @@ def binned_auc(
     Counts per threshold are bounded, but one sum per threshold overflows Spark's
     planner as the calibration bins do: the group's (bin, label) pairs are collected
     and sorted instead (DuckDB and Polars count per bin).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per bin: a ``groupBy`` of the
+    rows by bin first, then the measure over the bins' totals; memory grows with groups x
+    bins, never with rows).
 
     Examples
     --------
@@ -2212,7 +2214,9 @@ def binned_average_precision_score(
     Counts per threshold are bounded, but one sum per threshold overflows Spark's
     planner as the calibration bins do: the group's (bin, label) pairs are collected
     and sorted instead (DuckDB and Polars count per bin).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per bin: a ``groupBy`` of the
+    rows by bin first, then the measure over the bins' totals; memory grows with groups x
+    bins, never with rows).
 
     Examples
     --------
@@ -2599,7 +2603,9 @@ def cochrans_q_p_value(correct: _IntoColumn, *, sample_weight: _IntoColumn | Non
     The category (or column) totals are bounded by the categories, but their number
     is not known to the query: the group's (category, weight) cells are collected and
     sorted instead (DuckDB counts them in a histogram).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per category or column: a
+    ``groupBy`` of the exploded ratings first, then the measure over the cells' totals;
+    memory grows with groups x categories, never with rows).
 
     Examples
     --------
@@ -2640,7 +2646,9 @@ def cochrans_q_statistic(
     The category (or column) totals are bounded by the categories, but their number
     is not known to the query: the group's (category, weight) cells are collected and
     sorted instead (DuckDB counts them in a histogram).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per category or column: a
+    ``groupBy`` of the exploded ratings first, then the measure over the cells' totals;
+    memory grows with groups x categories, never with rows).
 
     Examples
     --------
@@ -3410,7 +3418,11 @@ def evaluate(
     groups x cells, never rows (for AUC and AP the cells are the distinct
     (label, score) pairs: as many as the rows when no score repeats). The
     regression measures run as grouped passes: the means per group, then the
-    centred sums over the rows joined to them (memory: groups, never rows).
+    centred sums over the rows joined to them (memory: groups, never rows). The
+    binned AUC and AP and the calibration errors run over cells per bin: the rows
+    grouped by (by..., label, bin) or (by..., bin) first (memory: groups x bins,
+    never rows); the agreement measures over the ratings (outcomes) exploded and
+    grouped by (by..., category) or (by..., column) first.
 
     Examples
     --------
@@ -3464,7 +3476,9 @@ def expected_calibration_error(
     It collects the group's known rows (memory per group of the order of its rows).
     A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000
     bins: the group's (bin, gap) pairs are collected and sorted instead.
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per bin: a ``groupBy`` of the
+    rows by bin first, then the measure over the bins' totals; memory grows with groups x
+    bins, never with rows).
 
     Examples
     --------
@@ -3807,7 +3821,9 @@ def fleiss_kappa(ratings: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     The category (or column) totals are bounded by the categories, but their number
     is not known to the query: the group's (category, weight) cells are collected and
     sorted instead (DuckDB counts them in a histogram).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per category or column: a
+    ``groupBy`` of the exploded ratings first, then the measure over the cells' totals;
+    memory grows with groups x categories, never with rows).
 
     Examples
     --------
@@ -5920,7 +5936,9 @@ def multiclass_calibration_error(
     It collects the group's known rows (memory per group of the order of its rows).
     A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000
     bins: the group's (bin, gap) pairs are collected and sorted instead.
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (cells per bin: a ``groupBy`` of the
+    rows by bin first, then the measure over the bins' totals; memory grows with groups x
+    bins, never with rows).
 
     Examples
     --------

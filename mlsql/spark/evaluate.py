@@ -14,8 +14,11 @@ pairs, which is bounded where scores repeat (rounded probabilities, a model's
 few distinct outputs) and grows with the rows where every score is distinct.
 The regression measures run as grouped passes (:mod:`mlsql.spark.evaluate_regression`):
 the means per group, then the centred sums over the rows joined to them, where each
-measure's own Column would hold the group's values. Other measures run in one level, in
-the memory their own Columns take.
+measure's own Column would hold the group's values. The binned AUC/AP and the calibration
+errors run over cells per bin (:mod:`mlsql.spark.evaluate_bins`), and the agreement
+measures over cells per category or column (:mod:`mlsql.spark.evaluate_agreement`), whatever
+else is asked for: memory groups x bins (categories). Other measures run in one level, in the memory their own
+Columns take.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from pyspark.sql import functions as F
 
 from mlsql._evaluate import front as EV
 from mlsql._registry import measures
+from mlsql.spark import evaluate_agreement as EA
+from mlsql.spark import evaluate_bins as EB
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
@@ -106,7 +111,11 @@ def evaluate(
     groups x cells, never rows (for AUC and AP the cells are the distinct
     (label, score) pairs: as many as the rows when no score repeats). The
     regression measures run as grouped passes: the means per group, then the
-    centred sums over the rows joined to them (memory: groups, never rows).
+    centred sums over the rows joined to them (memory: groups, never rows). The
+    binned AUC and AP and the calibration errors run over cells per bin: the rows
+    grouped by (by..., label, bin) or (by..., bin) first (memory: groups x bins,
+    never rows); the agreement measures over the ratings (outcomes) exploded and
+    grouped by (by..., category) or (by..., column) first.
 
     Examples
     --------
@@ -148,8 +157,20 @@ def evaluate(
     rest = [(i, item) for i, item in enumerate(req.items) if i not in in_reports]
     # the regression measures run as grouped passes whatever else is asked for
     passes = [(i, item) for i, item in rest if ER.applies([item])]
-    others = [(i, item) for i, item in rest if not ER.applies([item])]
+    # the binned, calibration and agreement measures run over cells per bin, category or
+    # column: one query per kind of cells (a grid, bins, an input)
+    celled: dict[Any, list[tuple[int, EV.Item]]] = {}
+    for i, item in rest:
+        for module in (EB, EA):
+            if not ER.applies([item]) and (cells := module.key(item)) is not None:
+                celled.setdefault((module.__name__, cells), []).append((i, item))
+    in_cells = {i for chosen in celled.values() for i, _ in chosen}
+    others = [(i, item) for i, item in rest if not ER.applies([item]) and i not in in_cells]
     parts += [_others(rows, groups, c, sample_weight is not None) for c in (passes, others) if c]
+    for (module_name, _), per_cell in celled.items():
+        module = EB if module_name == EB.__name__ else EA
+        wide = module.values(rows, groups, per_cell, sample_weight is not None, MEASURES)
+        parts.append(_long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in per_cell]))
     long = reduce(DataFrame.unionByName, parts)
     order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(_ORDER)]
     return long.orderBy(*order).select(

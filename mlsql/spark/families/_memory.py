@@ -7,7 +7,9 @@ them as a single Column; their docstrings say so. The class measures and the
 binary AUC and AP name ``ms.evaluate``, their bounded form (a two-level
 ``groupBy`` plan: memory grows with groups x classes or distinct cells, not
 rows), and so do the centred regression measures and ``rae`` (grouped passes:
-memory grows with the groups); the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks each
+memory grows with the groups), the binned AUC/AP and calibration errors (cells
+per bin: memory grows with groups x bins) and the agreement measures (cells per
+category or column); the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks each
 aggregate's plan against its own list.
 """
 
@@ -95,6 +97,26 @@ PASSES = (
 )
 #: the measures ``ms.evaluate`` runs as grouped passes (:mod:`mlsql.spark.evaluate_regression`)
 PASSED = ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2", "rae")
+BINS = (
+    "``ms.evaluate`` computes it with bounded memory (cells per bin: a ``groupBy`` of the\n"
+    "rows by bin first, then the measure over the bins' totals; memory grows with groups x\n"
+    "bins, never with rows)."
+)
+#: the measures ``ms.evaluate`` runs over cells per bin (:mod:`mlsql.spark.evaluate_bins`)
+BINNED = (
+    "binned_auc",
+    "binned_average_precision_score",
+    "expected_calibration_error",
+    "multiclass_calibration_error",
+)
+CATEGORIES = (
+    "``ms.evaluate`` computes it with bounded memory (cells per category or column: a\n"
+    "``groupBy`` of the exploded ratings first, then the measure over the cells' totals;\n"
+    "memory grows with groups x categories, never with rows)."
+)
+#: the measures ``ms.evaluate`` runs over cells per category or column
+#: (:mod:`mlsql.spark.evaluate_agreement`)
+AGREED = ("fleiss_kappa", "cochrans_q_statistic", "cochrans_q_p_value")
 #: what the others say: ``ms.evaluate`` runs their own Column, so no bounded form exists yet
 NO_BOUNDED_FORM = "No bounded form exists yet: ``ms.evaluate`` runs this same Column."
 #: the measures ``ms.evaluate`` runs over distinct cells (:func:`mlsql.spark.evaluate.cell_measures`)
@@ -107,7 +129,17 @@ def note(name: str) -> str:
     if name in UNBOUNDED:
         head = "It collects the group's known rows (memory per group of the order of its rows).\n"
         bounded = UNBOUNDED[name] is CLASSES or name in CELL_SCORES
-        form = EVALUATE if bounded else PASSES if name in PASSED else NO_BOUNDED_FORM
+        form = (
+            EVALUATE
+            if bounded
+            else PASSES
+            if name in PASSED
+            else BINS
+            if name in BINNED
+            else CATEGORIES
+            if name in AGREED
+            else NO_BOUNDED_FORM
+        )
         return head + UNBOUNDED[name] + "\n" + form + "\n"
     if name in UNBOUNDED_WEIGHTED:
         head = "With ``sample_weight`` it collects the group's known rows.\n"

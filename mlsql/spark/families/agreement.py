@@ -8,7 +8,9 @@ group's ratings (as the single-label class measures collect their pairs). The fo
 the registry's (:mod:`mlsql.measures.agreement`); rows of different numbers of raters
 (or fewer than 2) fail the query with :data:`~mlsql.measures.agreement.RATERS_MESSAGE`.
 Cochran's Q sums each known row's outcomes as streaming aggregates and each column's from
-the group's collected (column, outcome) cells, as the categories' totals.
+the group's collected (column, outcome) cells, as the categories' totals. ``ms.evaluate``
+sums the totals with a ``groupBy`` by (category or column) instead
+(:mod:`mlsql.spark.evaluate_agreement`): memory groups x categories, not rows.
 
 Examples
 --------

@@ -24,6 +24,8 @@ and one pass over them adds, per run of equal scores, its positives x P(>= s)
 pairs as DuckDB does, sorts them by bin and sums each bin's in one pass.
 ``binned_auc`` and ``binned_average_precision_score`` collect each row's (bin, label) on the
 threshold grid and run ``auc``'s and ``average_precision_score``'s passes over them.
+``ms.evaluate`` runs these and the calibration errors over cells per bin instead (a
+``groupBy`` by bin first, :mod:`mlsql.spark.evaluate_bins`): memory groups x bins, not rows.
 
 Labels are boolean or 0/1 (any other value raises when read, with mlsql's
 message), scores numbers (read as DOUBLE); a Column of a DataFrame of another
