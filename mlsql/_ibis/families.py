@@ -77,7 +77,8 @@ def label_set_rows(
     columns = [cols[r] for r in item.roles]
     stats.check_label_lists(m.name, m.inputs, [c.type() for c in columns])
     if TP not in out:
-        s = stats.row_stats(*columns, backend=backend_of(columns[0]))
+        actual, predicted = columns
+        s = stats.row_stats(actual, predicted, backend=backend_of(actual))
         out.update({TP: s.tp, N_ACTUAL: s.n_actual, N_PREDICTED: s.n_predicted})
 
 
