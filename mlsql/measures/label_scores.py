@@ -1,5 +1,4 @@
-"""Averaged precision, ROC AUC and the Brier score over label scores: scikit-learn's
-multi-label forms.
+"""Averaged precision, ROC AUC and Brier score over label scores: scikit-learn's multi-label forms.
 
 ``multilabel_average_precision(actual, scores, average := 'macro', zero_division := 0)``
 and ``multilabel_roc_auc(actual, scores, average := 'macro', zero_division := 0)``

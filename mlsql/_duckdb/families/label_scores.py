@@ -27,6 +27,10 @@ samples a row's value needs no weight (every cell of the row weighs the
 same), so the rows' statistics are the unweighted ones, each with its row's
 weight. A call without a weight runs the unweighted macro, unchanged.
 
+``multilabel_brier_score`` (:func:`_brier_macros`) holds no cell: per group an ``fsum`` of
+the known rows' squared errors, a count, and a ``histogram`` of their sorted label sets,
+whose keys give the label universe (memory grows with the distinct sets, not the cells).
+
 Native (:func:`native_overrides`, on connections where mlsql's DuckDB
 extension is loaded): the same macros, whose segments come from one call of
 the extension's aggregate ``mlsql_native_label_scores`` (native/label_scores.h)
@@ -62,8 +66,9 @@ from mlsql.measures import label_scores as LS
 
 FILE = "label_scores.sql"
 DESCRIPTION = (
-    "Averaged precision and ROC AUC over label scores (scikit-learn's multi-label "
-    "average_precision_score and roc_auc_score): micro, macro, weighted, samples."
+    "Averaged precision, ROC AUC and Brier score over label scores (scikit-learn's multi-label "
+    "average_precision_score and roc_auc_score, and brier_score_loss per label column): "
+    "micro, macro, weighted, samples."
 )
 ORDER = 45
 FAMILIES: tuple[str, ...] = ()  # rendered here: the average picks the segments

@@ -26,6 +26,11 @@ memory grows with the group's distinct (label, score) cells, not with its
 cells. The formulas on top are the registry's, as on the portable path, and
 the numbers the same. Other label types (floats, dates...) stay portable.
 
+``multilabel_brier_score`` is a sum and a count (:func:`brier_stats`): each known row's
+scored labels and true labels in one list read by one ``list.eval`` (Polars runs it row
+by row), and the group's labels exploded and counted distinct (the streaming engine
+runs that aggregation in memory).
+
 Examples
 --------
 >>> import polars as pl

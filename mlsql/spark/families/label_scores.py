@@ -12,6 +12,10 @@ and when a segment ends the segment's value is added to the average's sums.
 No Python UDF; the group's cells are held in memory, as ``auc`` holds its
 rows.
 
+``multilabel_brier_score`` (:func:`brier_build`) folds each row's scored labels once (a
+sum and a count over the group, streaming) and collects the distinct label sets
+(``collect_set``) for the label universe: Spark has no aggregate that unions arrays.
+
 With ``sample_weight`` the rows of positive weight are kept and each cell
 carries its row's weight: the fold's counts become sums of weights (micro,
 macro, weighted); under samples a row's cells weigh alike, so its value is
