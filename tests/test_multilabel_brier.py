@@ -1,11 +1,12 @@
 """multilabel_brier_score on every engine: scikit-learn's binary ``brier_score_loss`` of each
 label's column of the indicator matrix, averaged over the labels.
 
-scikit-learn has no multi-label Brier score (its ``brier_score_loss`` refuses an indicator
-matrix) and torchmetrics none either: the reference is ``brier_score_loss`` per label column
-(``pos_label=1``, the unscored cells 0), averaged (macro), and over the flattened matrix
-(micro, the rows' weights repeated per label), on random label lists with and without
-weights. Then exact fractions: unscored true labels, labels no row is true for, the
+scikit-learn documents no multi-label Brier score and torchmetrics has none: the reference is
+``brier_score_loss`` per label column (``pos_label=1``, the unscored cells 0), averaged
+(macro), and over the flattened matrix (micro, the rows' weights repeated per label), on
+random label lists with and without weights. ``brier_score_loss`` given the indicator matrix
+itself runs its multiclass form (undocumented: per row the sum over the labels), which is
+checked to be L times this measure. Then exact fractions: unscored true labels, labels no row is true for, the
 {label, score} list form, NULL rows, rows of weight 0, the label universe of one group, and
 the same verdicts as the family for bad averages, bad probabilities and mismatched labels.
 The random cases against the plain-Python oracle are in ``tests/references.py``
@@ -17,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 import re
+import warnings
 from fractions import Fraction
 
 import pyarrow as pa
@@ -71,7 +73,15 @@ def sklearn_values(actual, scores, weights=None) -> dict[str, float]:
     ]
     flat_w = None if w is None else np.repeat(w, len(labels))
     micro = metrics.brier_score_loss(y.ravel(), p.ravel(), sample_weight=flat_w, pos_label=1)
-    return {"macro": float(np.mean(per_label)), "micro": float(micro)}
+    out = {"macro": float(np.mean(per_label)), "micro": float(micro)}
+    try:  # the indicator matrix itself: the multiclass form, unhalved from 3 labels on
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the rows' probabilities do not sum to 1
+            whole = metrics.brier_score_loss(y, p, sample_weight=w, scale_by_half=False)
+        out["matrix_per_label"] = float(whole) / len(labels)
+    except (TypeError, ValueError):  # a version that refuses the matrix
+        pass
+    return out
 
 
 def random_rows(seed: int, n: int = 60):
@@ -96,6 +106,8 @@ def test_equals_scikit_learn_per_label_column(engine, seed, weighted):
     actual, scores, weights = random_rows(seed)
     want = sklearn_values(actual, scores, weights if weighted else None)
     assert math.isclose(want["micro"], want["macro"], rel_tol=1e-12)  # one number
+    if "matrix_per_label" in want:
+        assert math.isclose(want["matrix_per_label"], want["macro"], rel_tol=1e-12)
     t = table(actual, scores, weights if weighted else None)
     extra = {"sample_weight": "w"} if weighted else {}
     for average in AVERAGES:

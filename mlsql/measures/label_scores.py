@@ -10,9 +10,11 @@ cell (true?, score).
 binary ``brier_score_loss`` (the mean of (p - y)²) of each label's column of that
 matrix, averaged over the labels (macro), which is the mean over every cell (micro)
 and the mean over rows of each row's mean (samples): one number, since every column
-holds the group's known rows and every row the group's labels. scikit-learn has no
-multi-label Brier score (its ``brier_score_loss`` takes one label per row; a label
-indicator matrix is refused), torchmetrics none either: the peer is
+holds the group's known rows and every row the group's labels. scikit-learn documents
+no multi-label Brier score (``brier_score_loss`` takes one label per row; given a label
+indicator matrix, 1.9 runs its multiclass form instead: per row the sum over the labels,
+warning that the probabilities do not sum to 1, so L times this measure from 3 labels on,
+and this measure at 2 labels, where 'auto' halves it), torchmetrics none: the peer is
 ``brier_score_loss`` per label column, averaged. A label a row does not score (or
 scores NULL) has probability 0 there (it adds 1 where the label is true, else
 nothing), as ``multiclass_brier_score`` reads an unscored class; the labels are
