@@ -810,6 +810,17 @@ SCORE_AVERAGE = Param(
     "those true or scored in some row of the group.",
     key="score_average",
 )
+BRIER_AVERAGE = Param(
+    "average",
+    "macro",
+    Options(("micro", "macro", "samples")),
+    "micro: the mean over every (row, label) cell; macro: the mean over labels of each\n"
+    "label's Brier score; samples: the mean over rows of each row's mean over the labels.\n"
+    "The three are one number (every label has the group's rows, every row the group's\n"
+    "labels); offered as the label-score measures offer it. Labels: those true or scored\n"
+    "in some row of the group.",
+    key="brier_average",
+)
 PERSISTENCE = Param(
     "p",
     0.8,
@@ -866,6 +877,7 @@ PARAMS = {
         THRESHOLDS,
         CALIBRATION_NORM,
         SCORE_AVERAGE,
+        BRIER_AVERAGE,
         THRESHOLD_BINS,
         DROP_INTERMEDIATE,
         SCALE_BY_HALF,

@@ -129,6 +129,7 @@ LOWER_IS_BETTER = frozenset(
         "hivemall_logloss",
         "brier_score_loss",
         "multiclass_brier_score",
+        "multilabel_brier_score",
         "expected_calibration_error",
         "multiclass_calibration_error",
     }

@@ -241,6 +241,10 @@ CREATE OR REPLACE MACRO _mlsql_segment_average_precision(precision_sum, n_positi
 CREATE OR REPLACE MACRO _mlsql_segment_roc_auc(u, n_positive, n_positive_unscored, n_explicit, n_cells) AS 
     ((u + ((n_cells - n_explicit) * (n_positive - (n_positive_unscored / 2)))) / (n_positive * (n_cells - n_positive)));
 
+-- _mlsql_multilabel_brier(total_loss, n, n_labels): Σ (p - y)² over the cells / (rows x labels); NULL over no row or no label.
+CREATE OR REPLACE MACRO _mlsql_multilabel_brier(total_loss, n, n_labels) AS 
+    CASE WHEN (n = 0) THEN NULL ELSE CASE WHEN (n_labels = 0) THEN NULL ELSE ((total_loss / n) / n_labels) END END;
+
 -- _mlsql_precision_at_k(hits, n_ranked, n_true): hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).
 CREATE OR REPLACE MACRO _mlsql_precision_at_k(hits, n_ranked, n_true) AS 
     CASE WHEN (n_ranked = 0) THEN CASE WHEN (n_true = 0) THEN 1.0 ELSE 0.0 END ELSE (hits / n_ranked) END;

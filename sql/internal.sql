@@ -124,6 +124,12 @@ CREATE OR REPLACE MACRO _mlsql_check_score_average(x, func) AS
          WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted', 'samples')) THEN system.main.lower(CAST(x AS VARCHAR))
          ELSE system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_brier_average(x, func): Validate average: one of 'micro', 'macro', 'samples'.
+CREATE OR REPLACE MACRO _mlsql_check_brier_average(x, func) AS 
+    CASE WHEN x IS NULL THEN system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'samples')) THEN system.main.lower(CAST(x AS VARCHAR))
+         ELSE system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_check_threshold_bins(x, func): Validate n_bins: a whole number from 1 to 100000 (or NULL for exact thresholds).
 CREATE OR REPLACE MACRO _mlsql_check_threshold_bins(x, func) AS 
     CASE WHEN x IS NULL THEN NULL

@@ -177,6 +177,36 @@ def multiclass_brier(rows: list[tuple[Any, Any]], scale_by_half: Any = "auto") -
     return float(total / n / (2 if halved else 1))
 
 
+def multilabel_brier(rows: list[tuple[Any, Any]], average: str = "macro") -> Any:
+    """scikit-learn's binary Brier score of each label's column of the indicator matrix, in
+    exact fractions, averaged as ``average`` says: the labels are those true or scored in a
+    known row, a cell without a score has probability 0. macro: the mean over the columns of
+    each column's mean over the rows; micro: the mean over every cell; samples: the mean
+    over the rows of each row's mean over the columns. NULL over no known row or no label."""
+    known = [
+        ({k: Fraction(v) for k, v in scores.items() if v is not None}, set(actual) - {None})
+        for scores, actual in rows
+        if scores is not None and actual is not None
+    ]
+    labels = sorted({x for scored, truth in known for x in (*scored, *truth)})
+    if not known or not labels:
+        return None
+
+    def cell(scored: dict[Any, Fraction], truth: set[Any], x: Any) -> Fraction:
+        return (scored.get(x, Fraction(0)) - (x in truth)) ** 2
+
+    if average == "micro":
+        cells = [cell(s, t, x) for s, t in known for x in labels]
+        return float(sum(cells, Fraction(0)) / len(cells))
+    if average == "samples":
+        per_row = [
+            sum((cell(s, t, x) for x in labels), Fraction(0)) / len(labels) for s, t in known
+        ]
+        return float(sum(per_row, Fraction(0)) / len(per_row))
+    per_label = [sum((cell(s, t, x) for s, t in known), Fraction(0)) / len(known) for x in labels]
+    return float(sum(per_label, Fraction(0)) / len(per_label))
+
+
 def counts_2x2(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
     """tp, fp, fn, tn: stored 2x2 counts, one table per row (zeros common), the first row
     all zeros (a table of known rows that weigh nothing)."""
@@ -1044,6 +1074,12 @@ _SCORE_AVERAGES = (
 _add(
     ["multilabel_average_precision", "multilabel_roc_auc"],
     lambda name: Reference("score_maps", _label_scores(name), _SCORE_AVERAGES),
+)
+
+REFERENCES["multilabel_brier_score"] = Reference(
+    "score_maps",
+    lambda t, p: multilabel_brier(rows_of(t, "scores", "actual"), p.get("average", "macro")),
+    ({}, {"average": "micro"}, {"average": "samples"}),
 )
 
 REFERENCES["multiclass_brier_score"] = Reference(

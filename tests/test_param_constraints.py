@@ -38,6 +38,7 @@ RULES = {
     "p": "a finite number > 0 and < 1",
     "average": "one of 'micro', 'macro', 'weighted'",
     "score_average": "one of 'micro', 'macro', 'weighted', 'samples'",
+    "brier_average": "one of 'micro', 'macro', 'samples'",
     "weights": "one of 'linear', 'quadratic'",
     "table_beta": "a finite number > 0",
     "n_bins": "a whole number from 1 to 100000",
@@ -119,7 +120,8 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     """The generator itself: each value it makes is invalid, and a valid value passes."""
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "correction": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
-             "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None,
+             "average": "Micro", "score_average": "Samples", "brier_average": "Micro",
+             "weights": None, "table_beta": None,
              "n_bins": 1, "thresholds": 2, "norm": "L2", "threshold_bins": None, "p": 0.5,
              "drop_intermediate": True, "scale_by_half": "Auto"}  # fmt: skip
     for key, p in P.PARAMS.items():

@@ -112,6 +112,7 @@ KNOWN_FALLBACKS = {
             "area_under_pr",  # a sort; in select the streaming engine runs it
             "multiclass_brier_score",  # its cells are exploded per (row, class) in the aggregation
             "multiclass_calibration_error",  # expected_calibration_error's window over the bin
+            "multilabel_brier_score",  # its labels are exploded in the aggregation (counted distinct)
             "explained_variance",
             "hivemall_r2",
             "mae",

@@ -58,6 +58,8 @@ COLLECTING: dict[str, str] = {
     ),
     **dict.fromkeys(("area_under_pr", "auc", "average_precision_score", "hivemall_auc"), RANKED),
     **dict.fromkeys(("multilabel_average_precision", "multilabel_roc_auc"), RANKED),
+    "multilabel_brier_score": "the label universe is a union of the rows' label sets, which no "
+    "Spark aggregate forms: the distinct label sets are collected (collect_set)",
     **dict.fromkeys(
         ("expected_calibration_error", "multiclass_calibration_error"),
         "a sum per bin is bounded but overflowed Spark's planner at 1000 bins; the (bin, gap) "

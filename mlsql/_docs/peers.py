@@ -152,6 +152,7 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     # label scores
     "multilabel_average_precision": (sk("average_precision_score"),),
     "multilabel_roc_auc": (sk("roc_auc_score"),),
+    "multilabel_brier_score": (sk("brier_score_loss(per label column, averaged)"),),
     # multi-label sets
     "set_intersection": _NONE,
     "set_difference": _NONE,

@@ -77,6 +77,17 @@ PARAMETERS = {
     ),
     "by": "Grouping columns: a name or a list of names; one result per group.",
     "average": "`'micro'`, `'macro'` or `'weighted'`, over the classes seen on either side.",
+    # the label-score averages (by check key: the same name, other options)
+    "score_average": (
+        "`'micro'` (every (row, label) cell pooled), `'macro'` (default; the mean over "
+        "labels), `'weighted'` (by each label's positives) or `'samples'` (the mean over "
+        "rows), over the labels true or scored in some row of the group."
+    ),
+    "brier_average": (
+        "`'micro'`, `'macro'` (default) or `'samples'`: the mean over the cells, over the "
+        "labels or over the rows, one number (every label has the group's rows, every row "
+        "the group's labels); `'weighted'` is refused."
+    ),
     "weights": "`None` (plain kappa), `'linear'` or `'quadratic'` (over the sorted classes).",
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
     "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "
@@ -277,7 +288,14 @@ def section(m: Measure, con: Any) -> str:
         out.append(
             table(
                 ["name", "default", "accepts"],
-                ([f"`{p.name}`", f"`{p.default!r}`", PARAMETERS.get(p.name, "")] for p in m.params),
+                (
+                    [
+                        f"`{p.name}`",
+                        f"`{p.default!r}`",
+                        PARAMETERS.get(p.check_key, PARAMETERS.get(p.name, "")),
+                    ]
+                    for p in m.params
+                ),
             )
         )
     missing = [e for e in ENGINES if not m.available_in(e)]

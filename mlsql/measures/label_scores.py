@@ -1,10 +1,27 @@
-"""Averaged precision and ROC AUC over label scores: scikit-learn's multi-label forms.
+"""Averaged precision, ROC AUC and Brier score over label scores: scikit-learn's multi-label forms.
 
 ``multilabel_average_precision(actual, scores, average := 'macro', zero_division := 0)``
 and ``multilabel_roc_auc(actual, scores, average := 'macro', zero_division := 0)``
 are scikit-learn's ``average_precision_score`` and ``roc_auc_score`` on the
 group's indicator matrix: one row per known row, one column per label, each
 cell (true?, score).
+
+``multilabel_brier_score(actual, scores, average := 'macro')`` is scikit-learn's
+binary ``brier_score_loss`` (the mean of (p - y)²) of each label's column of that
+matrix, averaged over the labels (macro), which is the mean over every cell (micro)
+and the mean over rows of each row's mean (samples): one number, since every column
+holds the group's known rows and every row the group's labels. scikit-learn documents
+no multi-label Brier score (``brier_score_loss`` takes one label per row; given a label
+indicator matrix, 1.9 runs its multiclass form instead: per row the sum over the labels,
+warning that the probabilities do not sum to 1, so L times this measure from 3 labels on,
+and this measure at 2 labels, where 'auto' halves it), torchmetrics none: the peer is
+``brier_score_loss`` per label column, averaged. A label a row does not score (or
+scores NULL) has probability 0 there (it adds 1 where the label is true, else
+nothing), as ``multiclass_brier_score`` reads an unscored class; the labels are
+those of the notes below. Scores must be finite numbers in [0, 1] (the Brier
+score's check). Over no label (known rows with no true or scored label) the mean
+is over no cell: NULL. It never halves (a label's column is one binary problem,
+in [0, 1]).
 
 Notes
 -----
@@ -40,7 +57,12 @@ Notes
   weighted by the rows' weights. A row weighing 0 drops out before anything is
   counted (its labels too, as from the rows repeated 0 times); known rows that
   all weigh 0 give the ``zero_division`` value.
-- Cost: every engine holds the group's (row, label) cells that are scored or
+- Brier cost: per group a sum and a count (of the known rows' squared errors, over
+  their scored and true labels) and the label universe: DuckDB and Spark keep the
+  group's distinct label sets (a ``histogram`` / ``collect_set`` of each known
+  row's sorted labels: memory grows with the distinct sets, at most the rows),
+  Polars the group's distinct labels.
+- Cost (average precision, ROC AUC): every engine holds the group's (row, label) cells that are scored or
   true, sorts them (DuckDB twice) and walks the sorted runs once; cells of
   unscored negatives are counted, never built. DuckDB with mlsql's native
   extension (``mlsql.connect()``) and Polars with mlsql's native plugin (used
@@ -58,6 +80,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._formulas import formula
 from mlsql._registry import measure
@@ -266,3 +289,45 @@ measure(
     inputs=INPUTS,
     params=(AVERAGE, ZD),
 )(_multilabel_roc_auc)
+
+
+@dataclass(frozen=True)
+class LabelBrierStats:
+    """Known rows ``n`` (with weights: their weight), Σ over them of each row's squared
+    errors over its scored and true labels (weighted by the row's weight), and the number of
+    labels true or scored in some known row."""
+
+    n: E
+    total_loss: E
+    n_labels: E
+
+
+@formula
+def multilabel_brier(ops: Any, total_loss: E, n: E, n_labels: E) -> E:
+    """Σ (p - y)² over the cells / (rows x labels); NULL over no row or no label.
+
+    Divided by rows, then by labels, in floating point, as ``hamming_loss``.
+    """
+    return ops.when(n == 0, None, ops.when(n_labels == 0, None, total_loss / n / n_labels))
+
+
+def _multilabel_brier_score(ops: Any, s: LabelBrierStats, average: Any) -> E:
+    # micro, macro and samples are one number (see the module's notes); the average is read
+    # so that its check runs in SQL
+    value = lambda: multilabel_brier(ops, s.total_loss, s.n, s.n_labels)  # noqa: E731
+    return F.choose(ops, average, {a: value for a in ("micro", "macro", "samples")})
+
+
+#: the measures built over :class:`Segment` (the Brier score is a sum and a count)
+SEGMENT_MEASURES = ("multilabel_average_precision", "multilabel_roc_auc")
+BRIER = "multilabel_brier_score"
+
+measure(
+    BRIER,
+    "aggregate",
+    FAMILY,
+    "scikit-learn's brier_score_loss of each label's column of the indicator matrix of the "
+    "group's labels (an unscored label has probability 0), averaged: the mean over the cells.",
+    inputs=INPUTS,
+    params=(P.BRIER_AVERAGE,),
+)(_multilabel_brier_score)

@@ -162,6 +162,7 @@ __all__ = [
     "multiclass_brier_score",
     "multiclass_calibration_error",
     "multilabel_average_precision",
+    "multilabel_brier_score",
     "multilabel_counts",
     "multilabel_report",
     "multilabel_roc_auc",
@@ -5372,6 +5373,46 @@ def multilabel_average_precision(
     >>> df = pl.DataFrame({'actual': [['cat'], ['owl', 'cat']], 'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
     >>> df.select(mp.multilabel_average_precision('actual', 'scores')).item()
     0.6666666666666666
+    """
+
+def multilabel_brier_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    average: str = "macro",
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """scikit-learn's brier_score_loss of each label's column of the indicator matrix of the group's labels (an unscored label has probability 0), averaged: the mean over the cells.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    scores : str or polars.Expr
+        Column name or expression.
+    average : {'micro', 'macro', 'samples'}, default 'macro'
+        micro: the mean over every (row, label) cell; macro: the mean over labels of each
+        label's Brier score; samples: the mean over rows of each row's mean over the labels.
+        The three are one number (every label has the group's rows, every row the group's
+        labels); offered as the label-score measures offer it. Labels: those true or scored
+        in some row of the group.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [['cat'], ['owl', 'cat']], 'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
+    >>> df.select(mp.multilabel_brier_score('actual', 'scores')).item()
+    0.2316666666666667
     """
 
 def multilabel_counts(

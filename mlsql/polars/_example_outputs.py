@@ -109,6 +109,7 @@ OUTPUTS = {
     "multiclass_brier_score": "0.34375",
     "multiclass_calibration_error": "0.375",
     "multilabel_average_precision": "0.6666666666666666",
+    "multilabel_brier_score": "0.2316666666666667",
     "multilabel_counts": "{'n_rows': 2, 'tp': 2, 'fp': 1, 'fn': 1, 'n_actual': 3, 'n_predicted': 3, 'n_exact': 0}",
     "multilabel_roc_auc": "0.3333333333333333",
     "ndcg": "0.622038473168458",

@@ -161,6 +161,7 @@ __all__ = [
     "multiclass_brier_score",
     "multiclass_calibration_error",
     "multilabel_average_precision",
+    "multilabel_brier_score",
     "multilabel_counts",
     "multilabel_report",
     "multilabel_roc_auc",
@@ -5991,6 +5992,48 @@ def multilabel_average_precision(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
+    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    """
+
+def multilabel_brier_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    average: str = "macro",
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """scikit-learn's brier_score_loss of each label's column of the indicator matrix of the group's labels (an unscored label has probability 0), averaged: the mean over the cells.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    scores : str or pyspark.sql.Column
+        Column name or Column.
+    average : {'micro', 'macro', 'samples'}, default 'macro'
+        micro: the mean over every (row, label) cell; macro: the mean over labels of each
+        label's Brier score; samples: the mean over rows of each row's mean over the labels.
+        The three are one number (every label has the group's rows, every row the group's
+        labels); offered as the label-score measures offer it. Labels: those true or scored
+        in some row of the group.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The label universe is a union of the rows' label sets; Spark has no aggregate that
+    unions arrays, so the group's distinct label sets are collected (collect_set): memory
+    grows with the distinct sets, at most the rows (its sum and count are streaming).
     No bounded form exists yet: ``ms.evaluate`` runs this same Column.
     """
 

@@ -27,6 +27,10 @@ samples a row's value needs no weight (every cell of the row weighs the
 same), so the rows' statistics are the unweighted ones, each with its row's
 weight. A call without a weight runs the unweighted macro, unchanged.
 
+``multilabel_brier_score`` (:func:`_brier_macros`) holds no cell: per group an ``fsum`` of
+the known rows' squared errors, a count, and a ``histogram`` of their sorted label sets,
+whose keys give the label universe (memory grows with the distinct sets, not the cells).
+
 Native (:func:`native_overrides`, on connections where mlsql's DuckDB
 extension is loaded): the same macros, whose segments come from one call of
 the extension's aggregate ``mlsql_native_label_scores`` (native/label_scores.h)
@@ -51,17 +55,20 @@ from typing import Any
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.classification_checks import let
-from mlsql._duckdb.families.ranking import ENTRY_TYPES
+from mlsql._duckdb.families import class_scores as CSD
+from mlsql._duckdb.families.ranking import ENTRY_TYPES, with_entry_lists
 from mlsql._duckdb.library import NATIVE_LISTS, WIDE_INTEGER_LISTS, Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, lit
+from mlsql.measures import class_scores as CS
 from mlsql.measures import label_scores as LS
 
 FILE = "label_scores.sql"
 DESCRIPTION = (
-    "Averaged precision and ROC AUC over label scores (scikit-learn's multi-label "
-    "average_precision_score and roc_auc_score): micro, macro, weighted, samples."
+    "Averaged precision, ROC AUC and Brier score over label scores (scikit-learn's multi-label "
+    "average_precision_score and roc_auc_score, and brier_score_loss per label column): "
+    "micro, macro, weighted, samples."
 )
 ORDER = 45
 FAMILIES: tuple[str, ...] = ()  # rendered here: the average picks the segments
@@ -341,6 +348,9 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     for m in measures(family=LS.FAMILY):
         if m.build is None or not m.available_in("duckdb"):
             continue
+        if m.name not in LS.SEGMENT_MEASURES:
+            out += _brier_macros(qualify, m, ops)
+            continue
         params = CC.checked(m, qualify)
         converted = f"{qualify('_mlsql_scores_map')}(scores)"
         for weighted in (False, True):
@@ -358,6 +368,58 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
             body = _body(qualify, m, ops, params, "scores", weighted)
             out += [*typed, Macro(FILE, m.name, signature, body, m.summary)]
         out += CC.aliases(m, FILE, qualify)
+    return out
+
+
+# ------------------------------------------------------------------ Brier
+
+
+def _brier_row(q: Qualify, m: Measure, ops: SqlOps) -> tuple[Sql, Sql]:
+    """A row's Σ of squared errors over its scored and true labels, and its labels (sorted,
+    distinct): SQL over the macro's ``actual`` and ``scores`` (a MAP), meaningful on known
+    rows."""
+    entries = (
+        "list_filter(map_entries(scores), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL)"
+    )
+    truth = f"list_distinct({checked_actual(q, m.name, 'map_keys(scores)')})"
+    term = CS.class_squared_error(ops, CSD._probability(q, m), Sql("list_contains(a, e.key)"))
+    unscored = "len(list_filter(a, lambda t: map_extract_value(scores, t) IS NULL))"
+    loss = f"coalesce(list_sum(list_transform({entries}, lambda e: {term})), 0) + {unscored}"
+    labels = f"list_sort(list_distinct(list_concat(a, list_transform({entries}, lambda e: e.key))))"
+    return (
+        Sql(f"list_transform([{truth}], lambda a: {loss})[1]"),
+        Sql(f"list_transform([{truth}], lambda a: {labels})[1]"),
+    )
+
+
+def _brier_stats(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> LS.LabelBrierStats:
+    """A sum, a count and a histogram of the known rows' label sets (the label universe)."""
+    loss, labels = _brier_row(q, m, ops)
+    known = "actual IS NOT NULL AND scores IS NOT NULL"
+    if not weighted:
+        n, total, counted = f"count(CASE WHEN {known} THEN 1 END)", str(loss), known
+    else:
+        w = CC.weight(m.name, q)
+        known = f"{known} AND {w} IS NOT NULL"
+        n, total = f"sum(CASE WHEN {known} THEN {w} END)", f"{loss} * {w}"
+        counted = f"{known} AND {w} > 0"  # a row weighing 0 brings no label
+    sets = f"histogram(CASE WHEN {counted} THEN {labels} END)"
+    return LS.LabelBrierStats(
+        n=Sql(n),
+        total_loss=Sql(f"fsum(CASE WHEN {known} THEN {total} END)"),
+        n_labels=Sql(f"coalesce(len(list_distinct(flatten(map_keys({sets})))), 0)"),
+    )
+
+
+def _brier_macros(q: Qualify, m: Measure, ops: SqlOps) -> list[Macro]:
+    """multilabel_brier_score over a score MAP or {label, score} lists, with and without
+    weights: a sum and a count per group, and the distinct label sets of its rows."""
+    out: list[Macro] = []
+    rendered = CC.render(
+        m, q, ops, FILE, _brier_stats(q, m, ops, False), weighted=_brier_stats(q, m, ops, True)
+    )
+    for macro in rendered:
+        out += with_entry_lists(q, macro) if macro.name == m.name else [macro]
     return out
 
 
@@ -480,7 +542,7 @@ def native_overrides(qualify: Qualify) -> list[Macro]:
     entry_values = "list_transform(scores, lambda e: CAST(e.score AS DOUBLE))"
     map_keys, map_values = "map_keys(scores)", "CAST(map_values(scores) AS DOUBLE[])"
     for m in measures(family=LS.FAMILY):
-        if m.build is None or not m.available_in("duckdb"):
+        if m.build is None or not m.available_in("duckdb") or m.name not in LS.SEGMENT_MEASURES:
             continue
         params = CC.checked(m, qualify)
         for weighted in (False, True):

@@ -26,6 +26,11 @@ memory grows with the group's distinct (label, score) cells, not with its
 cells. The formulas on top are the registry's, as on the portable path, and
 the numbers the same. Other label types (floats, dates...) stay portable.
 
+``multilabel_brier_score`` is a sum and a count (:func:`brier_stats`): each known row's
+scored labels and true labels in one list read by one ``list.eval`` (Polars runs it row
+by row), and the group's labels exploded and counted distinct (the streaming engine
+runs that aggregation in memory).
+
 Examples
 --------
 >>> import polars as pl
@@ -53,10 +58,12 @@ import polars as pl
 
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
+from mlsql.measures import class_scores as CS
 from mlsql.measures import label_scores as LS
 from mlsql.polars import _native
 from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
+from mlsql.polars.families import class_scores as CSP
 from mlsql.polars.families.ranking import EXAMPLE_SCORED, _distinct, _scores_check, label_scores
 
 FAMILIES = (LS.FAMILY,)  # its functions written here (``__all__``): the average picks the segments
@@ -391,6 +398,55 @@ def function_of(m: Measure) -> Any:
     return K.documented(function(POLARS, m, build, _scores_check, sys.modules[__name__]), m)
 
 
+def brier_stats(
+    m: Measure, actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
+) -> LS.LabelBrierStats:
+    """The group's known rows (their weight), Σ of their squared errors and its labels.
+
+    Each known row's scored labels (a label's first entry, NULL labels and scores dropped,
+    each probability checked as ``multiclass_brier_score`` checks it) and its distinct true
+    labels go into one list of {label, score, t} (t: 1 for a true label, 0 for a scored
+    one), read by one ``list.eval``: Σ over the scored entries of (p - [label is true])²
+    plus the true labels without a score. The labels are the known rows' scored and true
+    labels (rows of positive weight), exploded and counted distinct.
+    """
+    mask = K.known(actual, entries) if weight is None else K.known(actual, entries, weight)
+    w = pl.lit(1.0) if weight is None else weight.cast(pl.Float64)
+    truth = actual.list.drop_nulls().list.unique()
+    rows = CSP._Rows(truth, entries, mask, w)
+    x = pl.element()
+    label, score, t = x.struct.field("label"), x.struct.field("score"), x.struct.field("t")
+    as_scored = rows.s.list.eval(
+        pl.struct(label=CSP._LABEL, score=CSP._SCORE.cast(pl.Float64), t=pl.lit(0, dtype=pl.Int8))
+    )
+    as_true = rows.t.list.eval(
+        pl.struct(label=x, score=pl.lit(None, dtype=pl.Float64), t=pl.lit(1, dtype=pl.Int8))
+    )
+    is_true = label.is_in(label.filter(t == 1).implode()).cast(pl.Float64)
+    unscored = (~label.is_in(label.filter(t == 0).implode())).filter(t == 1).cast(pl.Int64)
+    squared = CS.class_squared_error(K.OPS, score, is_true == 1).filter(t == 0)
+    row_loss = pl.concat_list([as_scored, as_true]).list.eval(squared.sum() + unscored.sum())
+    loss = rows(row_loss.list.first().cast(pl.Float64) * rows.w)
+    labels = rows(pl.concat_list([rows.s.list.eval(CSP._LABEL), rows.t]))
+    counted = mask if weight is None else mask & (w > 0)
+    n_labels = pl.when(counted).then(labels).explode().drop_nulls().n_unique()
+    return LS.LabelBrierStats(
+        n=pl.when(mask).then(w).sum() if weight is not None else mask.sum().cast(pl.Int64),
+        total_loss=rows.checked(m, loss.sum()),
+        n_labels=n_labels,
+    )
+
+
+def brier_function_of(m: Measure) -> Any:
+    """The Polars function of ``multilabel_brier_score``: its formula over sums."""
+    return K.direct(
+        m,
+        lambda a, e, weight=None: brier_stats(m, a, e, weight),
+        _scores_check,
+        sys.modules[__name__],
+    )
+
+
 def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """The label-ranking measures' example table, its macro average."""
     return EXAMPLE_SCORED, {}
@@ -399,5 +455,6 @@ def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
 __all__: list[str] = []
 for _m in measures(family=LS.FAMILY):
     if _m.build is not None and _m.available_in("polars"):
-        globals()[_m.name] = function_of(lookup(_m))
+        of = function_of if _m.name in LS.SEGMENT_MEASURES else brier_function_of
+        globals()[_m.name] = of(lookup(_m))
         __all__.append(_m.name)

@@ -67,6 +67,11 @@ UNBOUNDED: dict[str, str] = {
         ),
         RANKED,
     ),
+    "multilabel_brier_score": (
+        "The label universe is a union of the rows' label sets; Spark has no aggregate that\n"
+        "unions arrays, so the group's distinct label sets are collected (collect_set): memory\n"
+        "grows with the distinct sets, at most the rows (its sum and count are streaming)."
+    ),
     **dict.fromkeys(
         ("binned_auc", "binned_average_precision_score"),
         "Counts per threshold are bounded, but one sum per threshold overflows Spark's\n"

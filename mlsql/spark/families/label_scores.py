@@ -12,6 +12,10 @@ and when a segment ends the segment's value is added to the average's sums.
 No Python UDF; the group's cells are held in memory, as ``auc`` holds its
 rows.
 
+``multilabel_brier_score`` (:func:`brier_build`) folds each row's scored labels once (a
+sum and a count over the group, streaming) and collects the distinct label sets
+(``collect_set``) for the label universe: Spark has no aggregate that unions arrays.
+
 With ``sample_weight`` the rows of positive weight are kept and each cell
 carries its row's weight: the fold's counts become sums of weights (micro,
 macro, weighted); under samples a row's cells weigh alike, so its value is
@@ -30,9 +34,11 @@ from pyspark.sql import functions as F
 
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
+from mlsql.measures import class_scores as CS
 from mlsql.measures import label_scores as LS
 from mlsql.spark._build import OPS
 from mlsql.spark._engine import SPARK
+from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import (
     _distinct,
     _fields_of,
@@ -41,7 +47,8 @@ from mlsql.spark.families.ranking import (
     score_entries,
     scores_as_map,
 )
-from mlsql.spark.ops import column
+from mlsql.spark.families.scores import in_range
+from mlsql.spark.ops import column, exact_sum
 
 FAMILIES: tuple[str, ...] = ()  # built here: the average picks the segments
 NEG_INF = float("-inf")
@@ -282,9 +289,77 @@ def build_of(m: Measure) -> Callable[..., Column]:
     return build
 
 
+def _brier_row(func: str, actual: Column, scores: Column) -> Column:
+    """A known row's Σ of squared errors over its scored and true labels (``loss``), its
+    labels sorted (``labels``) and its lowest and highest probability (``low``, ``high``;
+    checked over the group, as ``multiclass_brier_score`` checks them)."""
+    entries = score_entries(scores, _fields_of(func, scores))
+
+    def row(f: dict[str, Column]) -> Column:
+        truth = f["truth"]
+        cells = F.transform(
+            entries,
+            lambda e: F.struct(
+                K.finite(func, "scores", e["score"]).alias("p"),
+                F.array_contains(truth, e["label"]).alias("t"),
+            ),
+        )
+        start = F.struct(
+            F.lit(0.0).alias("loss"),
+            F.lit(None).cast("double").alias("low"),
+            F.lit(None).cast("double").alias("high"),
+        )
+
+        def step(acc: Column, x: Column) -> Column:
+            return F.struct(
+                (acc["loss"] + CS.class_squared_error(OPS, x["p"], x["t"])).alias("loss"),
+                F.least(acc["low"], x["p"]).alias("low"),
+                F.greatest(acc["high"], x["p"]).alias("high"),
+            )
+
+        folded = F.aggregate(cells, start, step)
+        labels = F.transform(entries, lambda e: e["label"])
+        unscored = F.size(F.filter(truth, lambda t: ~F.array_contains(labels, t)))
+        return F.struct(
+            (folded["loss"] + unscored).alias("loss"),
+            F.array_sort(F.array_distinct(F.concat(truth, labels))).alias("labels"),
+            folded["low"].alias("low"),
+            folded["high"].alias("high"),
+        )
+
+    return let_fields({"truth": _distinct(actual)}, row)
+
+
+def brier_build(m: Measure) -> Callable[..., Column]:
+    """The Column of ``multilabel_brier_score``: a sum and a count over the known rows, and
+    the number of labels from the group's distinct label sets (``collect_set``)."""
+
+    def build(
+        actual: Column, scores: Column, *, average: str, sample_weight: Column | None = None
+    ) -> Column:
+        known = actual.isNotNull() & scores.isNotNull()
+        if sample_weight is not None:
+            known = known & sample_weight.isNotNull()
+        row = _brier_row(m.name, actual, scores)
+        w = F.lit(1.0) if sample_weight is None else sample_weight
+        n = F.count(F.when(known, 1)) if sample_weight is None else F.sum(F.when(known, w))
+        counted = known if sample_weight is None else known & (sample_weight > 0)
+        sets = F.collect_set(F.when(counted, row["labels"]))
+        low, high = (F.when(known, row[k]) for k in ("low", "high"))
+        stats = LS.LabelBrierStats(
+            n=in_range(m.name, "scores", low, n, high=high),
+            total_loss=exact_sum(F.when(known, row["loss"] * w)),
+            n_labels=F.size(F.array_distinct(F.flatten(sets))),
+        )
+        return column(m.build(OPS, stats, average=average))  # type: ignore[misc]
+
+    return build
+
+
 _THIS = sys.modules[__name__]
 __all__: list[str] = []
 for _m in measures(family=LS.FAMILY):
     if _m.build is not None and _m.available_in("spark"):
-        globals()[_m.name] = function(SPARK, lookup(_m), build_of(_m), scores_as_map, _THIS)
+        of = build_of if _m.name in LS.SEGMENT_MEASURES else brier_build
+        globals()[_m.name] = function(SPARK, lookup(_m), of(_m), scores_as_map, _THIS)
         __all__.append(_m.name)
