@@ -185,10 +185,10 @@ def test_a_bad_average_is_refused_as_the_family_refuses_it(engine):
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        (1.5, "multilabel_brier_score takes probabilities in [0, 1] for scores (as scikit-learn). "
+        (1.5, "multilabel_brier_score takes probabilities in [0, 1] for scores. "
          "Got a value above 1."),
-        (-0.25, "multilabel_brier_score takes probabilities in [0, 1] for scores (as "
-         "scikit-learn). Got a value below 0."),
+        (-0.25, "multilabel_brier_score takes probabilities in [0, 1] for scores. "
+         "Got a value below 0."),
         (float("nan"), "multilabel_brier_score takes finite numbers for scores"),
     ],
 )  # fmt: skip
