@@ -26,6 +26,9 @@ import pytest
 
 from tests.test_reliability_inputs import assert_mlsql_error
 
+#: the Spark cases run with the long tests (6-9 s each on two cores)
+LONG_ENGINES = ("spark",)
+
 MEASURE = "multilabel_brier_score"
 TEXT = pa.string()
 AVERAGES = ("micro", "macro", "samples")
