@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
-from mlsql._duckdb.families.label_based import SCALAR_TYPES, label_list
-from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb.families.label_based import label_list, list_checks
+from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, lit
@@ -78,34 +78,15 @@ def _flag_lists() -> list[Macro]:
     :data:`~mlsql.measures.agreement.FLAGS_MESSAGE`, as Polars and Spark give it from the
     type. One value per row is typed as a list, so the query binds and the check says what is
     wrong."""
-    message = sql_message(
-        AG.FLAGS_MESSAGE.format(func="{}", name="{}", type="{}"),
-        "func",
-        "name",
-        "name",
-        "type_name",
-    )
-    null_or_error = f"""CASE WHEN type_name = '"NULL"' THEN NULL ELSE error({message}) END"""
-    listed = (
-        f"CASE WHEN regexp_matches(type_name, {lit(FLAG_LIST_TYPES)}) THEN x "
-        f"ELSE error({message}) END"
-    )
     doc = "An outcome-list input; another type is an error (its type: type_name)."
-    params = ("type_name", "func", "name")
-    return [
-        *(
-            Macro(
-                FILE,
-                "_mlsql_flag_list",
-                (f"x {t}", *params),
-                f"CAST({null_or_error} AS BOOLEAN[])",
-                doc,
-                public=False,
-            )
-            for t in SCALAR_TYPES
-        ),
-        Macro(FILE, "_mlsql_flag_list", ("x", *params), listed, doc, public=False),
-    ]
+
+    def listed(message: str) -> str:
+        return (
+            f"CASE WHEN regexp_matches(type_name, {lit(FLAG_LIST_TYPES)}) THEN x "
+            f"ELSE error({message}) END"
+        )
+
+    return list_checks(FILE, "_mlsql_flag_list", AG.FLAGS_MESSAGE, "BOOLEAN", doc, listed)
 
 
 def _outcome_state(q: Qualify, m: Measure, weighted: bool) -> Sql:

@@ -16,6 +16,7 @@ The column formulas come from :mod:`mlsql.measures.label_based`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mlsql import _label_types as LT
@@ -248,29 +249,34 @@ def label_list(q: Qualify, x: str, func: str, name: str) -> str:
     return f"{q('_mlsql_label_list')}({x}, typeof({x}), {func}, {name})"
 
 
-def _label_lists() -> list[Macro]:
-    """``_mlsql_label_list(x, type_name, func, name)``: a list input as it is; one value per row
-    (typed overloads) the error :data:`mlsql._label_types.NOT_A_LIST_MESSAGE`, typed as a
-    list so that the query binds and the check, not DuckDB's binder, says what is wrong."""
+def list_checks(
+    file: str,
+    name: str,
+    template: str,
+    element: str,
+    doc: str,
+    listed: Callable[[str], str] = lambda message: "x",
+) -> list[Macro]:
+    """``name(x, type_name, func, name)``: a list input as ``listed(message)`` gives it (as it
+    is, by default); one value per row (typed overloads) the error ``template`` (its ``func``,
+    ``name`` and ``type`` filled from the arguments), typed as a list of ``element`` so that
+    the query binds and the check, not DuckDB's binder, says what is wrong."""
     message = sql_message(
-        LT.NOT_A_LIST_MESSAGE.format(func="{}", name="{}", type="{}"),
-        "func",
-        "name",
-        "name",
-        "type_name",
+        template.format(func="{}", name="{}", type="{}"), "func", "name", "name", "type_name"
     )
-    body = (
-        f"""CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error({message}) END AS VARCHAR[])"""
-    )
-    doc = "A label-list input; one value per row is an error (its type: type_name)."
+    body = f"""CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error({message}) END AS {element}[])"""
     params = ("type_name", "func", "name")
     return [
-        *(
-            Macro(FILE, "_mlsql_label_list", (f"x {t}", *params), body, doc, public=False)
-            for t in SCALAR_TYPES
-        ),
-        Macro(FILE, "_mlsql_label_list", ("x", *params), "x", doc, public=False),
+        *(Macro(file, name, (f"x {t}", *params), body, doc, public=False) for t in SCALAR_TYPES),
+        Macro(file, name, ("x", *params), listed(message), doc, public=False),
     ]
+
+
+def _label_lists() -> list[Macro]:
+    """``_mlsql_label_list(x, type_name, func, name)``: a list input as it is; one value per row
+    the error :data:`mlsql._label_types.NOT_A_LIST_MESSAGE` (:func:`list_checks`)."""
+    doc = "A label-list input; one value per row is an error (its type: type_name)."
+    return list_checks(FILE, "_mlsql_label_list", LT.NOT_A_LIST_MESSAGE, "VARCHAR", doc)
 
 
 def _check_labels() -> Macro:

@@ -26,7 +26,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql import Column
@@ -90,17 +90,14 @@ def input_check(measure: Measure) -> Any:
     return _check
 
 
-def _row(func: str, actual: Column, scores: Column) -> Column:
-    """A row's Σ of squared errors over its classes (``loss``), its number of classes
-    (``width``) and its lowest and highest probability (``low``, ``high``; checked over the
-    group, see :func:`stats`)."""
-    entries = score_entries(scores, _fields_of(func, scores))
-    # each class's probability (finite, checked as read) and whether it is the true class,
-    # once; one fold then sums the terms and keeps the lowest and highest
+def squared_errors(func: str, entries: Column, is_true: Callable[[Column], Column]) -> Column:
+    """{loss, low, high} of a row's scored entries: Σ of (p - [``is_true(label)``])², and the
+    lowest and highest probability. Each probability is checked (finite) as it is read, once;
+    one fold then sums the terms and keeps the lowest and highest."""
     cells = F.transform(
         entries,
         lambda e: F.struct(
-            K.finite(func, "scores", e["score"]).alias("p"), (e["label"] == actual).alias("t")
+            K.finite(func, "scores", e["score"]).alias("p"), is_true(e["label"]).alias("t")
         ),
     )
     start = F.struct(
@@ -116,7 +113,15 @@ def _row(func: str, actual: Column, scores: Column) -> Column:
             F.greatest(acc["high"], x["p"]).alias("high"),
         )
 
-    folded = F.aggregate(cells, start, step)
+    return F.aggregate(cells, start, step)
+
+
+def _row(func: str, actual: Column, scores: Column) -> Column:
+    """A row's Σ of squared errors over its classes (``loss``), its number of classes
+    (``width``) and its lowest and highest probability (``low``, ``high``; checked over the
+    group, see :func:`stats`)."""
+    entries = score_entries(scores, _fields_of(func, scores))
+    folded = squared_errors(func, entries, lambda label: label == actual)
     scored_true = F.exists(entries, lambda e: e["label"] == actual)
     unscored = F.when(scored_true, F.lit(0)).otherwise(F.lit(1))
     return F.struct(

@@ -34,11 +34,10 @@ from pyspark.sql import functions as F
 
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
-from mlsql.measures import class_scores as CS
 from mlsql.measures import label_scores as LS
 from mlsql.spark._build import OPS
 from mlsql.spark._engine import SPARK
-from mlsql.spark.families import _classification as K
+from mlsql.spark.families.class_scores import squared_errors
 from mlsql.spark.families.ranking import (
     _distinct,
     _fields_of,
@@ -297,27 +296,7 @@ def _brier_row(func: str, actual: Column, scores: Column) -> Column:
 
     def row(f: dict[str, Column]) -> Column:
         truth = f["truth"]
-        cells = F.transform(
-            entries,
-            lambda e: F.struct(
-                K.finite(func, "scores", e["score"]).alias("p"),
-                F.array_contains(truth, e["label"]).alias("t"),
-            ),
-        )
-        start = F.struct(
-            F.lit(0.0).alias("loss"),
-            F.lit(None).cast("double").alias("low"),
-            F.lit(None).cast("double").alias("high"),
-        )
-
-        def step(acc: Column, x: Column) -> Column:
-            return F.struct(
-                (acc["loss"] + CS.class_squared_error(OPS, x["p"], x["t"])).alias("loss"),
-                F.least(acc["low"], x["p"]).alias("low"),
-                F.greatest(acc["high"], x["p"]).alias("high"),
-            )
-
-        folded = F.aggregate(cells, start, step)
+        folded = squared_errors(func, entries, lambda label: F.array_contains(truth, label))
         labels = F.transform(entries, lambda e: e["label"])
         unscored = F.size(F.filter(truth, lambda t: ~F.array_contains(labels, t)))
         return F.struct(
