@@ -8,8 +8,9 @@ statistics written with ibis' array operations (:mod:`mlsql._ibis.stats`); ibis
 compiles the one ``GROUP BY`` to the backend's SQL, so the rows stay in the
 database and one row per group and measure comes back.
 
-Nothing here is written per backend: what a backend lacks (arrays, say) is
-refused by name (:mod:`mlsql._ibis.backends`).
+What mlsql knows of each backend (a fence PostgreSQL needs, DataFusion's label sets
+without array filters, what a backend's error means) is in :mod:`mlsql._ibis.backends`
+and :mod:`mlsql._ibis.stats`.
 """
 
 from __future__ import annotations
@@ -27,3 +28,12 @@ def is_table(data: Any) -> bool:
     (True, False)
     """
     return type(data).__module__.startswith("ibis.") and hasattr(data, "schema")
+
+
+def backend_name(expr: Any) -> str:
+    """The name of the backend a table or column expression runs on (ibis' default for a
+    memtable; an unbound table has none)."""
+    try:
+        return str(expr.get_backend().name)
+    except Exception:  # an unbound table: ibis picks its default backend when it runs
+        return "ibis' default backend"

@@ -9,8 +9,6 @@ reason when its family is not lowered to ibis (:data:`mlsql._ibis.families.LOWER
 
 from __future__ import annotations
 
-from typing import Any
-
 from mlsql._errors import MlsqlError
 from mlsql._ibis.families import LOWERED
 from mlsql._registry import Measure
@@ -26,14 +24,6 @@ NOT_LOWERED_MESSAGE = (
     "Evaluate it on DuckDB, Polars or Spark (mlsql.evaluate over a DuckDB relation, "
     "mlsql.polars.evaluate, mlsql.spark.evaluate)."
 )
-
-
-def name(table: Any) -> str:
-    """The name of the backend a table expression runs on (ibis' default for a memtable)."""
-    try:
-        return str(table.get_backend().name)
-    except Exception:  # an unbound table: ibis picks its default backend when it runs
-        return "ibis' default backend"
 
 
 def check(m: Measure, backend: str) -> None:

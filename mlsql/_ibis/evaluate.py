@@ -26,7 +26,7 @@ from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
-from mlsql._ibis import backends
+from mlsql._ibis import backend_name, backends
 from mlsql._ibis.families import LOWERED
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, null, raise_failed, value
 
@@ -88,7 +88,7 @@ def plan(
     """The query of :func:`evaluate` over ``table``, checked but not run (an unbound table
     compiles to any dialect: ``ibis.to_sql(plan(...).query, dialect="bigquery")``)."""
     req = EV.request(table.columns, actual, predicted, measures, by, sample_weight)
-    backend = backends.name(table)
+    backend = backend_name(table)
     for item in req.items:
         backends.check(item.measure, backend)
     checks = Checks()
@@ -157,7 +157,7 @@ def evaluate(
     try:
         wide = q.query.to_pyarrow()
     except Exception as e:
-        known = backends.failure(backends.name(table), e)
+        known = backends.failure(backend_name(table), e)
         if known is None:
             raise
         raise known from e

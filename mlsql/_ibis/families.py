@@ -29,7 +29,7 @@ from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
-from mlsql._ibis import stats
+from mlsql._ibis import backend_name, stats
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, null
 from mlsql._weights import weighted
 from mlsql.measures import regression as RG
@@ -51,14 +51,6 @@ class Lowering:
     passes: Callable[[list[EV.Item], ir.Table, list[str], bool], ir.Table] | None = None
 
 
-def backend_of(column: ir.Column) -> str:
-    """The name of the backend a column's table runs on (ibis' default for a memtable)."""
-    try:
-        return str(column.get_backend().name)
-    except Exception:  # an unbound table: the default form (it compiles to any dialect)
-        return "duckdb"
-
-
 def _formula(item: EV.Item, ops: IbisOps, *args: Any, w: Any = None) -> Any:
     m = item.measure
     params = checked_params(m, item.params)
@@ -78,7 +70,7 @@ def label_set_rows(
     stats.check_label_lists(m.name, m.inputs, [c.type() for c in columns])
     if TP not in out:
         actual, predicted = columns
-        s = stats.row_stats(actual, predicted, backend=backend_of(actual))
+        s = stats.row_stats(actual, predicted, backend=backend_name(actual))
         out.update({TP: s.tp, N_ACTUAL: s.n_actual, N_PREDICTED: s.n_predicted})
 
 
