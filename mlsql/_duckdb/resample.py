@@ -404,8 +404,11 @@ def compare(
                 "count(*)",
             ]
         )
+        # NOT MATERIALIZED: each side reads the rows with its filter pushed down (the model
+        # rows of the baseline alone), rather than a stored copy of every row's lists
+        # (0.9 against 1.3 CPU s for 4 models x 250k rows of label lists)
         paired_sql = (
-            f"WITH s AS ({rows_sql}) SELECT {select} FROM s AS m JOIN s AS b "
+            f"WITH s AS NOT MATERIALIZED ({rows_sql}) SELECT {select} FROM s AS m JOIN s AS b "
             f"ON m.__mlsql_id = b.__mlsql_id{same_group} AND b.__mlsql_model = ? "
             f"WHERE m.__mlsql_model <> ? GROUP BY ALL"
         )
