@@ -209,6 +209,80 @@ def test_a_pair_of_unweighted_sides_is_summed_in_one_pass(
     )
 
 
+def _models_of_the_same_rows(
+    rng: np.random.Generator, n_tuples: int, n_labels: int
+) -> tuple[list[LL.Side], list[tuple[set[int], set[int], set[int], bool, bool]]]:
+    """Two sides whose tuples hold the same actual lists (two models of the same rows), the
+    second model's predictions mostly the first's, some lists NULL; and the tuples as sets."""
+    draw = [
+        sorted(rng.choice(n_labels, rng.integers(0, 4), replace=False)) for _ in range(n_tuples)
+    ]
+    actual = [draw[t] for t in range(n_tuples)]
+    first = [
+        sorted(rng.choice(n_labels, rng.integers(0, 4), replace=False)) for _ in range(n_tuples)
+    ]
+    second = [
+        p if rng.random() < 0.7 else sorted({*p[1:], int(rng.integers(n_labels))}) for p in first
+    ]
+    valid = [rng.random(n_tuples) > 0.1 for _ in range(3)]
+
+    def lists(codes: list[list[int]], ok: np.ndarray) -> LL.Lists:
+        kept = [c if k else [] for c, k in zip(codes, ok, strict=True)]
+        flat = np.array([x for c in kept for x in c], dtype=np.int64)
+        return LL.Lists(flat, np.array([len(c) for c in kept], dtype=np.int64), ok)
+
+    sides = [
+        LL.side_cells(lists(actual, valid[0]), lists(p, ok), list(range(n_labels)))
+        for p, ok in ((first, valid[1]), (second, valid[2]))
+    ]
+    sets = [
+        (set(actual[t]), set(first[t]), set(second[t]), bool(valid[0][t] and valid[1][t]),
+         bool(valid[0][t] and valid[2][t]))
+        for t in range(n_tuples)
+    ]  # fmt: skip
+    return sides, sets
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_pair_of_models_of_the_same_rows_adds_each_label_once(
+    monkeypatch: pytest.MonkeyPatch, native: bool
+) -> None:
+    """Two models of the same rows: the pair's cells are each tuple's labels of A ∪ P1 ∪ P2
+    (and its known cell) once, fewer than the two sides' cells; each side's counts are those of
+    its own call. Weights that are not whole numbers are summed side by side, the same too."""
+    if native and NATIVE.kernels() is None:
+        pytest.skip("resample kernels not built")
+    if not native:
+        monkeypatch.setenv("MLSQL_NATIVE", "0")
+    rng = np.random.default_rng(21)
+    n_tuples, n_labels = 500, 12
+    sides, sets = _models_of_the_same_rows(rng, n_tuples, n_labels)
+    union = 0  # the oracle: per tuple, the labels of the sides that know it, and a known cell
+    for a, p1, p2, known1, known2 in sets:
+        labels = (a | p1 if known1 else set()) | (a | p2 if known2 else set())
+        union += len(labels) + (known1 or known2)
+    own = sum(len(s.joined[None]) for s in sides)
+    assert union < own
+    widths = []
+    per_label = LL.per_label
+    monkeypatch.setattr(
+        LL, "per_label", lambda w, c, n: widths.append(len(c)) or per_label(w, c, n)
+    )
+    for w in (
+        rng.poisson(1.0, (9, n_tuples)).astype(float),
+        rng.random((3, n_tuples)) * 3,  # not whole numbers
+    ):
+        pair = LL.Pair(sides)
+        together = [pair.counts(s, w, None) for s in sides]
+        alone = [s.counts(w, None) for s in sides]
+        for (known, counts), (known_, counts_) in zip(alone, together, strict=True):
+            assert known.tolist() == known_.tolist()
+            assert [c.tolist() for c in counts] == [c.tolist() for c in counts_]
+    # whole weights: the pattern cells, then each side alone; other weights: side by side
+    first, second = (len(s.joined[None]) for s in sides)
+    assert widths == [union, first, second, own, first, second]
+
+
 @pytest.mark.parametrize("native", [True, False])
 @pytest.mark.parametrize("m", [[1.0] * 30, [1.0, 3.0, 1.0, 0.5, 1.0, 1.0, 2.0, 1.0]])
 def test_draws_into_a_buffer_are_the_fresh_draws(

@@ -459,8 +459,16 @@ def split_counts(sums: np.ndarray, n_labels: int) -> tuple[np.ndarray, list[Any]
 @dataclass
 class Pair:
     """The sides of a compare's group whose tuples all weigh 1: each batch they read the same
-    draws, so their sums are made in one kernel pass over the draws (each side's cells side by
-    side; every label's sum adds the same cells in the same order as a call per side).
+    draws, so their sums are made in one kernel pass over the draws.
+
+    Each (tuple, label) that is a cell of either side is one cell of the pair, in the column of
+    its pattern (its kind on each side: tp, fp, fn or none; a known tuple's cell: known on
+    each side or not), so a label both sides hold, as two models of the same rows mostly do,
+    is added once: a compare's models read the same actual lists, and the cells are then
+    |A ∪ P1 ∪ P2| per tuple rather than |A ∪ P1| + |A ∪ P2|. Each side's tp, fp, fn and known
+    sums are sums of its patterns' columns: whole numbers, exact, so the numbers of a call per
+    side. Weights that are not whole numbers are summed per side's cells (the additions in
+    the order of a call per side).
 
     The sums are made for the weights a side asks with: a side that asks with other weights
     gets them made again, so the numbers never depend on the sharing.
@@ -469,35 +477,115 @@ class Pair:
     sides: list[Side]
     kept: dict[Any, Any] = field(default_factory=dict)
     joined: dict[Any, tuple[Cells, list[int]]] = field(default_factory=dict)
+    patterned: dict[Any, tuple[Cells, int, np.ndarray]] = field(default_factory=dict)
 
     def counts(
-        self, side: Side, w: np.ndarray, labels: Iterable[Any] | None
+        self, side: Side, w: np.ndarray | NUM.Drawn, labels: Iterable[Any] | None
     ) -> tuple[np.ndarray, list[Any]]:
         """:meth:`Side.counts` of ``side`` (one of :attr:`sides`), made with the others'."""
         key = None if labels is None else tuple(dict.fromkeys(labels))
         if self.kept.get("weights") is not w:
             self.kept = {"weights": w}
         if key not in self.kept:
-            if key not in self.joined:
-                parts = [s.joined_cells(labels) for s in self.sides]
-                offsets = np.cumsum([0] + [3 * n + 1 for _, n in parts])
-                t = np.concatenate([p.by_tuple[0] for p, _ in parts])
-                labels_of = [
-                    p.by_tuple[1] + o for (p, _), o in zip(parts, offsets[:-1], strict=True)
-                ]
-                order = np.argsort(t, kind="stable")
-                cells = Cells.in_tuple_order(
-                    t[order], np.concatenate(labels_of)[order], all(p.distinct for p, _ in parts)
-                )
-                self.joined[key] = (cells, [n for _, n in parts])
-            cells, widths = self.joined[key]
-            sums = per_label(w, cells, sum(3 * n + 1 for n in widths))
-            out, lo = [], 0
-            for n in widths:
-                out.append(split_counts(sums[:, lo : lo + 3 * n + 1], n))
-                lo += 3 * n + 1
-            self.kept[key] = out
+            whole = isinstance(w, NUM.Drawn) or bool(np.all(np.mod(w, 1.0) == 0.0))
+            if whole and len(self.sides) == 2:
+                self.kept[key] = self._by_pattern(w, labels, key)
+            else:
+                self.kept[key] = self._side_by_side(w, labels, key)
         return self.kept[key][next(i for i, s in enumerate(self.sides) if s is side)]
+
+    def _side_by_side(
+        self, w: np.ndarray | NUM.Drawn, labels: Iterable[Any] | None, key: Any
+    ) -> list[tuple[np.ndarray, list[Any]]]:
+        """Each side's cells side by side in one :func:`per_label` (its own columns)."""
+        if key not in self.joined:
+            parts = [s.joined_cells(labels) for s in self.sides]
+            offsets = np.cumsum([0] + [3 * n + 1 for _, n in parts])
+            t = np.concatenate([p.by_tuple[0] for p, _ in parts])
+            labels_of = [p.by_tuple[1] + o for (p, _), o in zip(parts, offsets[:-1], strict=True)]
+            order = np.argsort(t, kind="stable")
+            cells = Cells.in_tuple_order(
+                t[order], np.concatenate(labels_of)[order], all(p.distinct for p, _ in parts)
+            )
+            self.joined[key] = (cells, [n for _, n in parts])
+        cells, widths = self.joined[key]
+        sums = per_label(w, cells, sum(3 * n + 1 for n in widths))
+        out, lo = [], 0
+        for n in widths:
+            out.append(split_counts(sums[:, lo : lo + 3 * n + 1], n))
+            lo += 3 * n + 1
+        return out
+
+    def _by_pattern(
+        self, w: np.ndarray | NUM.Drawn, labels: Iterable[Any] | None, key: Any
+    ) -> list[tuple[np.ndarray, list[Any]]]:
+        """Both sides' sums from one :func:`per_label` over the pattern cells (whole weights)."""
+        if key not in self.patterned:
+            self.patterned[key] = pattern_cells([s.joined_cells(labels) for s in self.sides])
+        cells, n_labels, patterns = self.patterned[key]
+        sums = per_label(w, cells, len(patterns) * (n_labels + 1))
+        blocks = sums.reshape(len(sums), len(patterns), n_labels + 1)
+        out = []
+        for s in range(2):
+            kinds = patterns[:, s]
+            parts = [blocks[:, kinds == kind].sum(axis=1) for kind in range(3)]
+            out.append((parts[0][:, n_labels], [p[:, :n_labels] for p in parts]))
+        return out
+
+
+#: a label's kind on a side in a pair's pattern (tp, fp, fn are 0, 1, 2; a known tuple's cell
+#: is 0 on its side)
+NO_CELL = 3
+
+
+def pattern_cells(sides: Sequence[tuple[Cells, int]]) -> tuple[Cells, int, np.ndarray]:
+    """The cells of a pair of sides' joined cells (:meth:`Side.joined_cells`, over the same
+    L labels) by pattern: (cells, L, the patterns (P x 2: each side's kind, :data:`NO_CELL`
+    where it has no cell)). Pattern p's labels are columns p (L + 1) .. p (L + 1) + L - 1, its
+    known tuples column p (L + 1) + L. Each (tuple, label) cell of either side is one cell,
+    tuples ascending.
+
+    Examples
+    --------
+    One label; tuple 0: a tp on side one, a fn on side two; tuple 1: a fn on both; both tuples
+    known on both sides (column L = 1 of a pattern):
+
+    >>> one = Cells.of(np.array([0, 0, 1, 1]), np.array([0, 3, 2, 3]))
+    >>> two = Cells.of(np.array([0, 0, 1, 1]), np.array([2, 3, 2, 3]))
+    >>> cells, n, patterns = pattern_cells([(one, 1), (two, 1)])
+    >>> patterns.tolist()  # (tp or known, tp or known), (tp, fn), (fn, fn)
+    [[0, 0], [0, 2], [2, 2]]
+    >>> [a.tolist() for a in cells.by_tuple]
+    [[0, 0, 1, 1], [2, 1, 4, 1]]
+    """
+    (_, n_labels), (_, n_other) = sides
+    if n_labels != n_other:
+        raise ValueError("pattern cells: the sides have other labels")
+    width = n_labels + 1  # a tuple's labels, then its known cell
+    keys = []
+    for s, (cells, _) in enumerate(sides):
+        t, c = cells._cells
+        known = c == 3 * n_labels
+        kind = np.where(known, 0, c // max(n_labels, 1))
+        code = np.where(known, n_labels, c - kind * n_labels)
+        keys.append(((t * width + code) << 3) | (s << 2) | kind)
+    # each side's cells mostly come in (tuple, label) order (side_cells makes them so): a
+    # stable sort merges the runs
+    ordered = np.sort(np.concatenate(keys), kind="stable")
+    cell = ordered >> 3
+    new = np.r_[True, cell[1:] != cell[:-1]] if len(cell) else np.zeros(0, bool)
+    slot = np.cumsum(new) - 1
+    kinds = np.full((int(new.sum()), 2), NO_CELL, np.int64)
+    kinds[slot, (ordered >> 2) & 1] = ordered & 3
+    combo = kinds[:, 0] * 4 + kinds[:, 1]
+    present = np.flatnonzero(np.bincount(combo, minlength=16))
+    column = np.full(16, -1, np.int64)
+    column[present] = np.arange(len(present))
+    unique = cell[new]
+    tuples = unique // width
+    columns = column[combo] * width + unique - tuples * width
+    patterns = np.column_stack([present // 4, present % 4])
+    return Cells.in_tuple_order(tuples, columns, distinct=True), n_labels, patterns
 
 
 def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
