@@ -283,6 +283,50 @@ def test_a_pair_of_models_of_the_same_rows_adds_each_label_once(
     assert widths == [union, first, second, own, first, second]
 
 
+def test_rows_spread_over_threads_are_cut_at_whole_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`NATIVE.spread`: parts of whole blocks (the last one short), at most THREADS,
+    every row once, their results in row order."""
+    monkeypatch.setattr(NATIVE, "THREADS", 3)
+    for n_rows, block, expected in (
+        (100, 16, [(0, 48), (48, 96), (96, 100)]),
+        (37, 16, [(0, 16), (16, 32), (32, 37)]),
+        (20, 16, [(0, 16), (16, 20)]),
+        (16, 16, [(0, 16)]),
+        (0, 16, [(0, 0)]),
+    ):
+        seen: list[tuple[int, int]] = []
+
+        def run(lo: int, hi: int, seen: list[tuple[int, int]] = seen) -> int:
+            seen.append((lo, hi))
+            return lo
+
+        assert NATIVE.spread(run, n_rows, block) == [lo for lo, _ in expected]
+        assert sorted(seen) == expected
+
+
+@needs_native
+@pytest.mark.parametrize("threads", [2, 3])
+def test_kernel_draws_summed_on_threads_are_one_threads(
+    monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """The drawn sums of a batch cut over threads (each its resamples' states and rows) are
+    the sums of one call and the oracle's sums of the matrix."""
+    m = np.array([1.0, 3.0, 1.0, 1.0, 2.0, 1.0] * 500)
+    rng = np.random.default_rng(5)
+    n_labels = 9
+    codes = rng.integers(0, len(m) * n_labels, 4 * len(m))
+    pairs = sorted({(int(c) // n_labels, int(c) % n_labels) for c in codes})
+    tuples, labels = (np.array(x, dtype=np.int64) for x in zip(*pairs, strict=True))
+    drawn = NUM.drawn(np.random.default_rng(7), m, 37)
+    assert drawn is not None
+    monkeypatch.setattr(NATIVE, "THREADS", 1)
+    one = drawn.label_sums(tuples, labels, n_labels)
+    monkeypatch.setattr(NATIVE, "THREADS", threads)
+    spread = drawn.label_sums(tuples, labels, n_labels)
+    assert one is not None and spread is not None
+    assert spread.tolist() == one.tolist() == _oracle_sums(drawn.dense(), pairs, n_labels)
+
+
 @pytest.mark.parametrize("native", [True, False])
 @pytest.mark.parametrize("m", [[1.0] * 30, [1.0, 3.0, 1.0, 0.5, 1.0, 1.0, 2.0, 1.0]])
 def test_draws_into_a_buffer_are_the_fresh_draws(

@@ -10,6 +10,9 @@ then give exactly the numbers of their portable numpy code, faster.
 from __future__ import annotations
 
 import ctypes
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
@@ -21,6 +24,26 @@ _DOUBLES = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
 _INTS = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
 _BITS = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
 _N = ctypes.c_int64
+
+#: resamples ``mlsql_label_sums_drawn`` sums in one pass (``MLSQL_DRAWN_BLOCK`` in
+#: native/resample.c): parts of a batch cut at its multiples keep its blocks whole
+DRAWN_BLOCK = 16
+#: threads a kernel's rows are spread over (the machine's cores, at most 8): ctypes releases
+#: the GIL while a kernel runs
+THREADS = min(8, os.cpu_count() or 1)
+
+
+def spread(run: Callable[[int, int], int], n_rows: int, block: int) -> list[int]:
+    """``run(lo, hi)`` over rows ``lo:hi`` of ``n_rows``, cut at multiples of ``block`` into
+    at most :data:`THREADS` parts run at once; their return values, in row order. Each part
+    must read and write only its own rows, so the result is that of one call."""
+    parts = min(THREADS, -(-n_rows // block)) if n_rows else 1
+    if parts <= 1:
+        return [run(0, n_rows)]
+    step = -(-n_rows // (parts * block)) * block
+    bounds = [(lo, min(lo + step, n_rows)) for lo in range(0, n_rows, step)]
+    with ThreadPoolExecutor(len(bounds)) as pool:
+        return list(pool.map(lambda b: run(*b), bounds))
 
 
 @cache

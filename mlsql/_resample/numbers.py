@@ -244,15 +244,22 @@ class Drawn(Lazy):
         tuples ascending, none twice), drawn and summed by the kernel as whole numbers; None
         where a sum could pass 2^32."""
         out = np.empty((self.shape[0], n_labels))
-        status = self.lib.mlsql_label_sums_drawn(
-            *(self.states, self.inc, self.shape[0], self.shape[1]),
-            *(self.other_col, self.others, self.others.shape[1]),
-            *(_TABLE, _CDF, len(_CDF)),
-            *(tuples, labels, len(tuples), out, n_labels),
-        )
-        if status == -1:
+
+        def run(lo: int, hi: int) -> int:  # resamples lo:hi (their own states and out rows)
+            return int(
+                self.lib.mlsql_label_sums_drawn(
+                    *(self.states[lo:hi], self.inc, hi - lo, self.shape[1]),
+                    *(self.other_col, self.others[lo:hi], self.others.shape[1]),
+                    *(_TABLE, _CDF, len(_CDF)),
+                    *(tuples, labels, len(tuples), out[lo:hi], n_labels),
+                )
+            )
+
+        # the resamples' sums are independent: blocks of them run on the machine's cores
+        statuses = NATIVE.spread(run, self.shape[0], NATIVE.DRAWN_BLOCK)
+        if -1 in statuses:
             raise MemoryError("per-label sums: no memory for a block of sums")
-        return out if status == 0 else None
+        return out if all(s == 0 for s in statuses) else None
 
     def dense(self) -> np.ndarray:
         """The weights as :func:`draw` makes them (each resample's row from its state)."""

@@ -26,7 +26,6 @@ that is better lower).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from mlsql._resample import native as NATIVE
 from mlsql._resample import numbers as NUM
 from mlsql._resample import run
 from mlsql._resample.measures import Chosen, stats_kind
@@ -54,7 +54,7 @@ class Slice:
 
 
 #: threads resampling the grouping sets at once (the machine's cores, at most 8)
-THREADS = min(8, os.cpu_count() or 1)
+THREADS = NATIVE.THREADS
 
 
 def _values(value: Any, kind: str) -> Any:
