@@ -27,9 +27,9 @@ cells. The formulas on top are the registry's, as on the portable path, and
 the numbers the same. Other label types (floats, dates...) stay portable.
 
 ``multilabel_brier_score`` is a sum and a count (:func:`brier_stats`): each known row's
-scored labels and true labels in one list read by one ``list.eval`` (Polars runs it row
-by row), and the group's labels exploded and counted distinct (the streaming engine
-runs that aggregation in memory).
+scored labels exploded into cells beside the row's true labels (no ``list.eval`` run row by
+row), and the group's labels exploded and counted distinct (the streaming engine runs that
+aggregation in memory).
 
 Examples
 --------
@@ -404,35 +404,38 @@ def brier_stats(
     """The group's known rows (their weight), Σ of their squared errors and its labels.
 
     Each known row's scored labels (a label's first entry, NULL labels and scores dropped,
-    each probability checked as ``multiclass_brier_score`` checks it) and its distinct true
-    labels go into one list of {label, score, t} (t: 1 for a true label, 0 for a scored
-    one), read by one ``list.eval``: Σ over the scored entries of (p - [label is true])²
-    plus the true labels without a score. The labels are the known rows' scored and true
-    labels (rows of positive weight), exploded and counted distinct.
+    each probability checked as ``multiclass_brier_score`` checks it) are exploded into one
+    cell per (row, label), each beside its row's distinct true labels and weight: Σ over the
+    cells of (p - [label is true])², plus, per row, its true labels without a score (a list
+    intersection). No ``list.eval`` runs row by row. The labels are the known rows' scored and
+    true labels (rows of positive weight), exploded and counted distinct.
     """
     mask = K.known(actual, entries) if weight is None else K.known(actual, entries, weight)
     w = pl.lit(1.0) if weight is None else weight.cast(pl.Float64)
     truth = actual.list.drop_nulls().list.unique()
     rows = CSP._Rows(truth, entries, mask, w)
-    x = pl.element()
-    label, score, t = x.struct.field("label"), x.struct.field("score"), x.struct.field("t")
-    as_scored = rows.s.list.eval(
-        pl.struct(label=CSP._LABEL, score=CSP._SCORE.cast(pl.Float64), t=pl.lit(0, dtype=pl.Int8))
+    s, t = rows.s, rows.t
+    size = s.list.len()
+    unscored = t.list.len() - t.list.set_intersection(s.list.eval(CSP._LABEL)).list.len()
+    # an empty list explodes to one NULL cell, and so does its row repeated 0 times
+    cells = pl.struct(
+        c=rows(s).explode(), tw=rows(pl.struct(t=t, w=rows.w).repeat_by(size)).explode()
     )
-    as_true = rows.t.list.eval(
-        pl.struct(label=x, score=pl.lit(None, dtype=pl.Float64), t=pl.lit(1, dtype=pl.Int8))
-    )
-    is_true = label.is_in(label.filter(t == 1).implode()).cast(pl.Float64)
-    unscored = (~label.is_in(label.filter(t == 0).implode())).filter(t == 1).cast(pl.Int64)
-    squared = CS.class_squared_error(K.OPS, score, is_true == 1).filter(t == 0)
-    row_loss = pl.concat_list([as_scored, as_true]).list.eval(squared.sum() + unscored.sum())
-    loss = rows(row_loss.list.first().cast(pl.Float64) * rows.w)
-    labels = rows(pl.concat_list([rows.s.list.eval(CSP._LABEL), rows.t]))
+    # each cell's term reads the cell once: a one-element list evaluated with list.eval (a
+    # struct.with_fields scope is refused over exploded cells in group_by)
+    c, tw = pl.element().struct.field("c"), pl.element().struct.field("tw")
+    label, score = c.struct.field("label"), c.struct.field("score").cast(pl.Float64)
+    cell = CS.class_squared_error(K.OPS, score, tw.struct.field("t").list.contains(label))
+    if weight is not None:
+        cell = cell * tw.struct.field("w")
+    cell_sum = pl.concat_list(cells).list.eval(cell).list.first().sum()
+    loss = cell_sum + rows(unscored.cast(pl.Float64) * rows.w).sum()
+    labels = rows(pl.concat_list([s.list.eval(CSP._LABEL), t]))
     counted = mask if weight is None else mask & (w > 0)
     n_labels = pl.when(counted).then(labels).explode().drop_nulls().n_unique()
     return LS.LabelBrierStats(
         n=pl.when(mask).then(w).sum() if weight is not None else mask.sum().cast(pl.Int64),
-        total_loss=rows.checked(m, loss.sum()),
+        total_loss=rows.checked(m, loss),
         n_labels=n_labels,
     )
 
