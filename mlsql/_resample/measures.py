@@ -78,7 +78,7 @@ LB_MEASURES = LL.MEASURES
 CLASS_MEASURES = (
     "accuracy",
     "error_rate",
-    *(m for m in SL.CLASS_MEASURES if m not in SL.KAPPA_TESTS),
+    *(m for m in SL.CLASS_MEASURES if m not in (*SL.KAPPA_TESTS, *SL.BOWKER)),
 )
 #: measures whose per-row outcome is 0 or 1 (McNemar's test applies)
 ZERO_ONE = ("subset_accuracy", "zero_one_loss", "accuracy", "error_rate")

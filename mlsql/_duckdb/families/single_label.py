@@ -168,6 +168,37 @@ def class_stats(
             f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {each}))"
         )
 
+    def mirror_sum(term: Callable[[Any, Any], Any]) -> Sql:
+        # the cells that occur: a map (a, p) -> rows, or with weights one (key, weight) entry
+        # per row, summed per cell first (one pass over the group's rows per cell)
+        mirror = "struct_pack(a := e.key.p, p := e.key.a)"
+        if weighted:
+            cells = (
+                f"list_transform(list_distinct(list_transform({pairs}, lambda r: r.key)), "
+                f"lambda c: struct_pack(key := c, value := list_sum(list_transform(list_filter("
+                f"{pairs}, lambda r: r.key = c), lambda r: r.value))))"
+            )
+            each = lit(
+                term(
+                    Sql("e.value"),
+                    Sql(
+                        f"coalesce(list_sum(list_transform(list_filter(m, lambda f: f.key = "
+                        f"{mirror}), lambda f: f.value)), 0.0)"
+                    ),
+                )
+            )
+            return let(
+                cells, "m", Sql(f"coalesce(list_sum(list_transform(m, lambda e: {each})), 0.0)")
+            )
+        each = lit(
+            term(Sql("CAST(e.value AS BIGINT)"), Sql(f"CAST(coalesce(m[{mirror}], 0) AS BIGINT)"))
+        )
+        return let(
+            pairs,
+            "m",
+            Sql(f"coalesce(list_sum(list_transform(map_entries(m), lambda e: {each})), 0)"),
+        )
+
     return SL.ClassStats(
         n=Sql(f"struct_extract({cl}, 'n')"),
         index=Sql("(k - 1)"),
@@ -179,6 +210,7 @@ def class_stats(
         row_pair_sum=row_pair_sum,
         rows=Sql(f"struct_extract({cl}, 'rows')"),
         cell_sum=cell_sum,
+        mirror_sum=mirror_sum,
     )
 
 
