@@ -73,8 +73,8 @@ LABEL_SET_MEASURES = (
 )
 #: macro and weighted multi-label averages (the label lists are the tuple)
 LB_MEASURES = LL.MEASURES
-#: kappa's standard error, z test and interval are statistics of the sample's own
-#: uncertainty, not estimates to resample
+#: kappa's standard error, z test and interval, and Bowker's test of symmetry, are statistics
+#: of the sample's own uncertainty, not estimates to resample
 CLASS_MEASURES = (
     "accuracy",
     "error_rate",

@@ -44,9 +44,10 @@ Notes
   adds 2.5² / 3.5, not 3. mlsql tests the counts as they are (Bowker 1948, SAS's
   ``AGREE``, R's ``mcnemar.test`` on a k x k table): it equals the default where
   no cell is 0, and ``shift_zeros=False`` everywhere.
-- statsmodels adds 1e-20 to each pair's denominator; mlsql leaves a pair of
-  equal counts out instead, the same value for counts (it differs only for
-  weights below about 1e-10).
+- statsmodels adds 1e-20 to each pair's denominator (so a pair of two empty
+  cells adds 0); mlsql adds each pair at its larger cell, exactly: the same for
+  counts, and for weights a relative difference of 1e-20 / (M_ij + M_ji), above
+  1e-12 only for a pair of total weight below 1e-8.
 """
 
 from __future__ import annotations

@@ -613,13 +613,14 @@ def class_stats(
         def over(f: Column) -> Column:
             keys, amounts = f["keys"], f["amounts"]
 
-            def each(key: Column, j: Column) -> Column:
+            def found(key: Column, j: Column) -> Column:  # the cell and its mirror's amount
                 at = F.array_position(keys, F.struct(key["p"].alias("a"), key["a"].alias("p")))
                 mirror = F.when(at > 0, F.element_at(amounts, F.greatest(at, F.lit(1)).cast("int")))
                 zero = F.lit(0.0 if weighted else 0).cast("double" if weighted else "long")
-                return column(term(amounts[j], F.coalesce(mirror, zero)))
+                return F.struct(amounts[j].alias("c"), F.coalesce(mirror, zero).alias("r"))
 
-            return total(F.transform(keys, each))
+            each = F.transform(keys, found)
+            return total(F.transform(each, lambda x: column(term(x["c"], x["r"]))))
 
         return let(found, over)
 
