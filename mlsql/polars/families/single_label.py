@@ -153,7 +153,14 @@ def class_stats(
         grid = pl.int_range(0, size * size, dtype=pl.Int64)
         code = ia * size + ip
         cells = _counts_at(code, grid) if weight is None else _weights_at(code, w, grid)
-        return OPS.sum(term(cells, cells.gather((grid % size) * size + grid // size)))
+
+        def body(cell: pl.Expr) -> pl.Expr:  # the cells once, as a list: each read in place
+            count = cell.len()
+            side = count.cast(pl.Float64).sqrt().round().cast(pl.Int64)
+            at = pl.int_range(0, count, dtype=pl.Int64)
+            return OPS.sum(term(cell, cell.gather((at % side) * side + at // side)))
+
+        return cells.implode().list.eval(body(pl.element())).list.first()
 
     return SL.ClassStats(
         n=n,
