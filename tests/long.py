@@ -32,6 +32,7 @@ LONG: frozenset[str] = frozenset(
         "tests/test_ibis.py::test_the_plan_compiles_and_parses_in_other_dialects",
         "tests/test_area_under_pr.py::test_spark_matches_pysparks_own_evaluator",
         "tests/test_kappa_tests.py::test_spark_over_labels_counts_the_cells",
+        "tests/test_symmetry.py::test_spark_over_labels_counts_the_cells",
         "tests/test_slices.py::test_spark_bounds_the_tuples_and_checks_numbers",
         "tests/test_cli_slices.py::test_spark_prints_the_apis_table",
         "tests/test_slices.py::test_spark_gives_the_same_errors",

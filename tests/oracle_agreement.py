@@ -162,6 +162,25 @@ def kappa_test(rows: list[tuple[Any, Any]], name: str) -> Any:
     return float(result[KAPPA_RESULTS[name]])
 
 
+#: what statsmodels' SquareTable(table).symmetry() names each Bowker measure's value
+BOWKER_RESULTS = {"bowker_statistic": "statistic", "bowker_p_value": "pvalue"}
+
+
+def bowker(rows: list[tuple[Any, Any]], name: str) -> Any:
+    """``name`` (a key of :data:`BOWKER_RESULTS`) of statsmodels' Bowker test of symmetry,
+    ``SquareTable(table, shift_zeros=False).symmetry()``, on the rows' confusion matrix over
+    the classes on either side (statsmodels' default shifts 0 cells to 0.5); None over no
+    known rows. One class gives statistic 0 and p-value NaN (statsmodels' chi2.sf(0, 0))."""
+    import numpy as np
+    from statsmodels.stats.contingency_tables import SquareTable
+
+    m = confusion(rows)
+    if not m:
+        return None
+    result = SquareTable(np.array(m, dtype=float), shift_zeros=False).symmetry(method="bowker")
+    return float(getattr(result, BOWKER_RESULTS[name]))
+
+
 # ------------------------------------------------------------------ several raters
 def fleiss(ratings: list[list[Any] | None], weights: list[Any] | None = None) -> Any:
     """statsmodels' ``fleiss_kappa(aggregate_raters(ratings)[0])`` over the known rows (NULL

@@ -903,6 +903,12 @@ for _name in oracle_agreement.KAPPA_RESULTS:
         lambda t, p, name=_name: oracle_agreement.kappa_test(rows_of(t, *_SL), name),
         source="statsmodels",
     )
+for _name in oracle_agreement.BOWKER_RESULTS:
+    REFERENCES[_name] = Reference(
+        "classes",
+        lambda t, p, name=_name: oracle_agreement.bowker(rows_of(t, *_SL), name),
+        source="statsmodels",
+    )
 REFERENCES["matthews_corrcoef"] = Reference(
     "classes", lambda t, p: oracle_single.mcc(rows_of(t, *_SL), **_oracle_zd(p)), _zd()
 )

@@ -95,6 +95,8 @@ KNOWN_FALLBACKS = {
             "cohen_kappa_p_value_one_sided",
             "cohen_kappa_low",
             "cohen_kappa_high",
+            "bowker_statistic",
+            "bowker_p_value",
             "f1_score",
             "fbeta_score",
             "matthews_corrcoef",

@@ -301,6 +301,18 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "cohen_kappa_p_value": (
         sm("cohens_kappa(table).pvalue_two_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
+    "bowker_statistic": (
+        sm(
+            "SquareTable(table, shift_zeros=False).symmetry().statistic",
+            "statsmodels.stats.contingency_tables.SquareTable.symmetry",
+        ),
+    ),
+    "bowker_p_value": (
+        sm(
+            "SquareTable(table, shift_zeros=False).symmetry().pvalue",
+            "statsmodels.stats.contingency_tables.SquareTable.symmetry",
+        ),
+    ),
     "cochrans_q_statistic": (
         sm("cochrans_q(x).statistic", "statsmodels.stats.contingency_tables.cochrans_q"),
     ),

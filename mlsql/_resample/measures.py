@@ -73,12 +73,12 @@ LABEL_SET_MEASURES = (
 )
 #: macro and weighted multi-label averages (the label lists are the tuple)
 LB_MEASURES = LL.MEASURES
-#: kappa's standard error, z test and interval are statistics of the sample's own
-#: uncertainty, not estimates to resample
+#: kappa's standard error, z test and interval, and Bowker's test of symmetry, are statistics
+#: of the sample's own uncertainty, not estimates to resample
 CLASS_MEASURES = (
     "accuracy",
     "error_rate",
-    *(m for m in SL.CLASS_MEASURES if m not in SL.KAPPA_TESTS),
+    *(m for m in SL.CLASS_MEASURES if m not in (*SL.KAPPA_TESTS, *SL.BOWKER)),
 )
 #: measures whose per-row outcome is 0 or 1 (McNemar's test applies)
 ZERO_ONE = ("subset_accuracy", "zero_one_loss", "accuracy", "error_rate")

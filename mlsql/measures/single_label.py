@@ -46,6 +46,11 @@ Notes
   and p also one class on a side, or no class on both sides), and the standard
   error is 0 where the variance is 0 exactly, where statsmodels gives a tiny
   number or NaN. bootstrap, compare and slices do not resample them.
+- ``bowker_statistic`` and ``bowker_p_value`` are Bowker's test of symmetry of the
+  confusion matrix, statsmodels' ``SquareTable(table, shift_zeros=False).symmetry()``
+  statistic and pvalue over the classes on either side (McNemar's over k classes,
+  :mod:`mlsql.measures.symmetry`): NULL over no rows, p NaN with one class only.
+  bootstrap, compare and slices do not resample them.
 - ``matthews_corrcoef`` is undefined when either side holds one class only:
   ``zero_division`` (default 0 as scikit-learn; 'diagnose': 1 if every row is
   right, else 0).
@@ -78,9 +83,11 @@ from mlsql._formulas import Counts, formula
 from mlsql._registry import Param, declare, measure
 from mlsql.measures import contingency as C
 from mlsql.measures import kappa_tests as K
+from mlsql.measures import symmetry as B
 from mlsql.measures.contingency import Table2x2
 from mlsql.measures.kappa_tests import KAPPA_TESTS
 from mlsql.measures.label_based import weighted_average
+from mlsql.measures.symmetry import BOWKER
 
 E = Any  # an engine expression
 FAMILY = "single_label"
@@ -94,9 +101,10 @@ CLASS_MEASURES = (
     "cohen_kappa_score",
     "matthews_corrcoef",
     *KAPPA_TESTS,
+    *BOWKER,
 )
 #: class measures that also sum over the (actual, predicted) pairs (engines gather the pairs)
-PAIR_MEASURES = ("cohen_kappa_score", *KAPPA_TESTS)
+PAIR_MEASURES = ("cohen_kappa_score", *KAPPA_TESTS, *BOWKER)
 ZD = P.ZERO_DIVISION
 BETA = P.BETA
 AVERAGE = P.AVERAGE
@@ -148,7 +156,10 @@ class ClassStats:
     (weighted kappa needs both). ``cell_sum(term)`` is Σ over known rows of
     ``term(view of the actual class, view of the predicted class)``, that is
     Σ over the confusion matrix's cells M_ij term(view_i, view_j): the term may
-    read only the two views (kappa's variance needs it).
+    read only the two views (kappa's variance needs it). ``mirror_sum(term)`` is Σ over
+    the cells (i, j) of ``term(M_ij, M_ji)``, a cell's count (weight) and its mirror's,
+    for a term that is 0 where M_ij = 0: engines sum over the cells that occur (Bowker's
+    test of symmetry needs it).
     """
 
     n: E
@@ -161,6 +172,7 @@ class ClassStats:
     row_pair_sum: Callable[[Callable[[E, E], E]], E]
     rows: E = None
     cell_sum: Callable[[Callable[[ClassView, ClassView], E]], E] | None = None
+    mirror_sum: Callable[[Callable[[E, E], E]], E] | None = None
 
     @property
     def counts(self) -> Counts:
@@ -461,6 +473,21 @@ KAPPA_SUMMARIES = {
     ),
 }
 for _name, (_summary, _build) in KAPPA_SUMMARIES.items():
+    measure(_name, "aggregate", FAMILY, _summary)(_build)
+
+BOWKER_SUMMARIES = {
+    "bowker_statistic": (
+        "Bowker's test of symmetry of the k x k confusion matrix, Σ_{i<j} (M_ij - M_ji)² / "
+        "(M_ij + M_ji): statsmodels' SquareTable(table, shift_zeros=False).symmetry() statistic.",
+        B.statistic,
+    ),
+    "bowker_p_value": (
+        "P-value of Bowker's test of symmetry, chi-square with k (k - 1) / 2 degrees of "
+        "freedom: statsmodels' SquareTable(table, shift_zeros=False).symmetry() pvalue.",
+        B.p_value,
+    ),
+}
+for _name, (_summary, _build) in BOWKER_SUMMARIES.items():
     measure(_name, "aggregate", FAMILY, _summary)(_build)
 
 

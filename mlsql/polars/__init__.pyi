@@ -70,6 +70,8 @@ __all__ = [
     "binned_auc",
     "binned_average_precision_score",
     "bootstrap",
+    "bowker_p_value",
+    "bowker_statistic",
     "bpref",
     "brier_score_loss",
     "calibration_table",
@@ -2246,6 +2248,72 @@ def bootstrap(
     ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
     >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
     ('micro_f1', 0.5714285714285714)
+    """
+
+def bowker_p_value(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """P-value of Bowker's test of symmetry, chi-square with k (k - 1) / 2 degrees of freedom: statsmodels' SquareTable(table, shift_zeros=False).symmetry() pvalue.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.bowker_p_value('actual', 'predicted')).item()
+    0.8012519569012009
+    """
+
+def bowker_statistic(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
+    """Bowker's test of symmetry of the k x k confusion matrix, Σ_{i<j} (M_ij - M_ji)² / (M_ij + M_ji): statsmodels' SquareTable(table, shift_zeros=False).symmetry() statistic.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    predicted : str or polars.Expr
+        The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
+    >>> df.select(mp.bowker_statistic('actual', 'predicted')).item()
+    1.0
     """
 
 def bpref(

@@ -53,6 +53,8 @@ OUTPUTS = {
     "binary_support_from_counts": "0.4",
     "binned_auc": "0.8125",
     "binned_average_precision_score": "0.8875",
+    "bowker_p_value": "0.8012519569012009",
+    "bowker_statistic": "1.0",
     "bpref": "0.2777777777777778",
     "brier_score_loss": "0.19333333333333333",
     "class_error_rate": "0.5",

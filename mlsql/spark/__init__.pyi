@@ -68,6 +68,8 @@ __all__ = [
     "binned_auc",
     "binned_average_precision_score",
     "bootstrap",
+    "bowker_p_value",
+    "bowker_statistic",
     "bpref",
     "brier_score_loss",
     "calibration_table",
@@ -2282,6 +2284,66 @@ def bootstrap(
     ...                            "actual array<string>, predicted array<string>")
     >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
     ('micro_f1', 0.5714285714285714)
+    """
+
+def bowker_p_value(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """P-value of Bowker's test of symmetry, chi-square with k (k - 1) / 2 degrees of freedom: statsmodels' SquareTable(table, shift_zeros=False).symmetry() pvalue.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
+def bowker_statistic(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
+    """Bowker's test of symmetry of the k x k confusion matrix, Σ_{i<j} (M_ij - M_ji)² / (M_ij + M_ji): statsmodels' SquareTable(table, shift_zeros=False).symmetry() statistic.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true class of each row.
+    predicted : str or pyspark.sql.Column
+        The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
     """
 
 def bpref(

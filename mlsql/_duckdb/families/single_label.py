@@ -11,7 +11,10 @@ classes, usable in ``GROUP BY``. Each measure is then a macro over that struct,
 ``_mlsql_<name>_of(cl, ...)``, whose body is the registry formula run with
 :class:`ClassAxisOps`: reductions over classes are list functions over
 ``range(1, len(classes) + 1)``. Weighted kappa also counts (actual, predicted)
-pairs, ``_mlsql_class_pairs``, to weigh each row by its classes' positions.
+pairs, ``_mlsql_class_pairs``, to weigh each row by its classes' positions; Bowker's
+test of symmetry reads each pair's count beside its mirror's (a map lookup). With
+``sample_weight`` the pairs are one (pair, weight) entry per row, and Bowker's test sums
+them per pair that occurs first (a pass over the group's rows per pair).
 
 Why aggregates over lists rather than table macros: they stay one pass, work
 per group like any aggregate, and the class set is small next to the rows.
@@ -168,6 +171,34 @@ def class_stats(
             f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {each}))"
         )
 
+    def mirror_sum(term: Callable[[Any, Any], Any]) -> Sql:
+        # each cell that occurs beside its mirror's count, (c, r), then the term of each: a
+        # map (a, p) -> rows, or with weights one (key, weight) entry per row, summed per
+        # cell first (one pass over the group's rows per cell)
+        mirror = "struct_pack(a := e.key.p, p := e.key.a)"
+        each = lit(term(Sql("x.c"), Sql("x.r")))
+        if weighted:
+            cells = (
+                f"list_transform(list_distinct(list_transform({pairs}, lambda r: r.key)), "
+                f"lambda c: struct_pack(key := c, value := list_sum(list_transform(list_filter("
+                f"{pairs}, lambda r: r.key = c), lambda r: r.value))))"
+            )
+            found = (
+                f"list_transform(m, lambda e: struct_pack(c := e.value, r := coalesce(list_sum("
+                f"list_transform(list_filter(m, lambda f: f.key = {mirror}), lambda f: f.value)"
+                f"), 0.0)))"
+            )
+            zero = "0.0"
+        else:
+            cells = str(pairs)
+            found = (
+                f"list_transform(map_entries(m), lambda e: struct_pack(c := CAST(e.value AS "
+                f"BIGINT), r := CAST(coalesce(m[{mirror}], 0) AS BIGINT)))"
+            )
+            zero = "0"
+        body = Sql(f"coalesce(list_sum(list_transform({found}, lambda x: {each})), {zero})")
+        return let(cells, "m", body)
+
     return SL.ClassStats(
         n=Sql(f"struct_extract({cl}, 'n')"),
         index=Sql("(k - 1)"),
@@ -179,6 +210,7 @@ def class_stats(
         row_pair_sum=row_pair_sum,
         rows=Sql(f"struct_extract({cl}, 'rows')"),
         cell_sum=cell_sum,
+        mirror_sum=mirror_sum,
     )
 
 

@@ -145,6 +145,23 @@ def class_stats(
         each = term(view(ia), view(ip))
         return OPS.sum(each if weight is None else each * weight.filter(mask))
 
+    def mirror_sum(term: Any) -> pl.Expr:
+        # the k x k cells, actual-major: each row's cell position, counted (or its weights
+        # summed) per position as a class's rows are; a cell's mirror is at (j, i)
+        ia = classes.search_sorted(a).cast(pl.Int64)
+        ip = classes.search_sorted(p).cast(pl.Int64)
+        grid = pl.int_range(0, size * size, dtype=pl.Int64)
+        code = ia * size + ip
+        cells = _counts_at(code, grid) if weight is None else _weights_at(code, w, grid)
+
+        def body(cell: pl.Expr) -> pl.Expr:  # the cells once, as a list: each read in place
+            count = cell.len()
+            side = count.cast(pl.Float64).sqrt().round().cast(pl.Int64)
+            at = pl.int_range(0, count, dtype=pl.Int64)
+            return OPS.sum(term(cell, cell.gather((at % side) * side + at // side)))
+
+        return cells.implode().list.eval(body(pl.element())).list.first()
+
     return SL.ClassStats(
         n=n,
         index=pl.int_range(0, size, dtype=pl.Int64),
@@ -152,6 +169,7 @@ def class_stats(
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
         cell_sum=cell_sum,
+        mirror_sum=mirror_sum,
         rows=None if weight is None else mask.sum().cast(pl.Int64),
         **per_class,
     )
@@ -280,6 +298,12 @@ def _in_scope(m: Measure) -> Any:
             extras[name] = raw.cell_sum(term)
             return field(name)
 
+        def mirror_sum(term: Any) -> pl.Expr:  # the term reads only the cells: outside too
+            assert raw.mirror_sum is not None
+            name = f"row_sum_{len(extras)}"
+            extras[name] = raw.mirror_sum(term)
+            return field(name)
+
         def pair_sum(term: Any) -> pl.Expr:
             size = pl.len().cast(pl.Int64)
             cells = pl.int_range(0, size * size, dtype=pl.Int64)
@@ -297,6 +321,7 @@ def _in_scope(m: Measure) -> Any:
             pair_sum=pair_sum,
             row_pair_sum=row_pair_sum,
             cell_sum=cell_sum,
+            mirror_sum=mirror_sum,
         )
         out = m.build(ops, scoped, **checked)  # type: ignore[misc]
         out = out if isinstance(out, pl.Expr) else pl.lit(out)

@@ -583,6 +583,47 @@ def class_stats(
 
         return total(F.transform(s["pairs"], each))
 
+    def mirror_sum(term: Callable[[Any, Any], Any]) -> Column:
+        if row_pair_sum is not None:  # counted: the k x k cells, actual-major
+            size = F.size(classes)
+            cells = s["cells"]
+
+            def cell(count: Column, c: Column) -> Column:
+                return column(term(count, cells[(c % size) * size + (c / size).cast("int")]))
+
+            return total(F.transform(cells, cell))
+        if weighted:  # one (a, p, w) per row: each cell's weights summed (a pass per cell)
+            xs = s["pairs"]
+            keys = F.array_distinct(F.transform(xs, lambda r: F.struct(r["a"], r["p"])))
+
+            def summed(key: Column) -> Column:
+                hits = F.filter(xs, lambda r: (r["a"] == key["a"]) & (r["p"] == key["p"]))
+                return F.aggregate(hits, F.lit(0.0), lambda acc, r: acc + r["w"])
+
+            found = let(
+                keys,
+                lambda ks: F.struct(ks.alias("keys"), F.transform(ks, summed).alias("amounts")),
+            )
+        else:  # the runs of the sorted pairs: each cell that occurs and its rows
+            found = let(
+                runs(F.sort_array(s["pairs"])),
+                lambda r: F.struct(r["values"].alias("keys"), r["counts"].alias("amounts")),
+            )
+
+        def over(f: Column) -> Column:
+            keys, amounts = f["keys"], f["amounts"]
+
+            def found(key: Column, j: Column) -> Column:  # the cell and its mirror's amount
+                at = F.array_position(keys, F.struct(key["p"].alias("a"), key["a"].alias("p")))
+                mirror = F.when(at > 0, F.element_at(amounts, F.greatest(at, F.lit(1)).cast("int")))
+                zero = F.lit(0.0 if weighted else 0).cast("double" if weighted else "long")
+                return F.struct(amounts[j].alias("c"), F.coalesce(mirror, zero).alias("r"))
+
+            each = F.transform(keys, found)
+            return total(F.transform(each, lambda x: column(term(x["c"], x["r"]))))
+
+        return let(found, over)
+
     return SL.ClassStats(
         n=s["n"],
         index=PerClass(lambda i: i),
@@ -594,6 +635,7 @@ def class_stats(
         row_pair_sum=rows_pair_sum if row_pair_sum is None else row_pair_sum,
         rows=s["rows"] if weighted else None,
         cell_sum=cell_sum,
+        mirror_sum=mirror_sum,
     )
 
 
@@ -787,7 +829,7 @@ def _build(m: Measure) -> Callable[..., Column]:
                     return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
 
                 return let(class_struct(actual, predicted, sample_weight), formula)
-            cells = m.name in SL.KAPPA_TESTS
+            cells = m.name in (*SL.KAPPA_TESTS, *SL.BOWKER)
             counted, row_pair_sum = counted_classes(actual, predicted, labels, sample_weight, cells)
             message = LABELS_OUTSIDE.format(func=m.name, labels=list(labels))
 
