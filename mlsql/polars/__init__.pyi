@@ -2566,6 +2566,7 @@ def cohen_kappa_high(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2576,6 +2577,8 @@ def cohen_kappa_high(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2599,6 +2602,7 @@ def cohen_kappa_low(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2609,6 +2613,8 @@ def cohen_kappa_low(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2632,6 +2638,7 @@ def cohen_kappa_p_value(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2642,6 +2649,8 @@ def cohen_kappa_p_value(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2665,6 +2674,7 @@ def cohen_kappa_p_value_one_sided(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2675,6 +2685,8 @@ def cohen_kappa_p_value_one_sided(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2739,9 +2751,10 @@ def cohen_kappa_std_error(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
-    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa.
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
 
     Parameters
     ----------
@@ -2749,6 +2762,8 @@ def cohen_kappa_std_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2772,6 +2787,7 @@ def cohen_kappa_z_value(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -2782,6 +2798,8 @@ def cohen_kappa_z_value(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

@@ -2665,6 +2665,7 @@ def cohen_kappa_high(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2675,6 +2676,8 @@ def cohen_kappa_high(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2695,6 +2698,7 @@ def cohen_kappa_low(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2705,6 +2709,8 @@ def cohen_kappa_low(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2725,6 +2731,7 @@ def cohen_kappa_p_value(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2735,6 +2742,8 @@ def cohen_kappa_p_value(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2755,6 +2764,7 @@ def cohen_kappa_p_value_one_sided(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2765,6 +2775,8 @@ def cohen_kappa_p_value_one_sided(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2839,9 +2851,10 @@ def cohen_kappa_std_error(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa.
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
 
     Parameters
     ----------
@@ -2849,6 +2862,8 @@ def cohen_kappa_std_error(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2869,6 +2884,7 @@ def cohen_kappa_z_value(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -2879,6 +2895,8 @@ def cohen_kappa_z_value(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

@@ -168,6 +168,21 @@ def class_stats(
             f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {each}))"
         )
 
+    def margin_cell_sum(
+        term: Callable[[SL.ClassView, SL.ClassView, Any, Any], Any],
+        row: Callable[[SL.ClassView, SL.ClassView], Any],
+        col: Callable[[SL.ClassView, SL.ClassView], Any],
+    ) -> Sql:
+        def over(each: Callable[[SL.ClassView], Any]) -> Sql:  # Σ over the classes l
+            return Sql(
+                f"list_sum(list_transform(range(1, {size} + 1), lambda l: {lit(each(view('l')))}))"
+            )
+
+        def cell(a: SL.ClassView, p: SL.ClassView) -> Any:
+            return term(a, p, over(lambda v: row(a, v)), over(lambda v: col(v, p)))
+
+        return cell_sum(cell)
+
     return SL.ClassStats(
         n=Sql(f"struct_extract({cl}, 'n')"),
         index=Sql("(k - 1)"),
@@ -179,6 +194,7 @@ def class_stats(
         row_pair_sum=row_pair_sum,
         rows=Sql(f"struct_extract({cl}, 'rows')"),
         cell_sum=cell_sum,
+        margin_cell_sum=margin_cell_sum,
     )
 
 
