@@ -340,3 +340,22 @@ def test_weighted_kappa_is_scikit_learns():
         y, p = zip(*_pairs(m), strict=True)
         for wt in WEIGHTINGS:
             assert close(float(cohens_kappa(m, wt=wt).kappa), cohen_kappa_score(y, p, weights=wt))
+
+
+@pytest.mark.parametrize("weights", WEIGHTINGS)
+def test_weighted_counts_do_not_overflow(engine, weights):
+    """20,000 rows over 10 classes: n² Σ A_i P_j d_ij² is beyond 64 bits (integer sums wrap
+    in Polars), so the variances divide by chance before they multiply."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    needs(engine, "cohen_kappa_std_error")
+    rng = np.random.default_rng(7)
+    actual = rng.integers(0, 10, 20_000)
+    predicted = np.where(rng.random(20_000) < 0.6, actual, rng.integers(0, 10, 20_000))
+    m = np.zeros((10, 10))
+    np.add.at(m, (actual, predicted), 1)
+    result = cohens_kappa(m, wt=weights)
+    table = pa.table({"actual": actual, "predicted": predicted})
+    for name, attr in (("cohen_kappa_std_error", "std_kappa"), ("cohen_kappa_z_value", "z_value")):
+        assert close(engine.aggregate(name, table, weights=weights), float(result[attr])), name

@@ -170,15 +170,19 @@ def _weighted_variances(t: dict[str, E]) -> tuple[E, E, E]:
     A_i P_j / n²: both are invariant to the scale of d, so the positions' |i - j| and
     (i - j)² serve as they are. In counts, with q = 1 - kappa = n dis / chance:
     var_kappa = (n² dd - 2 q n dy + q² yy - n dis²) / chance² and
-    var_kappa0 = (n² ee - n rc + chance²) / (n chance²). Perfect agreement makes
-    dis, dd and q 0, so var_kappa is 0 exactly there.
+    var_kappa0 = (n² ee - n rc + chance²) / (n chance²), each term divided by chance
+    before it is multiplied (the sums of whole weights are integers on some engines, and
+    n² ee or chance² overflows 64 bits at a million rows). Perfect agreement makes dis, dd
+    and q 0, so var_kappa is 0 exactly there.
     """
-    n, chance, dis = t["n"], t["chance"], t["dis"]
-    q = n * dis / chance
+    n, dis = t["n"], t["dis"]
+    inv = 1 / t["chance"]
+    q = dis * inv * n
     kappa = 1 - q
-    var = n * n * t["dd"] - 2 * q * n * t["dy"] + _square(q) * t["yy"] - n * _square(dis)
-    var = var / _square(chance)
-    var0 = (n * n * t["ee"] - n * t["rc"] + _square(chance)) / (n * _square(chance))
+    n_inv = n * inv
+    var = _square(n_inv) * t["dd"] - 2 * q * n_inv * (t["dy"] * inv)
+    var = var + _square(q * inv) * t["yy"] - n * _square(dis * inv)
+    var0 = ((t["ee"] * inv) * n - t["rc"] * inv) * inv + 1 / n
     return kappa, var, var0
 
 
