@@ -138,12 +138,38 @@ def exact_kappa_variance(m: list[list[int]]) -> tuple[Fraction, Fraction]:
     return var, var0
 
 
-def kappa_test(rows: list[tuple[Any, Any]], name: str) -> Any:
+def exact_weighted_kappa_variance(m: list[list[int]], wt: str) -> tuple[Fraction, Fraction]:
+    """var_kappa and var_kappa0 of statsmodels' weighted kappa (``cohens_kappa(m, wt=wt)``,
+    wt 'linear' or 'quadratic') in exact fractions, as statsmodels writes them: scores 0..k-1,
+    disagreement |i - j| / (k - 1) or its square, agreement weights w = 1 - that."""
+    k, n = len(m), sum(map(sum, m))
+    p = [[Fraction(x, n) for x in row] for row in m]
+    r = [sum(row) for row in p]
+    c = [sum(p[i][j] for i in range(k)) for j in range(k)]
+    power = 1 if wt == "linear" else 2
+    w = [[1 - Fraction(abs(i - j), k - 1) ** power for j in range(k)] for i in range(k)]
+    e = [[r[i] * c[j] for j in range(k)] for i in range(k)]
+    cells = [(i, j) for i in range(k) for j in range(k)]
+    kappa = 1 - sum((1 - w[i][j]) * p[i][j] for i, j in cells) / sum(
+        (1 - w[i][j]) * e[i][j] for i, j in cells
+    )
+    w_row = [sum(c[j] * w[i][j] for j in range(k)) for i in range(k)]
+    w_col = [sum(r[i] * w[i][j] for i in range(k)) for j in range(k)]
+    pe = sum(w[i][j] * e[i][j] for i, j in cells)
+    fac = 1 / ((1 - pe) ** 2 * n)
+    a = sum(p[i][j] * (w[i][j] - (w_col[j] + w_row[i]) * (1 - kappa)) ** 2 for i, j in cells)
+    var = (a - (kappa - pe * (1 - kappa)) ** 2) * fac
+    var0 = (sum(e[i][j] * (w[i][j] - (w_col[j] + w_row[i])) ** 2 for i, j in cells) - pe**2) * fac
+    return var, var0
+
+
+def kappa_test(rows: list[tuple[Any, Any]], name: str, weights: str | None = None) -> Any:
     """``name`` (a key of :data:`KAPPA_RESULTS`) of statsmodels' cohens_kappa on the rows'
     confusion matrix; where statsmodels divides 0 by 0 or rounds a variance that is 0
     exactly, the documented value decided from exact fractions: NaN for every test with one
     class on both sides, NaN for z and p where var_kappa0 is 0, a standard error of 0 (and
-    an interval of kappa alone) where var_kappa is 0."""
+    an interval of kappa alone) where var_kappa is 0. ``weights`` 'linear' or 'quadratic':
+    statsmodels' ``wt``, over the sorted classes seen on either side."""
     import numpy as np
     from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 
@@ -152,10 +178,13 @@ def kappa_test(rows: list[tuple[Any, Any]], name: str) -> Any:
         return None
     if len(m) == 1:
         return NAN  # one class on both sides: the expected agreement is 1
-    var, var0 = exact_kappa_variance(m)
+    if weights is None:
+        var, var0 = exact_kappa_variance(m)
+    else:
+        var, var0 = exact_weighted_kappa_variance(m, weights)
     if name in Z_TESTS and var0 == 0:
         return NAN  # kappa = 0 and var_kappa0 = 0
-    result = sm_kappa(np.array(m, dtype=float))
+    result = sm_kappa(np.array(m, dtype=float), wt=weights)
     if var == 0 and name not in Z_TESTS:
         # statsmodels rounds it: a tiny number, or NaN below 0
         return 0.0 if name == "cohen_kappa_std_error" else float(result["kappa"])

@@ -900,7 +900,10 @@ REFERENCES["cohen_kappa_score"] = Reference(
 for _name in oracle_agreement.KAPPA_RESULTS:
     REFERENCES[_name] = Reference(
         "classes",
-        lambda t, p, name=_name: oracle_agreement.kappa_test(rows_of(t, *_SL), name),
+        lambda t, p, name=_name: oracle_agreement.kappa_test(
+            rows_of(t, *_SL), name, p.get("weights")
+        ),
+        ({}, {"weights": "linear"}, {"weights": "quadratic"}),
         source="statsmodels",
     )
 for _name in oracle_agreement.BOWKER_RESULTS:

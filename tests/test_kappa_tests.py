@@ -209,3 +209,153 @@ def test_spark_over_labels_counts_the_cells(weighted):
     result = cohens_kappa(table)
     for name, value in zip(SAS, got, strict=True):
         assert close(value, float(result[A.KAPPA_RESULTS[name]])), name
+
+
+# ------------------------------------------------------------------ weighted kappa (issue #34)
+WEIGHTINGS = ("linear", "quadratic")
+NAMES = sorted(A.KAPPA_RESULTS)
+#: tables for the weighted variances: table10, a 4-class table, one with a class absent on
+#: the predicted side (class 2 is never predicted) and one absent on the actual side
+WEIGHTED_TABLES = {
+    "table10": TABLE10,
+    "four": [[5, 2, 1, 0], [1, 6, 2, 1], [0, 2, 4, 3], [1, 0, 2, 7]],
+    "absent-predicted": [[3, 1, 0], [2, 4, 0], [1, 2, 0]],
+    "absent-actual": [[2, 3, 1], [0, 0, 0], [1, 1, 4]],
+}
+
+
+@pytest.mark.parametrize("weights", WEIGHTINGS)
+@pytest.mark.parametrize("table", sorted(WEIGHTED_TABLES))
+@pytest.mark.parametrize("name", NAMES)
+def test_weighted_is_statsmodels(engine, name, table, weights):
+    """statsmodels' cohens_kappa(table, wt=weights) on the confusion matrix over the classes
+    seen on either side (its scores 0..k-1 are the sorted classes' positions)."""
+    needs(engine, name)
+    m = WEIGHTED_TABLES[table]
+    got = engine.aggregate(name, rows_of(m), weights=weights)
+    want = A.kappa_test(_pairs(m), name, weights)
+    assert close(got, want), (got, want)
+    if table != "absent-actual":  # there (two actual classes) linear z is plain z
+        assert not close(got, A.kappa_test(_pairs(m), name)), "the weights change nothing"
+
+
+def _plain_weighted(matrix: list[list[int]], wt: str) -> dict[str, float]:
+    """The six values for ``matrix`` from Fleiss, Cohen and Everitt's weighted variances
+    written out plainly in floats (agreement weights w_ij = 1 - |i - j|^p / (k - 1)^p)."""
+    k, n = len(matrix), sum(map(sum, matrix))
+    power = 1 if wt == "linear" else 2
+    w = [[1 - (abs(i - j) / (k - 1)) ** power for j in range(k)] for i in range(k)]
+    p = [[x / n for x in row] for row in matrix]
+    r = [sum(row) for row in p]
+    c = [sum(p[i][j] for i in range(k)) for j in range(k)]
+    po = sum(w[i][j] * p[i][j] for i in range(k) for j in range(k))
+    pe = sum(w[i][j] * r[i] * c[j] for i in range(k) for j in range(k))
+    kappa = (po - pe) / (1 - pe)
+    wr = [sum(c[j] * w[i][j] for j in range(k)) for i in range(k)]  # w̄_i.
+    wc = [sum(r[i] * w[i][j] for i in range(k)) for j in range(k)]  # w̄_.j
+    var = sum(
+        p[i][j] * (w[i][j] - (wr[i] + wc[j]) * (1 - kappa)) ** 2 for i in range(k) for j in range(k)
+    )
+    var = (var - (kappa - pe * (1 - kappa)) ** 2) / ((1 - pe) ** 2 * n)
+    var0 = sum(r[i] * c[j] * (w[i][j] - (wr[i] + wc[j])) ** 2 for i in range(k) for j in range(k))
+    var0 = (var0 - pe**2) / ((1 - pe) ** 2 * n)
+    z = kappa / math.sqrt(var0)
+    return {
+        "cohen_kappa_std_error": math.sqrt(var),
+        "cohen_kappa_z_value": z,
+        "cohen_kappa_p_value": math.erfc(abs(z) / math.sqrt(2)),
+        "cohen_kappa_p_value_one_sided": math.erfc(z / math.sqrt(2)) / 2,
+        "cohen_kappa_low": kappa - _z975() * math.sqrt(var),
+        "cohen_kappa_high": kappa + _z975() * math.sqrt(var),
+    }
+
+
+#: a 3-class table small enough to check by hand
+SMALL = [[3, 1, 0], [1, 2, 1], [0, 1, 2]]
+
+
+@pytest.mark.parametrize("weights", WEIGHTINGS)
+@pytest.mark.parametrize("name", NAMES)
+def test_weighted_small_table_from_the_formula(engine, name, weights):
+    needs(engine, name)
+    want = _plain_weighted(SMALL, weights)[name]
+    assert close(engine.aggregate(name, rows_of(SMALL), weights=weights), want)
+    # the formula, statsmodels and the exact fractions agree on it too
+    assert close(A.kappa_test(_pairs(SMALL), name, weights), want)
+
+
+@pytest.mark.parametrize("weights", WEIGHTINGS)
+@pytest.mark.parametrize("name", NAMES)
+def test_weighted_sample_weight_is_repeated_rows_and_nulls_are_skipped(engine, name, weights):
+    """A row of weight w counts as w rows; a row with NULL on either side is skipped."""
+    needs(engine, name)
+    m = WEIGHTED_TABLES["four"]
+    cells = [(i, j, x) for i, row in enumerate(m) for j, x in enumerate(row) if x]
+    weighted = pa.table(
+        {
+            "actual": [i for i, _, _ in cells] + [None, 1],
+            "predicted": [j for _, j, _ in cells] + [2, None],
+            "w": [float(x) for _, _, x in cells] + [5.0, 5.0],
+        }
+    )
+    want = A.kappa_test(_pairs(m), name, weights)
+    got = engine.aggregate(name, weighted, weights=weights, sample_weight="w")
+    assert close(got, want), (got, want)
+    with_nulls = pa.concat_tables(
+        [
+            rows_of(m),
+            pa.table(
+                {
+                    "actual": pa.array([None, 3], pa.int64()),
+                    "predicted": pa.array([0, None], pa.int64()),
+                }
+            ),
+        ]
+    )
+    assert close(engine.aggregate(name, with_nulls, weights=weights), want)
+
+
+@pytest.mark.parametrize("weights", WEIGHTINGS)
+@pytest.mark.parametrize("name", NAMES)
+def test_weighted_edge_tables(engine, name, weights):
+    """Perfect agreement and one class on a side: a standard error of 0 exactly; NaN z and
+    p-values where var_kappa0 is 0; NaN over one class on both sides; NULL over no rows."""
+    needs(engine, name)
+    for m in [[[3, 0, 0], [0, 2, 0], [0, 0, 4]], [[2, 1, 3], [0, 0, 0], [0, 0, 0]], [[4]]]:
+        got = engine.aggregate(name, rows_of(m), weights=weights)
+        assert close(got, A.kappa_test(_pairs(m), name, weights)), (m, got)
+        if name == "cohen_kappa_std_error" and len(m) > 1:
+            assert got == 0.0, m
+    nothing = pa.table({"actual": pa.array([None], pa.int64()), "predicted": [1]})
+    assert engine.aggregate(name, nothing, weights=weights) is None
+
+
+def test_weighted_kappa_is_scikit_learns():
+    """statsmodels' weighted kappa over the classes seen is scikit-learn's cohen_kappa_score
+    with the same weights (its scores are positions; the scale cancels)."""
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    for m in WEIGHTED_TABLES.values():
+        y, p = zip(*_pairs(m), strict=True)
+        for wt in WEIGHTINGS:
+            assert close(float(cohens_kappa(m, wt=wt).kappa), cohen_kappa_score(y, p, weights=wt))
+
+
+@pytest.mark.parametrize("weights", WEIGHTINGS)
+def test_weighted_counts_do_not_overflow(engine, weights):
+    """20,000 rows over 10 classes: n² Σ A_i P_j d_ij² is beyond 64 bits (integer sums wrap
+    in Polars), so the variances divide by chance before they multiply."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    needs(engine, "cohen_kappa_std_error")
+    rng = np.random.default_rng(7)
+    actual = rng.integers(0, 10, 20_000)
+    predicted = np.where(rng.random(20_000) < 0.6, actual, rng.integers(0, 10, 20_000))
+    m = np.zeros((10, 10))
+    np.add.at(m, (actual, predicted), 1)
+    result = cohens_kappa(m, wt=weights)
+    table = pa.table({"actual": actual, "predicted": predicted})
+    for name, attr in (("cohen_kappa_std_error", "std_kappa"), ("cohen_kappa_z_value", "z_value")):
+        assert close(engine.aggregate(name, table, weights=weights), float(result[attr])), name

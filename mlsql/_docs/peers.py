@@ -99,10 +99,16 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         sm("cohens_kappa(table).z_value", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "binary_kappa_p_value": (
-        sm("cohens_kappa(table).pvalue_two_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table).pvalue_two_sided",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "binary_kappa_p_value_one_sided": (
-        sm("cohens_kappa(table).pvalue_one_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table).pvalue_one_sided",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "binary_mcnemar_statistic": (
         sm(
@@ -293,13 +299,16 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         sm("cohens_kappa(table).kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "cohen_kappa_std_error": (
-        sm("cohens_kappa(table).std_kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm("cohens_kappa(table, wt=...).std_kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "cohen_kappa_z_value": (
-        sm("cohens_kappa(table).z_value", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm("cohens_kappa(table, wt=...).z_value", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "cohen_kappa_p_value": (
-        sm("cohens_kappa(table).pvalue_two_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table, wt=...).pvalue_two_sided",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "bowker_statistic": (
         sm(
@@ -326,13 +335,16 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         ),
     ),
     "cohen_kappa_p_value_one_sided": (
-        sm("cohens_kappa(table).pvalue_one_sided", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table, wt=...).pvalue_one_sided",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "cohen_kappa_low": (
-        sm("cohens_kappa(table).kappa_low", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm("cohens_kappa(table, wt=...).kappa_low", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "cohen_kappa_high": (
-        sm("cohens_kappa(table).kappa_upp", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm("cohens_kappa(table, wt=...).kappa_upp", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "matthews_corrcoef": (sk("matthews_corrcoef"),),
     "class_error_rate": _NONE,

@@ -7,7 +7,7 @@ P_i the rows truly of class i and predicted as it, M_ii the rows right, M_ij
 the cells, n the rows.
 
 =============================  ================================================
-mlsql                          statsmodels ``cohens_kappa(table)``
+mlsql                          statsmodels ``cohens_kappa(table, wt=weights)``
 =============================  ================================================
 cohen_kappa_std_error          std_kappa: sqrt(var_kappa), Fleiss, Cohen and
                                Everitt (1969)
@@ -22,9 +22,19 @@ cohen_kappa_high               kappa_upp: kappa + 1.959963984540054 std_kappa
 The 2x2 forms (``binary_kappa_*``) are the same statistics of a two-class
 table, written over its four cells in :mod:`mlsql.measures.contingency`.
 
+``weights`` NULL (plain kappa), 'linear' or 'quadratic' as ``cohen_kappa_score`` takes it
+(:func:`~mlsql.measures.single_label.kappa_weight`: |i - j| or (i - j)² over the sorted
+classes' positions) gives statsmodels' ``cohens_kappa(table, wt='linear')`` or
+``wt='quadratic'``: its weighted var_kappa and var_kappa0 (Fleiss, Cohen and Everitt
+1969), on the confusion matrix over the classes seen on either side. statsmodels scores
+the table's index 0..k-1 and divides by (k - 1) or (k - 1)²; kappa and both variances are
+invariant to that scale, so they equal the positions' weights, and its weighted kappa is
+``cohen_kappa_score``'s (scikit-learn's). A table given to statsmodels with a class
+absent from both sides (a row and column of zeros) spaces the scores differently: here
+such a class does not exist, its neighbours are one position apart.
+
 Notes
 -----
-Plain (unweighted) kappa only: statsmodels' weighted variance is not offered yet.
 NULL over no known rows and over known rows of total weight 0; NaN where statsmodels divides 0 by 0: every row of one
 class on both sides (the expected agreement is 1), and for z and its p-value
 also where var_kappa0 is 0 (kappa is 0 there too): either side holds one class
@@ -32,13 +42,19 @@ only, or no class occurs on both sides. The variances are computed as sums of
 counts that are exact for whole counts, so the standard error is 0 exactly
 where the variance is (perfect agreement, one class on a side, a disagreement
 of constant P_i + A_j): statsmodels rounds it to a tiny number there, or to
-NaN below 0.
+NaN below 0. Weighted, the same holds at perfect agreement and with one class on a
+side; z is NaN where var_kappa0 is 0 or below. r_i and c_j are sums over the classes
+nested in the cell sums (DuckDB, Spark) or differences of a running sum over the k x k
+class pairs (Polars), exact for whole counts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from mlsql import _formulas as F
 from mlsql.measures import contingency as C
 
 if TYPE_CHECKING:
@@ -111,15 +127,77 @@ def _variances(t: dict[str, E]) -> tuple[E, E, E]:
     return kappa, var, var0
 
 
-def _bound(ops: Any, s: ClassStats, body: Any) -> E:
+def _weighted_terms(ops: Any, s: ClassStats, weights: str) -> dict[str, E]:
+    """The sums the weighted variances need, in counts, d_ij the disagreement weight of
+    :func:`~mlsql.measures.single_label.kappa_weight`, r_i = Σ_l P_l d_il and
+    c_j = Σ_l A_l d_lj: n; dis = Σ M_ij d_ij; chance = Σ A_i P_j d_ij; dd = Σ M_ij d_ij²;
+    dy = Σ M_ij d_ij (r_i + c_j); yy = Σ M_ij (r_i + c_j)²; ee = Σ A_i P_j d_ij² and
+    rc = Σ A_i r_i² + Σ P_j c_j² = Σ M_ij (r_i² + c_j²)."""
+    from mlsql.measures.single_label import kappa_weight
+
+    def d(a: ClassView, b: ClassView) -> E:
+        return kappa_weight(ops, weights, a.index, b.index)
+
+    def row(a: ClassView, b: ClassView) -> E:  # r_i's term (a: class i, b: class l)
+        return d(a, b) * b.predicted
+
+    def col(a: ClassView, b: ClassView) -> E:  # c_j's term (a: class l, b: class j)
+        return d(a, b) * a.actual
+
+    def margins(term: Any) -> E:
+        assert s.margin_cell_sum is not None, "the engine gives no cell sums of margins"
+        return s.margin_cell_sum(term, row, col)
+
+    return {
+        "n": s.n,
+        "dis": s.row_pair_sum(lambda i, j: kappa_weight(ops, weights, i, j)),
+        "chance": s.pair_sum(lambda a, b: d(a, b) * a.actual * b.predicted),
+        "dd": s.row_pair_sum(lambda i, j: _square(kappa_weight(ops, weights, i, j))),
+        "dy": margins(lambda a, b, r, c: d(a, b) * (r + c)),
+        "yy": margins(lambda a, b, r, c: _square(r + c)),
+        "ee": s.pair_sum(lambda a, b: _square(d(a, b)) * a.actual * b.predicted),
+        "rc": margins(lambda a, b, r, c: _square(r) + _square(c)),
+    }
+
+
+def _weighted_variances(t: dict[str, E]) -> tuple[E, E, E]:
+    """kappa, var_kappa and var_kappa0 of weighted kappa from :func:`_weighted_terms`.
+
+    statsmodels' weighted var_kappa (Fleiss, Cohen and Everitt 1969, over its agreement
+    weights w = 1 - d / max d) is Var(X) / ((1 - pe_w)² n) for
+    X_ij = d_ij - (1 - kappa)(r_i + c_j) / n over the cells' shares, and var_kappa0 is
+    Var(Y) / ((1 - pe_w)² n) for Y_ij = d_ij - (r_i + c_j) / n over the chance shares
+    A_i P_j / n²: both are invariant to the scale of d, so the positions' |i - j| and
+    (i - j)² serve as they are. In counts, with q = 1 - kappa = n dis / chance:
+    var_kappa = (n² dd - 2 q n dy + q² yy - n dis²) / chance² and
+    var_kappa0 = (n² ee - n rc + chance²) / (n chance²), each term divided by chance
+    before it is multiplied (the sums of whole weights are integers on some engines, and
+    n² ee or chance² overflows 64 bits at a million rows). Perfect agreement makes dis, dd
+    and q 0, so var_kappa is 0 exactly there.
+    """
+    n, dis = t["n"], t["dis"]
+    inv = 1 / t["chance"]
+    q = dis * inv * n
+    kappa = 1 - q
+    n_inv = n * inv
+    var = _square(n_inv) * t["dd"] - 2 * q * n_inv * (t["dy"] * inv)
+    var = var + _square(q * inv) * t["yy"] - n * _square(dis * inv)
+    var0 = ((t["ee"] * inv) * n - t["rc"] * inv) * inv + 1 / n
+    return kappa, var, var0
+
+
+def _bound(ops: Any, s: ClassStats, body: Any, weights: str = "none") -> E:
     """``body(kappa, var_kappa, var_kappa0)`` with the sums bound once, NULL over no known
-    rows (or known rows of total weight 0) and NaN where every row is of one class on both sides."""
-    t = _terms(ops, s)
+    rows (or known rows of total weight 0) and NaN where every row is of one class on both
+    sides; ``weights`` "none" (plain kappa), "linear" or "quadratic"."""
+    plain = weights == "none"
+    t = _terms(ops, s) if plain else _weighted_terms(ops, s, weights)
     names = list(t)
 
     def inner(*values: E) -> E:
         bound = dict(zip(names, values, strict=True))
-        value = ops.let(_variances(bound), body, "kappa_var")
+        variances = _variances(bound) if plain else _weighted_variances(bound)
+        value = ops.let(variances, body, "kappa_var")
         return ops.when(bound["chance"] == 0, ops.nan(), value)
 
     value = ops.let(tuple(t.values()), inner, "kappa_terms")
@@ -134,44 +212,65 @@ def _one_side(s: ClassStats) -> E:
     return s.axis.sum(whole) > 0
 
 
-def std_error(ops: Any, s: ClassStats) -> E:
-    """sqrt(var_kappa) (statsmodels' std_kappa); 0 where either side holds one class."""
+def _choose(ops: Any, weights: Any, build: Any) -> E:
+    """``build(w)`` for the ``weights`` named (each option built only when ``weights`` is
+    not known in Python), as ``cohen_kappa_score`` chooses its weights."""
+    options: dict[str, Callable[[], E]] = {
+        w: partial(build, w) for w in ("none", "linear", "quadratic")
+    }
+    return F.choose(ops, weights, options)
 
+
+def _std_error(ops: Any, s: ClassStats, weights: str) -> E:
     one_side = _one_side(s)
 
     def body(kappa: E, var: E, var0: E) -> E:
         return ops.when(one_side, 0.0, ops.sqrt(ops.when(var < 0, 0.0, var)))
 
-    return _bound(ops, s, body)
+    return _bound(ops, s, body, weights)
 
 
-def z_value(ops: Any, s: ClassStats) -> E:
-    """kappa / sqrt(var_kappa0) (statsmodels' z_value); NaN where var_kappa0 is 0 (and so is
-    kappa): a side holds one class, or no class occurs on both sides (Σ A_i P_i = 0)."""
+def std_error(ops: Any, s: ClassStats, weights: Any = "none") -> E:
+    """sqrt(var_kappa) (statsmodels' std_kappa); 0 where either side holds one class."""
+    return _choose(ops, weights, lambda w: _std_error(ops, s, w))
 
+
+def _z_value(ops: Any, s: ClassStats, weights: str) -> E:
     def body(kappa: E, var: E, var0: E) -> E:
         return ops.when(var0 <= 0, ops.nan(), kappa / ops.sqrt(ops.when(var0 < 0, 0.0, var0)))
 
-    return ops.when(_one_side(s) & (s.n > 0), ops.nan(), _bound(ops, s, body))
+    return ops.when(_one_side(s) & (s.n > 0), ops.nan(), _bound(ops, s, body, weights))
 
 
-def p_value(ops: Any, s: ClassStats) -> E:
+def z_value(ops: Any, s: ClassStats, weights: Any = "none") -> E:
+    """kappa / sqrt(var_kappa0) (statsmodels' z_value); NaN where var_kappa0 is 0 (and so is
+    kappa): a side holds one class, or no class occurs on both sides (Σ A_i P_i = 0)."""
+    return _choose(ops, weights, lambda w: _z_value(ops, s, w))
+
+
+def p_value(ops: Any, s: ClassStats, weights: Any = "none") -> E:
     """2 P(Z > |z|) = erfc(|z| / sqrt 2) (statsmodels' pvalue_two_sided)."""
-    z = z_value(ops, s)
-    return ops.let((z,), lambda z: C.erfc(ops, ops.when(z < 0, -z, z) / 2**0.5), "kappa_z")
+
+    def build(w: str) -> E:
+        z = _z_value(ops, s, w)
+        return ops.let((z,), lambda z: C.erfc(ops, ops.when(z < 0, -z, z) / 2**0.5), "kappa_z")
+
+    return _choose(ops, weights, build)
 
 
-def p_value_one_sided(ops: Any, s: ClassStats) -> E:
+def p_value_one_sided(ops: Any, s: ClassStats, weights: Any = "none") -> E:
     """P(Z > z) (statsmodels' pvalue_one_sided, ``norm.sf(z_value)``): the two-sided tail's
     half, see :func:`mlsql.measures.contingency.normal_upper_tail`."""
-    return C.normal_upper_tail(ops, z_value(ops, s))
+    return _choose(ops, weights, lambda w: C.normal_upper_tail(ops, _z_value(ops, s, w)))
 
 
-def interval(ops: Any, s: ClassStats, side: int) -> E:
+def interval(ops: Any, s: ClassStats, side: int, weights: Any = "none") -> E:
     """kappa + side x 1.959963984540054 x std_kappa (statsmodels' kappa_low, kappa_upp)."""
-    std = std_error(ops, s)
 
     def body(kappa: E, var: E, var0: E) -> E:
         return kappa
 
-    return _bound(ops, s, body) + side * Z_975 * std
+    def build(w: str) -> E:
+        return _bound(ops, s, body, w) + side * Z_975 * _std_error(ops, s, w)
+
+    return _choose(ops, weights, build)

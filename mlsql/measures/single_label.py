@@ -40,8 +40,9 @@ Notes
 - ``cohen_kappa_std_error``, ``cohen_kappa_z_value``, ``cohen_kappa_p_value``,
   ``cohen_kappa_p_value_one_sided``, ``cohen_kappa_low`` and ``cohen_kappa_high`` are
   statsmodels' ``cohens_kappa(table)`` std_kappa, z_value, pvalue_two_sided,
-  pvalue_one_sided, kappa_low and kappa_upp of plain kappa (the 95% interval, kappa ± 1.96 std_kappa), the table's
-  rows ``actual`` and columns ``predicted`` (:mod:`mlsql.measures.kappa_tests`).
+  pvalue_one_sided, kappa_low and kappa_upp (the 95% interval, kappa ± 1.96 std_kappa), the table's
+  rows ``actual`` and columns ``predicted`` (:mod:`mlsql.measures.kappa_tests`); ``weights``
+  as ``cohen_kappa_score`` takes it, statsmodels' ``wt='linear'`` or ``wt='quadratic'``.
   They are NaN where statsmodels divides 0 by 0 (one class on both sides; for z
   and p also one class on a side, or no class on both sides), and the standard
   error is 0 where the variance is 0 exactly, where statsmodels gives a tiny
@@ -139,6 +140,12 @@ class ClassView:
     predicted: E
 
 
+#: a term of two class views
+PairTerm = Callable[[ClassView, ClassView], E]
+#: ``margin_cell_sum(term, row, col)`` of :class:`ClassStats`
+MarginCellSum = Callable[[Callable[[ClassView, ClassView, E, E], E], PairTerm, PairTerm], E]
+
+
 @dataclass(frozen=True)
 class ClassStats:
     """The confusion counts of every class, along a class axis an engine supplies.
@@ -159,7 +166,9 @@ class ClassStats:
     read only the two views (kappa's variance needs it). ``mirror_sum(term)`` is Σ over
     the cells (i, j) of ``term(M_ij, M_ji)``, a cell's count (weight) and its mirror's,
     for a term that is 0 where M_ij = 0: engines sum over the cells that occur (Bowker's
-    test of symmetry needs it).
+    test of symmetry needs it). ``margin_cell_sum(term, row, col)`` is Σ over the cells
+    M_ij term(view_i, view_j, r_i, c_j), r_i = Σ_l row(view_i, view_l) and
+    c_j = Σ_l col(view_l, view_j) (weighted kappa's variance needs them).
     """
 
     n: E
@@ -173,6 +182,7 @@ class ClassStats:
     rows: E = None
     cell_sum: Callable[[Callable[[ClassView, ClassView], E]], E] | None = None
     mirror_sum: Callable[[Callable[[E, E], E]], E] | None = None
+    margin_cell_sum: MarginCellSum | None = None
 
     @property
     def counts(self) -> Counts:
@@ -445,7 +455,7 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E
 KAPPA_SUMMARIES = {
     "cohen_kappa_std_error": (
         "Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa "
-        "std_kappa.",
+        "std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.",
         K.std_error,
     ),
     "cohen_kappa_z_value": (
@@ -465,15 +475,15 @@ KAPPA_SUMMARIES = {
     ),
     "cohen_kappa_low": (
         "Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.",
-        lambda ops, s: K.interval(ops, s, -1),
+        lambda ops, s, weights: K.interval(ops, s, -1, weights),
     ),
     "cohen_kappa_high": (
         "Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.",
-        lambda ops, s: K.interval(ops, s, 1),
+        lambda ops, s, weights: K.interval(ops, s, 1, weights),
     ),
 }
 for _name, (_summary, _build) in KAPPA_SUMMARIES.items():
-    measure(_name, "aggregate", FAMILY, _summary)(_build)
+    measure(_name, "aggregate", FAMILY, _summary, params=(WEIGHTS,))(_build)
 
 BOWKER_SUMMARIES = {
     "bowker_statistic": (
@@ -487,8 +497,8 @@ BOWKER_SUMMARIES = {
         B.p_value,
     ),
 }
-for _name, (_summary, _build) in BOWKER_SUMMARIES.items():
-    measure(_name, "aggregate", FAMILY, _summary)(_build)
+for _test, (_text, _formula) in BOWKER_SUMMARIES.items():
+    measure(_test, "aggregate", FAMILY, _text)(_formula)
 
 
 @measure(

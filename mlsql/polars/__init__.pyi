@@ -2634,6 +2634,7 @@ def cohen_kappa_high(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2644,6 +2645,8 @@ def cohen_kappa_high(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2667,6 +2670,7 @@ def cohen_kappa_low(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2677,6 +2681,8 @@ def cohen_kappa_low(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2700,6 +2706,7 @@ def cohen_kappa_p_value(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2710,6 +2717,8 @@ def cohen_kappa_p_value(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2733,6 +2742,7 @@ def cohen_kappa_p_value_one_sided(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2743,6 +2753,8 @@ def cohen_kappa_p_value_one_sided(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2807,9 +2819,10 @@ def cohen_kappa_std_error(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
-    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa.
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
 
     Parameters
     ----------
@@ -2817,6 +2830,8 @@ def cohen_kappa_std_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2840,6 +2855,7 @@ def cohen_kappa_z_value(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
+    weights: str | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -2850,6 +2866,8 @@ def cohen_kappa_z_value(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

@@ -2727,6 +2727,7 @@ def cohen_kappa_high(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2737,6 +2738,8 @@ def cohen_kappa_high(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2757,6 +2760,7 @@ def cohen_kappa_low(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2767,6 +2771,8 @@ def cohen_kappa_low(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2787,6 +2793,7 @@ def cohen_kappa_p_value(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2797,6 +2804,8 @@ def cohen_kappa_p_value(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2817,6 +2826,7 @@ def cohen_kappa_p_value_one_sided(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2827,6 +2837,8 @@ def cohen_kappa_p_value_one_sided(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2901,9 +2913,10 @@ def cohen_kappa_std_error(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa.
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
 
     Parameters
     ----------
@@ -2911,6 +2924,8 @@ def cohen_kappa_std_error(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2931,6 +2946,7 @@ def cohen_kappa_z_value(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
+    weights: str | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -2941,6 +2957,8 @@ def cohen_kappa_z_value(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    weights : {'linear', 'quadratic'}, optional
+        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

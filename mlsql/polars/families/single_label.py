@@ -162,6 +162,28 @@ def class_stats(
 
         return cells.implode().list.eval(body(pl.element())).list.first()
 
+    def margin_cell_sum(term: Any, row: Any, col: Any) -> pl.Expr:
+        def view(at: pl.Expr) -> SL.ClassView:
+            return SL.ClassView(
+                at, per_class["actual"].gather(at), per_class["predicted"].gather(at)
+            )
+
+        cells = pl.int_range(0, size * size, dtype=pl.Int64)
+        outer, inner = cells // size, cells % size
+        starts = pl.int_range(0, size + 1, dtype=pl.Int64) * size
+
+        def by_class(values: pl.Expr) -> pl.Expr:
+            """Per class (the outer position): Σ of ``values`` over the inner positions."""
+            ends = pl.lit(0.0).append(values.cast(pl.Float64).cum_sum()).gather(starts)
+            return ends.diff().slice(1)
+
+        r = by_class(row(view(outer), view(inner)))
+        c = by_class(col(view(inner), view(outer)))
+        ia = classes.search_sorted(a).cast(pl.Int64)
+        ip = classes.search_sorted(p).cast(pl.Int64)
+        each = term(view(ia), view(ip), r.gather(ia), c.gather(ip))
+        return OPS.sum(each if weight is None else each * weight.filter(mask))
+
     return SL.ClassStats(
         n=n,
         index=pl.int_range(0, size, dtype=pl.Int64),
@@ -170,6 +192,7 @@ def class_stats(
         row_pair_sum=row_pair_sum,
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
+        margin_cell_sum=margin_cell_sum,
         rows=None if weight is None else mask.sum().cast(pl.Int64),
         **per_class,
     )
@@ -304,6 +327,12 @@ def _in_scope(m: Measure) -> Any:
             extras[name] = raw.mirror_sum(term)
             return field(name)
 
+        def margin_cell_sum(term: Any, row: Any, col: Any) -> pl.Expr:  # outside too
+            assert raw.margin_cell_sum is not None
+            name = f"row_sum_{len(extras)}"
+            extras[name] = raw.margin_cell_sum(term, row, col)
+            return field(name)
+
         def pair_sum(term: Any) -> pl.Expr:
             size = pl.len().cast(pl.Int64)
             cells = pl.int_range(0, size * size, dtype=pl.Int64)
@@ -322,6 +351,7 @@ def _in_scope(m: Measure) -> Any:
             row_pair_sum=row_pair_sum,
             cell_sum=cell_sum,
             mirror_sum=mirror_sum,
+            margin_cell_sum=margin_cell_sum,
         )
         out = m.build(ops, scoped, **checked)  # type: ignore[misc]
         out = out if isinstance(out, pl.Expr) else pl.lit(out)

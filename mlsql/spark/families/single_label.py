@@ -624,6 +624,19 @@ def class_stats(
 
         return let(found, over)
 
+    def margin_cell_sum(
+        term: Callable[[SL.ClassView, SL.ClassView, Any, Any], Any],
+        row: Callable[[SL.ClassView, SL.ClassView], Any],
+        col: Callable[[SL.ClassView, SL.ClassView], Any],
+    ) -> Column:
+        def over(each: Callable[[SL.ClassView], Any]) -> Column:  # Σ over the classes l
+            return total(F.transform(classes, lambda _, other: column(each(view(other)))))
+
+        def cell(a: SL.ClassView, p: SL.ClassView) -> Any:
+            return term(a, p, over(lambda v: row(a, v)), over(lambda v: col(v, p)))
+
+        return cell_sum(cell)
+
     return SL.ClassStats(
         n=s["n"],
         index=PerClass(lambda i: i),
@@ -636,6 +649,7 @@ def class_stats(
         rows=s["rows"] if weighted else None,
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
+        margin_cell_sum=margin_cell_sum,
     )
 
 
