@@ -23,7 +23,7 @@ The 2x2 forms (``binary_kappa_*``) are the same statistics of a two-class
 table, written over its four cells in :mod:`mlsql.measures.contingency`.
 
 ``weights`` NULL (plain kappa), 'linear' or 'quadratic' as ``cohen_kappa_score`` takes it
-(:func:`~mlsql.measures.single_label.kappa_weight`: |i - j| or (i - j)² over the sorted
+(:func:`kappa_weight`: |i - j| or (i - j)² over the sorted
 classes' positions) gives statsmodels' ``cohens_kappa(table, wt='linear')`` or
 ``wt='quadratic'``: its weighted var_kappa and var_kappa0 (Fleiss, Cohen and Everitt
 1969), on the confusion matrix over the classes seen on either side. statsmodels scores
@@ -127,13 +127,22 @@ def _variances(t: dict[str, E]) -> tuple[E, E, E]:
     return kappa, var, var0
 
 
+def kappa_weight(ops: Any, weights: str, i: E, j: E) -> E:
+    """Disagreement weight of classes at positions i and j: 1 off the diagonal (plain
+    kappa, ``weights`` "none"), |i - j| or (i - j)²."""
+    if weights == "none":
+        return ops.when(i == j, 0.0, 1.0)
+    if weights == "linear":
+        return ops.when(i > j, i - j, j - i)
+    return (i - j) * (i - j)
+
+
 def _weighted_terms(ops: Any, s: ClassStats, weights: str) -> dict[str, E]:
     """The sums the weighted variances need, in counts, d_ij the disagreement weight of
-    :func:`~mlsql.measures.single_label.kappa_weight`, r_i = Σ_l P_l d_il and
+    :func:`kappa_weight`, r_i = Σ_l P_l d_il and
     c_j = Σ_l A_l d_lj: n; dis = Σ M_ij d_ij; chance = Σ A_i P_j d_ij; dd = Σ M_ij d_ij²;
     dy = Σ M_ij d_ij (r_i + c_j); yy = Σ M_ij (r_i + c_j)²; ee = Σ A_i P_j d_ij² and
     rc = Σ A_i r_i² + Σ P_j c_j² = Σ M_ij (r_i² + c_j²)."""
-    from mlsql.measures.single_label import kappa_weight
 
     def d(a: ClassView, b: ClassView) -> E:
         return kappa_weight(ops, weights, a.index, b.index)

@@ -86,7 +86,7 @@ from mlsql.measures import contingency as C
 from mlsql.measures import kappa_tests as K
 from mlsql.measures import symmetry as B
 from mlsql.measures.contingency import Table2x2
-from mlsql.measures.kappa_tests import KAPPA_TESTS
+from mlsql.measures.kappa_tests import KAPPA_TESTS, kappa_weight
 from mlsql.measures.label_based import weighted_average
 from mlsql.measures.symmetry import BOWKER
 
@@ -232,16 +232,6 @@ def when_known(ops: Any, n: E, value: E, rows: E = None) -> E:
     ``zero_division`` (README, "Sample weights").
     """
     return ops.when((n if rows is None else rows) == 0, None, value)
-
-
-def kappa_weight(ops: Any, weights: str, i: E, j: E) -> E:
-    """Disagreement weight of classes at positions i and j: 1 off the diagonal (plain
-    kappa, ``weights`` "none"), |i - j| or (i - j)²."""
-    if weights == "none":
-        return ops.when(i == j, 0.0, 1.0)
-    if weights == "linear":
-        return ops.when(i > j, i - j, j - i)
-    return (i - j) * (i - j)
 
 
 # ------------------------------------------------------------------ formulas
