@@ -252,6 +252,16 @@ def _pl_weight(pl: Any) -> Any:
     return pl.col("actual").list.len() % 3 + 0.5
 
 
+def _pl_classes(e: Any) -> Any:
+    """One class per row from the file: each list's length mod 5 (text), and the weight."""
+    pl = e.pl
+    return e.pl.scan_parquet(e.f).select(
+        a=(pl.col("actual").list.len() % 5).cast(pl.String),
+        p=(pl.col("predicted").list.len() % 5).cast(pl.String),
+        w=_pl_weight(pl),
+    )
+
+
 #: the curve cases' label and score (see ``_pl_scored``), as a query and as a quoted source
 SCORED = f"SELECT len(actual) > 2 AS y, (hash(actual) % 1000000) / 1e6 AS s FROM {PARQUET}"
 SCORED_QUERY = "'" + SCORED.replace("'", "''") + "'"
@@ -355,6 +365,9 @@ CASES: list[Case] = [
     Case("polars", "mlsql label_metrics portable", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
     Case("polars", "mlsql multilabel_report portable", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
     Case("polars", "mlsql micro_f1 weighted", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted", sample_weight=_pl_weight(e.pl))).collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql micro_f1")),
+    # one class per row; issue 32's slow paths: the weighted class totals sorted the rows at each mention
+    Case("polars", "mlsql cohen_kappa_score", lambda e: _pl_classes(e).select(e.mlsql.cohen_kappa_score("a", "p")).collect(), files=("strings",), mlsql=True),
+    Case("polars", "mlsql cohen_kappa_score weighted", lambda e: _pl_classes(e).select(e.mlsql.cohen_kappa_score("a", "p", sample_weight="w")).collect(), files=("strings",), mlsql=True, baseline=("polars", "mlsql cohen_kappa_score")),
     Case("polars", "mlsql multilabel_report weighted", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f).with_columns(w=_pl_weight(e.pl)), "actual", "predicted", sample_weight="w").collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql multilabel_report")),
     Case("polars", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.pl.scan_parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000), mlsql=True, baseline=("polars", "mlsql micro_f1")),
     Case("polars", "mlsql slices micro_f1 depth 2 x1000", lambda e: e.mlsql.slices(_pl_sliced(e), "actual", "predicted", list(SLICE_COLUMNS), "micro_f1", depth=2, n_resamples=1000), mlsql=True, baseline=("polars", "mlsql micro_f1")),

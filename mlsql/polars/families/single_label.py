@@ -67,30 +67,41 @@ def _counts_at(values: pl.Expr, classes: pl.Expr) -> pl.Expr:
 def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
     """The total weight of each class in ``values`` (classes sorted, unique; no NULLs).
 
-    A class's total is a difference of running sums over the sorted rows, and
-    a plain one loses a class's small weights behind another class's large
-    ones (1e15 + 1e-15 - 1e15 = 0). So each weight (>= 0) is first divided by
-    the largest weight of its class and scaled by 2**k, with k such that
-    n 2**k < 2**53 (n rows): its whole part then has an exact running sum (an
-    integer below 2**53), and its fraction a running sum below n, tiny beside
-    a class's whole part. Polars repeats a subexpression at each mention, so
-    each of the sorted values, the weights and the scaled weights is named
-    as few times as it can be.
+    A class's total is a difference of running sums over the rows sorted by (class,
+    weight), and a plain one loses a class's small weights behind another class's large
+    ones (1e15 + 1e-15 - 1e15 = 0). So each weight (>= 0) is first divided by the largest
+    weight of its class and scaled by 2**k, with k such that n 2**k < 2**53 (n rows): its
+    whole part then has an exact running sum (an integer below 2**53), and its fraction a
+    running sum below n, tiny beside a class's whole part.
+
+    Polars repeats a subexpression at each mention, and a sort is the cost here: the rows
+    are sorted once, as (class position, weight) pairs, with one row of weight 0 per class
+    (every class then has rows, and adding 0 changes no sum), and the rest reads that one
+    sorted list inside ``list.eval``.
     """
-    s = values.sort()
-    w = weights.sort_by(values, weights)  # each class's rows together, its largest last
-    largest = pl.when((s != s.shift(-1)).fill_null(True)).then(w).fill_null(strategy="backward")
-    grid = pl.lit(2.0).pow(52 - (values.len().cast(pl.Float64) + 1).log(2).ceil())
+    at = classes.search_sorted(values).cast(pl.Int64)
+    size = classes.len().cast(pl.Int64)
+    padded = pl.struct(
+        c=at.append(pl.int_range(0, size, dtype=pl.Int64)),
+        w=weights.cast(pl.Float64).append(pl.repeat(0.0, size, dtype=pl.Float64)),
+    ).sort()
+    x = pl.element()
+    c, w = x.struct.field("c"), x.struct.field("w")
+    last = (c != c.shift(-1)).fill_null(True)  # a class's last row holds its largest weight
+    largest = pl.when(last).then(w).fill_null(strategy="backward")
+    rows = pl.len() - (c.max() + 1)  # the padding left out
+    grid = pl.lit(2.0).pow(52 - (rows.cast(pl.Float64) + 1).log(2).ceil())
     # a class whose weights are all 0 divides by the smallest double: 0
     scaled = w / pl.max_horizontal(largest, pl.lit(5e-324)) * grid
-    right = s.search_sorted(classes, side="right")  # a class's rows end where the next begin
+    ends = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).filter(last)  # a class's rows end
 
     def per_class(part: pl.Expr) -> pl.Expr:
-        ends = pl.lit(0.0).append(part.cum_sum()).gather(right)
-        return pl.lit(0.0).append(ends).diff().slice(1)
+        at_ends = pl.lit(0.0).append(part.cum_sum()).gather(ends)
+        return pl.lit(0.0).append(at_ends).diff().slice(1)
 
     total = per_class(scaled.floor()) + per_class(scaled % 1.0)
-    return total / grid * pl.lit(0.0).append(w).gather(right)
+    totals = total / grid * pl.lit(0.0).append(w).gather(ends)
+    return padded.implode().list.eval(totals).explode(empty_as_null=False)
 
 
 def class_stats(
