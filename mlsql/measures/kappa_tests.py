@@ -165,7 +165,9 @@ def _weighted_terms(ops: Any, s: ClassStats, weights: str) -> dict[str, E]:
         "dy": margins(lambda a, b, r, c: d(a, b) * (r + c)),
         "yy": margins(lambda a, b, r, c: _square(r + c)),
         "ee": s.pair_sum(lambda a, b: _square(d(a, b)) * a.actual * b.predicted),
-        "rc": margins(lambda a, b, r, c: _square(r) + _square(c)),
+        # two sums, not one of r² + c²: Polars fuses that sum of products into a kernel
+        # that panics on a group_by of no rows (Polars 2.1)
+        "rc": margins(lambda a, b, r, c: _square(r)) + margins(lambda a, b, r, c: _square(c)),
     }
 
 
