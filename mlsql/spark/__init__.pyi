@@ -2314,6 +2314,13 @@ def bowker_p_value(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def bowker_statistic(
@@ -2344,6 +2351,13 @@ def bowker_statistic(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def bpref(
@@ -2754,6 +2768,13 @@ def cohen_kappa_high(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def cohen_kappa_low(
@@ -2787,6 +2808,13 @@ def cohen_kappa_low(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def cohen_kappa_p_value(
@@ -2820,6 +2848,13 @@ def cohen_kappa_p_value(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def cohen_kappa_p_value_one_sided(
@@ -2853,6 +2888,13 @@ def cohen_kappa_p_value_one_sided(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def cohen_kappa_score(
@@ -2940,6 +2982,13 @@ def cohen_kappa_std_error(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def cohen_kappa_z_value(
@@ -2973,6 +3022,13 @@ def cohen_kappa_z_value(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def compare(

@@ -45,6 +45,16 @@ UNBOUNDED: dict[str, str] = {
             "f1_score",
             "balanced_accuracy_score",
             "cohen_kappa_score",
+            # the kappa tests and Bowker's test read the same collected (actual, predicted)
+            # pairs as cohen_kappa_score
+            "cohen_kappa_std_error",
+            "cohen_kappa_z_value",
+            "cohen_kappa_p_value",
+            "cohen_kappa_p_value_one_sided",
+            "cohen_kappa_low",
+            "cohen_kappa_high",
+            "bowker_statistic",
+            "bowker_p_value",
             "matthews_corrcoef",
             "minority_class",
             "majority_error",
