@@ -167,6 +167,92 @@ def test_fisher_equals_a_plain_python_oracle_with_the_same_draws(engine: str) ->
     assert again == rows
 
 
+def regression_runs(seed: int, n: int) -> tuple[list, list, list]:
+    """Numbers: the truth, model A and model B (B nearer), a few rows repeated whole (tuples of
+    m > 1), a NULL prediction of each model and a 0 truth (mape's eps floor)."""
+    rng = random.Random(seed)
+    y = [round(rng.gauss(2, 1), 1) for _ in range(n)]
+    a = [round(v + rng.gauss(0, 0.8), 1) for v in y]
+    b = [round(v + rng.gauss(0.1, 0.5), 1) for v in y]
+    y, a, b = y + y[:4], a + a[:4], b + b[:4]
+    y[5], a[6], b[7] = 0.0, None, None
+    return y, a, b
+
+
+def row_error(name: str, y: float, p: float | None) -> float | None:
+    """A row's squared, absolute or absolute percentage error (scikit-learn's eps floor)."""
+    if p is None:
+        return None
+    e = abs(y - p)
+    return {"mse": e * e, "mae": e, "mape": e / max(abs(y), float(np.finfo(float).eps))}[name]
+
+
+def regression_fisher_oracle(name: str, y: list, a: list, b: list, seed: int, n: int) -> float:
+    """Plain Python: the ids' (y, ŷ_A, 1, y, ŷ_B, 1) tuples sorted (NULL first), those with a
+    NULL side left out, one Binomial(m, 1/2) draw per tuple and permutation."""
+    tuples = Counter((u, p, 1.0, u, q, 1.0) for u, p, q in zip(y, a, b, strict=True))
+    keys = sorted(tuples, key=lambda k: [(v is not None, v or 0.0) for v in k])
+    keys = [k for k in keys if None not in k]
+    m = [tuples[k] for k in keys]
+    d = [row_error(name, k[3], k[4]) - row_error(name, k[0], k[1]) for k in keys]  # type: ignore[operator]
+    observed = abs(sum(mi * di for mi, di in zip(m, d, strict=True)))
+    slack = 1e-12 * sum(mi * abs(di) for mi, di in zip(m, d, strict=True))
+    hits = 0
+    for k in stream(seed, ["B", "fisher"]).binomial(m, 0.5, size=(n, len(m))).tolist():
+        flipped = sum((2 * ki - mi) * di for ki, mi, di in zip(k, m, d, strict=True))
+        hits += abs(flipped) >= observed - slack
+    return hits / n
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_regression_means_per_id(engine: str) -> None:
+    """mse, mae and mape (an alias too): scipy's ttest_rel of the rows' errors, and the
+    randomization test of the oracle; ids with a NULL side are left out."""
+    from scipy import stats
+
+    y, a, b = regression_runs(31, 40)
+    data = paired_table(y, a, b)
+    names = ["mse", "mean_absolute_error", "mape"]
+    rows = run_engine(
+        engine, "compare", data, "actual", "predicted", names, n_resamples=20, test="student"
+    )
+    assert [r[1] for r in rows] == names
+    both = [i for i in range(len(y)) if a[i] is not None and b[i] is not None]
+    for row, name in zip(rows, ("mse", "mae", "mape"), strict=True):
+        base = [row_error(name, y[i], a[i]) for i in both]
+        model = [row_error(name, y[i], b[i]) for i in both]
+        want = stats.ttest_rel(model, base).pvalue
+        assert row[P_VALUE] == pytest.approx(want, rel=1e-12), name
+    rows = run_engine(
+        engine,
+        "compare",
+        data,
+        "actual",
+        "predicted",
+        ["mae", "mse"],
+        n_resamples=300,
+        seed=4,
+        test="fisher",
+    )
+    for row, name in zip(rows, ("mae", "mse"), strict=True):
+        assert row[P_VALUE] == regression_fisher_oracle(name, y, a, b, 4, 300), name
+
+
+def test_ratio_regression_measures_are_refused() -> None:
+    y, a, b = regression_runs(33, 10)
+    for name in ("rmse", "r2", "rse"):
+        with pytest.raises(MlsqlError, match=rf"compare's test 'student' .* Got {name}\."):
+            run_engine(
+                "duckdb",
+                "compare",
+                paired_table(y, a, b),
+                "actual",
+                "predicted",
+                [name],
+                test="student",
+            )
+
+
 @pytest.mark.parametrize("engine", _engines())
 def test_identical_models_and_too_few_ids(engine: str) -> None:
     actual, pa_, _ = two_models(9, 20)

@@ -61,6 +61,8 @@ SCORE_MEASURES = (
 PROBABILITY_MEASURES = tuple(sorted(SC.PROBABILITIES))
 #: which statistics kind each family needs
 KINDS = {"regression": REGRESSION_MEASURES, "scores": SCORE_MEASURES}
+#: regression measures that are the mean of a value per row (compare's per-id tests take them)
+ROW_MEANS = ("mse", "mae", "mape")
 
 Columns = dict[str, Any]
 
@@ -446,6 +448,50 @@ def regression_stats(ops: WeightedOps, columns: Columns, with_sad: bool) -> RG.R
         sad_actual=sad,
         rows=_rows(ops, columns, data["known"]),
     )
+
+
+def row_stats(columns: Columns) -> RG.RegressionStats:
+    """Each tuple's :class:`~mlsql.measures.regression.RegressionStats` as one row alone.
+
+    n is 1 where both sides are known (else 0, and the sums 0); a row alone has
+    no spread, so its variances, covariance and Σ|y - ȳ| are 0. The measures'
+    own formulas read them element-wise: mse, mae and mape give the row's
+    (y - ŷ)², |y - ŷ| and |y - ŷ| / max(|y|, eps), NULL where a side is NULL.
+
+    Examples
+    --------
+    >>> cols = {"actual": np.ma.array([3.0, 1.0], mask=[False, True]), "predicted": np.ma.array([1.0, 2.0])}
+    >>> s = row_stats(cols)
+    >>> s.n.tolist(), s.sse.tolist(), s.sae.tolist()
+    ([1.0, 0.0], [4.0, 0.0], [2.0, 0.0])
+    """
+    y, p, known = _known_values(columns)
+    k = known.astype(float)
+    err = np.abs(y - p) * k
+    zero = np.zeros_like(k)
+    return RG.RegressionStats(
+        n=k,
+        sse=err * err,
+        sae=err,
+        sape=err / np.maximum(np.abs(y), RG.EPSILON),
+        var_actual=zero,
+        var_predicted=zero,
+        covariance=zero,
+        var_error=zero,
+        sad_actual=zero,
+    )
+
+
+def row_values(name: str, columns: Columns) -> np.ndarray:
+    """Each tuple's value of the per-row mean ``name`` (:data:`ROW_MEANS`) as one row alone,
+    NaN where NULL: its registry formula over :func:`row_stats`."""
+    from mlsql._registry import REGISTRY
+
+    build = REGISTRY[name].build
+    assert build is not None
+    with np.errstate(all="ignore"):
+        value = np.ma.asarray(build(WeightedOps(1.0), row_stats(columns)))
+    return np.asarray(np.ma.filled(value.astype(float), np.nan), dtype=float)
 
 
 # ------------------------------------------------------------------ scores

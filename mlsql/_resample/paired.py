@@ -3,7 +3,8 @@
 ``compare(..., test='student' | 'fisher')`` computes its ``p_value`` from the
 per-id values of a per-row measure (one whose value is the mean of a value per
 row: the samples averages, subset accuracy, zero-one and Hamming loss,
-accuracy, error rate), as ranx's ``compare(stat_test=...)`` does from its
+accuracy, error rate, and of numbers mse, mae and mape; not rmse, r2 or the
+other ratios of sums), as ranx's ``compare(stat_test=...)`` does from its
 per-query scores. The estimates and the bootstrap interval stay as they are.
 
 An id's difference d is the model row's value minus the baseline row's; ids
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from mlsql._errors import MlsqlError
+from mlsql._resample import numbers as NUM
 from mlsql._resample.measures import Chosen
 from mlsql._resample.ops import WeightedOps
 
@@ -54,6 +56,7 @@ PER_ROW_MEASURES = (
     "hamming_loss",
     "accuracy",
     "error_rate",
+    *NUM.ROW_MEANS,
 )
 TEST_MESSAGE = (
     "The 'test' parameter of compare must be one of "
@@ -100,8 +103,12 @@ def check_test(test: Any, chosen: Sequence[Chosen]) -> str:
 def per_row(measure: Chosen, cols: dict[str, Any]) -> np.ndarray:
     """Each tuple's value of ``measure`` as one row alone (NaN where NULL or undefined).
 
-    The measure's own formula, each tuple reduced over a row axis of length 1.
+    The measure's own formula, each tuple reduced over a row axis of length 1;
+    a regression mean's over each tuple's statistics as one row alone
+    (:func:`mlsql._resample.numbers.row_values`).
     """
+    if measure.stats in NUM.KINDS:
+        return NUM.row_values(measure.name, cols)
     shaped = {
         k: (v.reshape(-1, 1) if isinstance(v, np.ndarray) else v)
         for k, v in cols.items()
