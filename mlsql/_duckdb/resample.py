@@ -307,7 +307,8 @@ def compare(
         Student's t test or Fisher's randomization test (``n_resamples``
         permutations drawn from ``seed``) over the per-id values of a measure
         that is a mean over rows (the samples averages, subset_accuracy,
-        zero_one_loss, hamming_loss, accuracy, error_rate), unweighted.
+        zero_one_loss, hamming_loss, accuracy, error_rate; of numbers mse, mae
+        and mape, not the ratios rmse, r2, ...), unweighted.
 
     Returns
     -------

@@ -246,7 +246,7 @@ def compare_command(
             help="How p_value is computed: bootstrap (the paired bootstrap), or ranx's student "
             "(paired t test) or fisher (randomization test, --resamples permutations) over the "
             "per-id values of a per-row measure (samples averages, subset_accuracy, "
-            "accuracy, ...).",
+            "accuracy, mse, mae, mape, ...).",
         ),
     ] = "bootstrap",
     fail_if_worse: Annotated[

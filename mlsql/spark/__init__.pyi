@@ -3080,8 +3080,9 @@ def compare(
     test : {'bootstrap', 'student', 'fisher'}, default 'bootstrap'
         How ``p_value`` is computed: the paired bootstrap, or ranx's paired
         Student's t test or Fisher's randomization test (``n_resamples``
-        permutations) over the per-id values of a per-row measure; as at
-        DuckDB's ``mlsql.compare``.
+        permutations) over the per-id values of a per-row measure (the
+        samples averages, subset accuracy, accuracy, ..., mse, mae, mape); as
+        at DuckDB's ``mlsql.compare``.
 
     Returns
     -------
