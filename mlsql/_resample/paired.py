@@ -15,7 +15,9 @@ tuples, m ids each, so memory grows with the distinct tuples, never the rows.
 - ``student``: t = mean(d) / (sd(d) / sqrt(n)) over the n ids, sd with n - 1,
   two-sided p = I_{df/(df+t²)}(df/2, 1/2) with df = n - 1 (scipy's
   ``ttest_rel``; ranx calls it). NULL with fewer than 2 ids or when every d is 0
-  (scipy's NaN); 0 when every d is the same non-zero number.
+  (scipy's NaN); 0 when every d is the same non-zero number. The incomplete beta
+  is computed from t²/df (:func:`t_two_sided`): within 1e-13 of scipy's up to
+  3000 degrees of freedom, 4e-11 at a million.
 - ``fisher``: each of ``n_resamples`` permutations swaps the two rows of each id
   with probability 1/2 (flips the sign of its d); p = the share of permutations
   whose |Σ d*| reaches |Σ d| (ranx's ``fisher_randomization_test``: the share,
@@ -142,22 +144,49 @@ def student_p_value(d: np.ndarray, m: np.ndarray) -> float | None:
     if var == 0:
         return None if mean == 0 else 0.0
     t = mean / math.sqrt(var / n)
-    df = n - 1
-    return min(1.0, _betainc(df / 2, 0.5, df / (df + t * t)))
+    return min(1.0, t_two_sided(t, n - 1))
 
 
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta I_x(a, b) (continued fraction, Numerical Recipes 6.4)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
+#: ln Γ(a + 1/2) - ln Γ(a) ~ ln(a) / 2 + Σ c_k / a^(2k + 1): c_k = -2 (1 - 2^-n) B_n / (n (n - 1)),
+#: n = 2k + 2 (Bernoulli numbers B_n); the next term is below 2e-18 from a = 25 on
+_HALF_GAMMA = (-1 / 8, 1 / 192, -1 / 640, 17 / 14336, -31 / 18432)
+
+
+def _log_gamma_half_ratio(a: float) -> float:
+    """ln(Γ(a + 1/2) / Γ(a)): ``lgamma``'s difference below 25, else its asymptotic series
+    (the difference of two lgammas near a ln a loses their digits: 1e-9 at a = 5e5)."""
+    if a < 25:
+        return math.lgamma(a + 0.5) - math.lgamma(a)
+    return 0.5 * math.log(a) + sum(c / a ** (2 * k + 1) for k, c in enumerate(_HALF_GAMMA))
+
+
+def t_two_sided(t: float, df: float) -> float:
+    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom: I_x(df/2, 1/2) with
+    x = df / (df + t²), computed from y = t² / df so that neither x nor 1 - x is rounded
+    (ln x = -log1p(y), 1 - x = y / (1 + y)).
+
+    Within 1e-13 of scipy's ``stats.t.sf`` (relative) for df up to 3000, 3e-12 at df 1e5
+    and 2e-11 at 1e6, where the continued fraction's own rounding (amplified about
+    df-fold near x = 1) is the limit.
+
+    Examples
+    --------
+    >>> round(t_two_sided(2.0, 3.0), 12)
+    0.139325968559
+    """
+    a, b = df / 2, 0.5
+    y = t * t / df
+    if y == 0:
         return 1.0
+    if math.isinf(y):
+        return 0.0
+    x, x1 = 1 / (1 + y), y / (1 + y)
     log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+        _log_gamma_half_ratio(a) - 0.5 * math.log(math.pi) - a * math.log1p(y) + b * math.log(x1)
     )
     if x < (a + 1) / (a + b + 2):
         return math.exp(log_front) * _beta_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, 1 - x) / b
+    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, x1) / b
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:
