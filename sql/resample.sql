@@ -24,6 +24,33 @@ CREATE OR REPLACE MACRO _mlsql_mcnemar_p(b, c) AS
     CASE WHEN (CAST(b AS BIGINT) + CAST(c AS BIGINT)) = 0 THEN 1.0
          ELSE system.main.least(1.0, 2 * system.main.list_aggr(system.main.list_transform(system.main.range(system.main.least(CAST(b AS BIGINT), CAST(c AS BIGINT)) + 1), lambda i: system.main.exp(system.main.lgamma((CAST(b AS BIGINT) + CAST(c AS BIGINT)) + 1) - system.main.lgamma(i + 1) - system.main.lgamma((CAST(b AS BIGINT) + CAST(c AS BIGINT)) - i + 1) - (CAST(b AS BIGINT) + CAST(c AS BIGINT)) * system.main.ln(2))), 'sum')) END;
 
+-- _mlsql_log1p(y): ln(1 + y) to a few ulps (DuckDB has no log1p): ln(u) y / (u - 1), u = 1 + y.
+CREATE OR REPLACE MACRO _mlsql_log1p(y) AS 
+    CASE WHEN 1 + y = 1 THEN y ELSE system.main.ln(1 + y) * y / ((1 + y) - 1) END;
+
+-- _mlsql_log_gamma_half_ratio(a): ln(Γ(a + 1/2) / Γ(a)): lgamma's difference below 25, else its asymptotic series.
+CREATE OR REPLACE MACRO _mlsql_log_gamma_half_ratio(a) AS 
+    CASE WHEN a < 25 THEN system.main.lgamma(a + 0.5) - system.main.lgamma(a) ELSE 0.5 * system.main.ln(a) - 0.125 / a ^ 1 + 0.005208333333333333 / a ^ 3 - 0.0015625 / a ^ 5 + 0.0011858258928571428 / a ^ 7 - 0.001681857638888889 / a ^ 9 END;
+
+-- _mlsql_beta_fraction(a, b, x): The continued fraction of I_x(a, b), evaluated backwards over its first 200 terms.
+CREATE OR REPLACE MACRO _mlsql_beta_fraction(a, b, x) AS 
+    1 / system.main.list_reduce(system.main.list_transform(system.main.range(200, 0, -1), lambda j: CASE WHEN j % 2 = 0 THEN (j // 2) * (b - j // 2) * x / ((a + j - 1) * (a + j)) ELSE -(a + j // 2) * (a + b + j // 2) * x / ((a + j - 1) * (a + j)) END), lambda r, d: 1 + d / r, 1.0::DOUBLE);
+
+-- _mlsql_stieltjes_fraction(a, b, w): 2F1(1, b; a + 1; -w) by Gauss's continued fraction (positive terms), evaluated backwards over its first 200 terms.
+CREATE OR REPLACE MACRO _mlsql_stieltjes_fraction(a, b, w) AS 
+    1 / system.main.list_reduce(system.main.list_transform(system.main.range(200, 0, -1), lambda j: CASE WHEN j % 2 = 0 THEN (j // 2) * (a + j // 2 - b) / ((a + j - 1) * (a + j)) ELSE (a + j // 2) * (b + j // 2) / ((a + j - 1) * (a + j)) END * w), lambda r, d: 1 + d / r, 1.0::DOUBLE);
+
+-- _mlsql_t_tail(y, a): I_x(a, 1/2) with x = 1 / (1 + y), from y (neither x nor 1 - x rounded).
+CREATE OR REPLACE MACRO _mlsql_t_tail(y, a) AS 
+    CASE WHEN y = 0 THEN 1.0 WHEN system.main.isinf(y) THEN 0.0
+         WHEN 1 / (1 + y) < (a + 1) / (a + 2.5)
+         THEN system.main.exp(_mlsql_log_gamma_half_ratio(a) - 0.5 * system.main.ln(system.main.pi()) - a * _mlsql_log1p(y) - 0.5 * system.main.ln(y / (1 + y))) * _mlsql_stieltjes_fraction(a, 0.5, 1 / y) / a
+         ELSE 1 - system.main.exp(_mlsql_log_gamma_half_ratio(a) - 0.5 * system.main.ln(system.main.pi()) - a * _mlsql_log1p(y) + 0.5 * system.main.ln(y / (1 + y))) * _mlsql_beta_fraction(0.5, a, y / (1 + y)) / 0.5 END;
+
+-- _mlsql_t_two_sided(t, df): Student's two-sided p-value P(|T| >= |t|) with df degrees of freedom, as scipy's ttest_rel (within 4e-13 for df 1 to 1e6).
+CREATE OR REPLACE MACRO _mlsql_t_two_sided(t, df) AS 
+    system.main.least(1.0, _mlsql_t_tail(CAST(t AS DOUBLE) * t / df, CAST(df AS DOUBLE) / 2));
+
 -- _mlsql_literal(x): SQL text that reads back as x: its text quoted, cast to its type ('NULL' for NULL).
 CREATE OR REPLACE MACRO _mlsql_literal(x) AS 
     CASE WHEN x IS NULL THEN 'NULL' ELSE 'CAST(' || system.main.chr(39) || system.main.replace(CAST(x AS VARCHAR), system.main.chr(39), system.main.chr(39) || system.main.chr(39)) || system.main.chr(39) || ' AS ' || CASE WHEN system.main.contains(system.main.typeof(x), system.main.chr(39)) THEN 'VARCHAR' ELSE system.main.typeof(x) END || ')' END;
@@ -171,7 +198,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap (test := ''bootstrap''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -288,7 +317,10 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                system.main.sum(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM (
             FROM drawn
             UNION ALL BY NAME
-            SELECT * EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), NULL::BIGINT AS r, w * m AS kw FROM sides)
+            SELECT * EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), NULL::BIGINT AS r, w * m AS kw FROM sides
+            UNION ALL BY NAME  -- test 'student': each pair's sides as one row alone (r = -pid)
+            SELECT s.* EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), -s.pid AS r, 1.0 AS kw
+            FROM sides s CROSS JOIN settings st0 WHERE st0.te = 'student')
         GROUP BY g, mo, side, r),
     measured AS (SELECT g, mo, side, r, [CASE WHEN system.main.list_contains(measures, 'micro_precision') THEN _mlsql_precision(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
          CASE WHEN system.main.list_contains(measures, 'micro_recall') THEN _mlsql_recall(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
@@ -316,7 +348,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
         WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.te IS NOT NULL),
     spread AS (  -- the resampled differences, model - baseline
         SELECT g, mo, i, CAST(xv[j] AS DOUBLE) - CAST(bv[j] AS DOUBLE) AS d
-        FROM paired CROSS JOIN wanted WHERE r IS NOT NULL),
+        FROM paired CROSS JOIN wanted WHERE r >= 0),
     intervals AS (
         SELECT g, mo, i,
                system.main.quantile_cont(d, [(1 - coalesce(system.main.least(system.main.greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2, 1 - (1 - coalesce(system.main.least(system.main.greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2]) FILTER (WHERE system.main.isfinite(d)) AS q,
@@ -332,7 +364,28 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                         coalesce(system.main.sum(bm ORDER BY bm) FILTER (WHERE rx AND NOT rb), 0)) END AS p
         FROM (SELECT g, mo, m * coalesce(bw, 0) AS bm, m * coalesce(xw, 0) AS xm,
                      btp = bna AND btp = bnp AS rb, xtp = xna AND xtp = xnp AS rx FROM pairs)
-        GROUP BY g, mo)
+        GROUP BY g, mo),
+    kept AS (
+        SELECT g, mo, i, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        FROM (SELECT t.g, t.mo, w.i, CAST(x.xv[w.j] AS DOUBLE) - CAST(x.bv[w.j] AS DOUBLE) AS d,
+                   t.m, t.bw, t.xw
+            FROM paired x JOIN pairs t ON t.pid = -x.r CROSS JOIN wanted w WHERE x.r < 0) WHERE system.main.isfinite(d)),
+    centred AS (
+        SELECT g, mo, i, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
+        FROM kept WHERE m > 0 WINDOW w AS (PARTITION BY g, mo, i)),
+    student AS (
+        SELECT g, mo, i,
+               CASE WHEN system.main.any_value(n) < 2 THEN NULL
+                    WHEN system.main.sum(m * (d - mean) ^ 2) = 0 THEN CASE WHEN system.main.any_value(mean) <> 0 THEN 0.0 END
+                    ELSE _mlsql_t_two_sided(
+                        system.main.any_value(mean) / system.main.sqrt(system.main.sum(m * (d - mean) ^ 2) / (system.main.any_value(n) - 1) / system.main.any_value(n)),
+                        system.main.any_value(n) - 1) END AS p
+        FROM centred GROUP BY g, mo, i),
+    weights_checked AS (
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
+              UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
+        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(e.g), e.mo AS model, w.measure AS measure,
                CAST(e.bv[w.j] AS DOUBLE) AS baseline_estimate,
@@ -340,13 +393,17 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                CAST(e.xv[w.j] AS DOUBLE) - CAST(e.bv[w.j] AS DOUBLE) AS difference,
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
-               CASE WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
+               CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
                0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
         FROM (FROM paired WHERE r IS NULL) e CROSS JOIN wanted w
+        CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.i = w.i
-        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+        LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.i = w.i
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
+        WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
@@ -596,7 +653,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap (test := ''bootstrap''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -630,12 +689,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
-                             -- values, the model row's) of an id, m ids each
-        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-               system.main.count(*) AS m
-        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-        GROUP BY ALL),
+                             -- values, the model row's) of an id, m ids each; pid names a pair
+                             -- within this query only
+        SELECT *, system.main.row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+                   system.main.count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -667,7 +728,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         CROSS JOIN checked ck WHERE ck.ok IS NULL
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
-        CROSS JOIN checked ck WHERE ck.ok IS NULL),
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
+               CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
+        FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
+        WHERE ck.ok IS NULL AND settings.te = 'student'),
     measured AS (
         WITH cells AS (
             SELECT g, mo, side, r, kw, system.main.unnest(a) AS label, 1 AS f FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL
@@ -860,8 +926,28 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                system.main.count(d) FILTER (WHERE system.main.isfinite(d)) AS kept,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d <= 0) AS below,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d >= 0) AS above
-        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r IS NOT NULL)
+        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
+    kept AS (
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+            FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
+    centred AS (
+        SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
+        FROM kept WHERE m > 0 WINDOW w AS (PARTITION BY g, mo, measure)),
+    student AS (
+        SELECT g, mo, measure,
+               CASE WHEN system.main.any_value(n) < 2 THEN NULL
+                    WHEN system.main.sum(m * (d - mean) ^ 2) = 0 THEN CASE WHEN system.main.any_value(mean) <> 0 THEN 0.0 END
+                    ELSE _mlsql_t_two_sided(
+                        system.main.any_value(mean) / system.main.sqrt(system.main.sum(m * (d - mean) ^ 2) / (system.main.any_value(n) - 1) / system.main.any_value(n)),
+                        system.main.any_value(n) - 1) END AS p
+        FROM centred GROUP BY g, mo, measure),
+    weights_checked AS (
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
+              UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
+        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -877,13 +963,17 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                e.bx AS baseline_estimate, e.xx AS estimate, e.xx - e.bx AS difference,
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
-               CASE WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
+               CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
                0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
         FROM (FROM paired WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
+        CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
-        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+        LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
+        WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
@@ -975,7 +1065,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap (test := ''bootstrap''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -1009,12 +1101,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
-                             -- values, the model row's) of an id, m ids each
-        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-               system.main.count(*) AS m
-        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-        GROUP BY ALL),
+                             -- values, the model row's) of an id, m ids each; pid names a pair
+                             -- within this query only
+        SELECT *, system.main.row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+                   system.main.count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -1046,7 +1140,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         CROSS JOIN checked ck WHERE ck.ok IS NULL
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
-        CROSS JOIN checked ck WHERE ck.ok IS NULL),
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
+               CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
+        FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
+        WHERE ck.ok IS NULL AND settings.te = 'student'),
     measured AS (
         SELECT g, mo, side, r, 'accuracy' AS measure, CAST(accuracy(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'accuracy') GROUP BY g, mo, side, r
         UNION ALL
@@ -1081,8 +1180,28 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                system.main.count(d) FILTER (WHERE system.main.isfinite(d)) AS kept,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d <= 0) AS below,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d >= 0) AS above
-        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r IS NOT NULL)
+        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
+    kept AS (
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+            FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
+    centred AS (
+        SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
+        FROM kept WHERE m > 0 WINDOW w AS (PARTITION BY g, mo, measure)),
+    student AS (
+        SELECT g, mo, measure,
+               CASE WHEN system.main.any_value(n) < 2 THEN NULL
+                    WHEN system.main.sum(m * (d - mean) ^ 2) = 0 THEN CASE WHEN system.main.any_value(mean) <> 0 THEN 0.0 END
+                    ELSE _mlsql_t_two_sided(
+                        system.main.any_value(mean) / system.main.sqrt(system.main.sum(m * (d - mean) ^ 2) / (system.main.any_value(n) - 1) / system.main.any_value(n)),
+                        system.main.any_value(n) - 1) END AS p
+        FROM centred GROUP BY g, mo, measure),
+    weights_checked AS (
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
+              UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
+        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -1098,13 +1217,17 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                e.bx AS baseline_estimate, e.xx AS estimate, e.xx - e.bx AS difference,
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
-               CASE WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
+               CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
                0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
         FROM (FROM paired WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
+        CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
-        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+        LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
+        WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
@@ -1198,7 +1321,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap (test := ''bootstrap''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -1232,12 +1357,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
-                             -- values, the model row's) of an id, m ids each
-        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-               system.main.count(*) AS m
-        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-        GROUP BY ALL),
+                             -- values, the model row's) of an id, m ids each; pid names a pair
+                             -- within this query only
+        SELECT *, system.main.row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+                   system.main.count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -1269,7 +1396,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         CROSS JOIN checked ck WHERE ck.ok IS NULL
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
-        CROSS JOIN checked ck WHERE ck.ok IS NULL),
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
+               CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
+        FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
+        WHERE ck.ok IS NULL AND settings.te = 'student'),
     measured AS (
         SELECT g, mo, side, r, 'mse' AS measure, CAST(mse(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'mse') GROUP BY g, mo, side, r
         UNION ALL
@@ -1306,8 +1438,28 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                system.main.count(d) FILTER (WHERE system.main.isfinite(d)) AS kept,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d <= 0) AS below,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d >= 0) AS above
-        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r IS NOT NULL)
+        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
+    kept AS (
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+            FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
+    centred AS (
+        SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
+        FROM kept WHERE m > 0 WINDOW w AS (PARTITION BY g, mo, measure)),
+    student AS (
+        SELECT g, mo, measure,
+               CASE WHEN system.main.any_value(n) < 2 THEN NULL
+                    WHEN system.main.sum(m * (d - mean) ^ 2) = 0 THEN CASE WHEN system.main.any_value(mean) <> 0 THEN 0.0 END
+                    ELSE _mlsql_t_two_sided(
+                        system.main.any_value(mean) / system.main.sqrt(system.main.sum(m * (d - mean) ^ 2) / (system.main.any_value(n) - 1) / system.main.any_value(n)),
+                        system.main.any_value(n) - 1) END AS p
+        FROM centred GROUP BY g, mo, measure),
+    weights_checked AS (
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
+              UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
+        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -1323,13 +1475,17 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                e.bx AS baseline_estimate, e.xx AS estimate, e.xx - e.bx AS difference,
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
-               CASE WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
+               CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
                0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
         FROM (FROM paired WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
+        CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
-        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+        LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
+        WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
@@ -1413,7 +1569,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap (test := ''bootstrap''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -1447,12 +1605,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
-                             -- values, the model row's) of an id, m ids each
-        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-               system.main.count(*) AS m
-        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-        GROUP BY ALL),
+                             -- values, the model row's) of an id, m ids each; pid names a pair
+                             -- within this query only
+        SELECT *, system.main.row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+                   system.main.count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -1484,7 +1644,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         CROSS JOIN checked ck WHERE ck.ok IS NULL
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
-        CROSS JOIN checked ck WHERE ck.ok IS NULL),
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
+               CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
+        FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
+        WHERE ck.ok IS NULL AND settings.te = 'student'),
     measured AS (
         SELECT g, mo, side, r, 'logloss' AS measure, CAST(logloss(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'logloss') GROUP BY g, mo, side, r
         UNION ALL
@@ -1511,8 +1676,28 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                system.main.count(d) FILTER (WHERE system.main.isfinite(d)) AS kept,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d <= 0) AS below,
                system.main.count(d) FILTER (WHERE system.main.isfinite(d) AND d >= 0) AS above
-        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r IS NOT NULL)
+        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
+    kept AS (
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+            FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
+    centred AS (
+        SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
+        FROM kept WHERE m > 0 WINDOW w AS (PARTITION BY g, mo, measure)),
+    student AS (
+        SELECT g, mo, measure,
+               CASE WHEN system.main.any_value(n) < 2 THEN NULL
+                    WHEN system.main.sum(m * (d - mean) ^ 2) = 0 THEN CASE WHEN system.main.any_value(mean) <> 0 THEN 0.0 END
+                    ELSE _mlsql_t_two_sided(
+                        system.main.any_value(mean) / system.main.sqrt(system.main.sum(m * (d - mean) ^ 2) / (system.main.any_value(n) - 1) / system.main.any_value(n)),
+                        system.main.any_value(n) - 1) END AS p
+        FROM centred GROUP BY g, mo, measure),
+    weights_checked AS (
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
+              UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
+        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -1528,13 +1713,17 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                e.bx AS baseline_estimate, e.xx AS estimate, e.xx - e.bx AS difference,
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
-               CASE WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
+               CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
                0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
         FROM (FROM paired WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
+        CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
-        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+        LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
+        WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
@@ -1556,7 +1745,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_refused(source, actual, predicted, model 
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap (test := ''bootstrap''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te);
 
 -- _mlsql_compare_not_a_list(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on measures that are not a list of names: its error.
@@ -1567,6 +1758,6 @@ CREATE OR REPLACE MACRO _mlsql_compare_not_a_list(source, actual, predicted, mod
 CREATE OR REPLACE MACRO bootstrap(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     FROM system.main.query('FROM ' || CASE WHEN NOT system.main.starts_with(system.main.typeof(measures), 'VARCHAR[') THEN '_mlsql_bootstrap_not_a_list' WHEN system.main.len(system.main.list_filter(CAST(system.main.json_extract_string(system.main.to_json(measures), '$[*]') AS VARCHAR[]), lambda m: system.main.list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))) > 0 THEN '_mlsql_bootstrap_label_lists' WHEN system.main.list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_classes' WHEN system.main.list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_regression' WHEN system.main.list_contains(['logloss', 'auc', 'average_precision_score', 'brier_score_loss', 'expected_calibration_error'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_scores' WHEN system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_label_sets' ELSE '_mlsql_bootstrap_refused' END || '(' || _mlsql_literal(source) || ', ' || _mlsql_literal(actual) || ', ' || _mlsql_literal(predicted) || ', measures := ' || _mlsql_literal(measures) || ', "by" := ' || _mlsql_literal("by") || ', n_resamples := ' || _mlsql_literal(n_resamples) || ', confidence := ' || _mlsql_literal(confidence) || ', seed := ' || _mlsql_literal(seed) || ', sample_weight := ' || _mlsql_literal(sample_weight) || ', beta := ' || _mlsql_literal(beta) || ', zero_division := ' || _mlsql_literal(zero_division) || ', n_labels := ' || _mlsql_literal(n_labels) || ', options := ' || _mlsql_literal(options) || ', average := ' || _mlsql_literal(average) || ', weights := ' || _mlsql_literal(weights) || ', n_bins := ' || _mlsql_literal(n_bins) || ')');
 
--- compare(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar's exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows' statistics seen m times, for both sides at once). Example: SELECT * FROM compare('runs', 'actual', 'predicted', model := 'model', id := 'id', baseline := 'A', measures := ['micro_f1', 'subset_accuracy']).
+-- compare(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap; test := 'student': Student's paired t test of the per-id values of a per-row measure, as scipy's ttest_rel), mcnemar_p_value (McNemar's exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows' statistics seen m times, for both sides at once). Example: SELECT * FROM compare('runs', 'actual', 'predicted', model := 'model', id := 'id', baseline := 'A', measures := ['micro_f1', 'subset_accuracy']).
 CREATE OR REPLACE MACRO compare(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     FROM system.main.query('FROM ' || CASE WHEN NOT system.main.starts_with(system.main.typeof(measures), 'VARCHAR[') THEN '_mlsql_compare_not_a_list' WHEN system.main.len(system.main.list_filter(CAST(system.main.json_extract_string(system.main.to_json(measures), '$[*]') AS VARCHAR[]), lambda m: system.main.list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))) > 0 THEN '_mlsql_compare_label_lists' WHEN system.main.list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_classes' WHEN system.main.list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_regression' WHEN system.main.list_contains(['logloss', 'auc', 'average_precision_score', 'brier_score_loss', 'expected_calibration_error'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_scores' WHEN system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_label_sets' ELSE '_mlsql_compare_refused' END || '(' || _mlsql_literal(source) || ', ' || _mlsql_literal(actual) || ', ' || _mlsql_literal(predicted) || ', model := ' || _mlsql_literal(model) || ', id := ' || _mlsql_literal(id) || ', baseline := ' || _mlsql_literal(baseline) || ', measures := ' || _mlsql_literal(measures) || ', "by" := ' || _mlsql_literal("by") || ', n_resamples := ' || _mlsql_literal(n_resamples) || ', confidence := ' || _mlsql_literal(confidence) || ', seed := ' || _mlsql_literal(seed) || ', sample_weight := ' || _mlsql_literal(sample_weight) || ', drop_unpaired := ' || _mlsql_literal(drop_unpaired) || ', test := ' || _mlsql_literal(test) || ', beta := ' || _mlsql_literal(beta) || ', zero_division := ' || _mlsql_literal(zero_division) || ', n_labels := ' || _mlsql_literal(n_labels) || ', options := ' || _mlsql_literal(options) || ', average := ' || _mlsql_literal(average) || ', weights := ' || _mlsql_literal(weights) || ', n_bins := ' || _mlsql_literal(n_bins) || ')');

@@ -401,10 +401,67 @@ def test_the_sql_macro_checks_test_and_names_where_the_tests_are() -> None:
 
     con = mlsql.connect()
     con.register("runs", paired_table(*two_models(23, 8)))
-    call = "FROM compare('runs', 'actual', 'predicted', measures := ['samples_f1'], test := {})"
+    call = "FROM compare('runs', 'actual', 'predicted', measures := {}, test := {})"
     with pytest.raises(duckdb.Error, match=r"The 'test' parameter of compare must be one of"):
-        con.sql(call.format("'wilcoxon'")).fetchall()
-    for test in ("student", "fisher"):
-        with pytest.raises(duckdb.Error, match=rf"test '{test}' is computed by the Python compare"):
-            con.sql(call.format(f"'{test}'")).fetchall()
-    assert len(con.sql(call.format("'bootstrap'")).fetchall()) == 1
+        con.sql(call.format("['samples_f1']", "'wilcoxon'")).fetchall()
+    with pytest.raises(duckdb.Error, match=r"test 'fisher' is computed by the Python compare"):
+        con.sql(call.format("['samples_f1']", "'fisher'")).fetchall()
+    with pytest.raises(duckdb.Error, match=r"compare's test 'student' compares the per-id values"):
+        con.sql(call.format("['samples_f1', 'micro_f1']", "'student'")).fetchall()
+    for test in ("bootstrap", "student"):
+        assert len(con.sql(call.format("['samples_f1']", f"'{test}'")).fetchall()) == 1
+
+
+def test_the_sql_t_distribution_equals_scipys_over_a_grid() -> None:
+    """The macro's two-sided p-value against scipy's t.sf: df 1 to 1e6 by 60 steps, t 1e-4 to
+    1e4 by 90 (p down to 1e-300)."""
+    from scipy import stats
+
+    import mlsql
+
+    dfs = np.unique(np.round(np.logspace(0, 6, 60)))
+    t, df = (x.ravel() for x in np.meshgrid(np.logspace(-4, 4, 90), dfs))
+    con = mlsql.connect()
+    con.register("grid", pa.table({"t": t, "df": df}))
+    got = np.array(con.sql("SELECT _mlsql_t_two_sided(t, df) FROM grid").fetchall(), dtype=float)
+    want = 2 * stats.t.sf(t, df)
+    kept = want > 1e-300
+    assert kept.sum() > 4000
+    np.testing.assert_allclose(got[:, 0][kept], want[kept], rtol=1e-12, atol=0)
+
+
+def test_the_sql_macro_computes_student_as_scipy() -> None:
+    """Label sets, one label per row and numbers (NULL predictions: ids left out): scipy's
+    ttest_rel of the per-id values; a weight other than 1 is the Python call's error."""
+    import duckdb
+    from scipy import stats
+
+    import mlsql
+
+    con = mlsql.connect()
+    call = "FROM compare('runs', 'actual', 'predicted', measures := {}, n_resamples := 20, {})"
+    actual, pa_, pb = two_models(1, 70)
+    con.register("runs", paired_table(actual, pa_, pb))
+    (row,) = con.sql(call.format("['samples_f1']", "test := 'student'")).fetchall()
+    base, model = per_id(actual, pa_, pb)
+    assert row[P_VALUE] == pytest.approx(stats.ttest_rel(model, base).pvalue, rel=1e-12)
+    y, p = single_label(random.Random(5), 90)
+    q = [c if random.Random(300 + i).random() < 0.8 else p[i] for i, c in enumerate(y)]
+    con.register("runs", paired_table(y, p, q))
+    (row,) = con.sql(call.format("['error_rate']", "test := 'student'")).fetchall()
+    err_a = [float(a != b) for a, b in zip(y, p, strict=True)]
+    err_b = [float(a != b) for a, b in zip(y, q, strict=True)]
+    assert row[P_VALUE] == pytest.approx(stats.ttest_rel(err_b, err_a).pvalue, rel=1e-12)
+    y, a, b = regression_runs(31, 40)
+    data = paired_table(y, a, b)
+    con.register("runs", data)
+    rows = con.sql(call.format("['mse', 'mae', 'mape']", "test := 'student'")).fetchall()
+    both = [i for i in range(len(y)) if a[i] is not None and b[i] is not None]
+    for row, name in zip(rows, ("mse", "mae", "mape"), strict=True):
+        base = [row_error(name, y[i], a[i]) for i in both]
+        model = [row_error(name, y[i], b[i]) for i in both]
+        want = stats.ttest_rel(model, base).pvalue
+        assert row[P_VALUE] == pytest.approx(want, rel=1e-12), name
+    con.register("runs", data.append_column("w", pa.array([1.0] * 43 + [2.5] + [1.0] * 44)))
+    with pytest.raises(duckdb.Error, match=r"compare's test 'student' takes unweighted rows.*2\.5"):
+        con.sql(call.format("['mae']", "sample_weight := 'w', test := 'student'")).fetchall()

@@ -34,12 +34,13 @@ from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.families.label_based import BETA as B
 from mlsql._duckdb.families.label_based import COUNTS, FixedOrderOps, label_list
 from mlsql._duckdb.families.label_based import ZD as Z
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample import front as FRONT
 from mlsql._resample import measures as M
 from mlsql._resample import numbers as NUM
+from mlsql._resample import paired as PAIRED
 from mlsql._sqlexpr import Sql, lit
 from mlsql._weights import SAMPLE_WEIGHT
 from mlsql.measures import label_based as LB
@@ -343,6 +344,42 @@ def bootstrap(
     )
 
 
+#: SQL of each distinct pair's (g, mo, measure, d, m, bw, xw) from ``paired``'s rows r = -pid
+_PAIR_DIFFS = """SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+            FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0"""
+
+
+def student(q: Qualify, key: str, diffs: str) -> str:
+    """SQL of the CTEs ``student`` (g, mo, ``key``, p: Student's paired t test p-value) and
+    ``weights_checked`` (NULL, else the Python call's error on a weight other than 0 or 1),
+    as :mod:`mlsql._resample.paired` computes them; ``diffs`` gives each distinct pair's
+    (g, mo, ``key``, d, m, bw, xw): the model row's value minus the baseline row's as one row
+    alone, its ids and both weights. Pairs with an undefined d or a weight of 0 (or NULL) on
+    either side are left out; the variance is two-pass about the mean."""
+    odd = f"{q('_mlsql_repr')}(min(w))"
+    template = PAIRED.WEIGHT_MESSAGE.replace("{test!r}", "'student'").replace("{got!r}", "{}")
+    message = sql_message(template, odd)
+    return f"""kept AS (
+        SELECT g, mo, {key}, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        FROM ({diffs}) WHERE isfinite(d)),
+    centred AS (
+        SELECT g, mo, {key}, d, m, sum(m * d) OVER w / sum(m) OVER w AS mean, sum(m) OVER w AS n
+        FROM kept WHERE m > 0 WINDOW w AS (PARTITION BY g, mo, {key})),
+    student AS (
+        SELECT g, mo, {key},
+               CASE WHEN any_value(n) < 2 THEN NULL
+                    WHEN sum(m * (d - mean) ^ 2) = 0 THEN CASE WHEN any_value(mean) <> 0 THEN 0.0 END
+                    ELSE {q("_mlsql_t_two_sided")}(
+                        any_value(mean) / sqrt(sum(m * (d - mean) ^ 2) / (any_value(n) - 1) / any_value(n)),
+                        any_value(n) - 1) END AS p
+        FROM centred GROUP BY g, mo, {key}),
+    weights_checked AS (
+        SELECT CASE WHEN count(w) > 0 THEN error({message}) END AS ok
+        FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
+              UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
+        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1)"""
+
+
 def compare(
     q: Qualify,
     kind: str,
@@ -386,12 +423,14 @@ def compare(
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
     {checks["models"]},
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
-                             -- values, the model row's) of an id, m ids each
-        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-               count(*) AS m
-        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-        GROUP BY ALL),
+                             -- values, the model row's) of an id, m ids each; pid names a pair
+                             -- within this query only
+        SELECT *, row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+                   count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
     {checks["unpaired"]},
     {checks["checked"]},
     cdf AS (FROM {q("_mlsql_poisson_buckets")}((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
@@ -410,7 +449,12 @@ def compare(
         CROSS JOIN checked ck WHERE ck.ok IS NULL
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
-        CROSS JOIN checked ck WHERE ck.ok IS NULL),
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
+               CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
+        FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN range(2) AS sides(side)
+        WHERE ck.ok IS NULL AND settings.te = 'student'),
     measured AS (
         {_measured(q, kind, "g, mo, side", func, sets)}),
     paired AS (  -- each resample's value (r NULL: the data's) of the baseline (bx) and the model (xx)
@@ -429,8 +473,9 @@ def compare(
                count(d) FILTER (WHERE isfinite(d)) AS kept,
                count(d) FILTER (WHERE isfinite(d) AND d <= 0) AS below,
                count(d) FILTER (WHERE isfinite(d) AND d >= 0) AS above
-        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r IS NOT NULL)
+        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
+    {student(q, "measure", _PAIR_DIFFS)},
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN bool_and(bm = round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -446,13 +491,17 @@ def compare(
                e.bx AS baseline_estimate, e.xx AS estimate, e.xx - e.bx AS difference,
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
-               CASE WHEN iv.kept >= 1 THEN least(1.0, 2 * least((1 + iv.below) / (iv.kept + 1),
+               CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN iv.kept >= 1 THEN least(1.0, 2 * least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
                0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
         FROM (FROM paired WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
+        CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
-        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+        LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
+        WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains({by}, lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i"""
     return Macro(

@@ -65,11 +65,14 @@ TEST_MESSAGE = (
     + ", ".join(repr(t) for t in TESTS)
     + ". Got {got} instead."
 )
-#: what the SQL table macro ``compare`` says of the tests it does not compute
+#: the tests the SQL table macro ``compare`` computes too
+SQL_TESTS = ("bootstrap", "student")
+#: what the SQL table macro ``compare`` says of the tests it does not compute: Fisher's
+#: draws are numpy's binomials from the Python stream, the macro's are hashes of the pairs
 SQL_TEST_MESSAGE = (
-    "The SQL table macro compare computes p_value by the paired bootstrap (test := "
-    "'bootstrap'); test {test} is computed by the Python compare (mlsql.compare, "
-    "mlsql.polars.compare, mlsql.spark.compare)."
+    "The SQL table macro compare computes p_value by the paired bootstrap or Student's t test "
+    "(test := 'bootstrap' or 'student'); test {test} is computed by the Python compare "
+    "(mlsql.compare, mlsql.polars.compare, mlsql.spark.compare)."
 )
 PER_ROW_MESSAGE = (
     "compare's test {test!r} compares the per-id values of a measure that is a mean over "
