@@ -93,7 +93,11 @@ class SparkEngine:
         def weighted(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
             if weighs_stats:
                 given = {} if sample_weight is None else {"weight": sample_weight}
-                return measure.build(OPS, family.stats(measure, *inputs, **given), **params)  # type: ignore[misc]
+                stats = family.stats(measure, *inputs, **given)
+                bind = getattr(family, "bind", None)
+                if bind is not None:  # each statistic once in the plan, the formula over them
+                    return bind(stats, lambda s: measure.build(OPS, s, **params))  # type: ignore[misc]
+                return measure.build(OPS, stats, **params)  # type: ignore[misc]
             stats = family.stats(measure, *inputs)
             return run(measure.build, sample_weight, stats, **params)  # type: ignore[arg-type]
 

