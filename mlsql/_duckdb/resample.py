@@ -188,8 +188,9 @@ def bootstrap(
         balanced_accuracy_score, cohen_kappa_score and matthews_corrcoef over
         one label per row; mse, rmse, mae, mape, rse, rrse, rae, pearson_corr,
         r2 and explained_variance over numbers; logloss, auc,
-        average_precision_score, brier_score_loss and expected_calibration_error
-        over a label and a score. Measures of one kind of input per call.
+        average_precision_score, area_under_pr, brier_score_loss and
+        expected_calibration_error over a label and a score. Measures of one
+        kind of input per call.
     by : str or sequence of str, optional
         Grouping columns; each group is resampled independently.
     n_resamples : int, default 1000

@@ -14,10 +14,10 @@ resample's statistics are then:
   about the data's weighted means;
 - rae's Σw|y - ȳ*| about each resample's own mean ȳ*: running sums of the
   weights and weighted values in y order, read at the position of ȳ*;
-- AUC and average precision: the tuples sorted by score once, the weights of
-  positives and negatives summed per distinct score (tied scores are one
-  step), and the weighted Mann-Whitney U or step-wise precision sum from their
-  running sums;
+- AUC, average precision and Spark's area under the PR curve: the tuples
+  sorted by score once, the weights of positives and negatives summed per
+  distinct score (tied scores are one step), and the weighted Mann-Whitney U,
+  the step-wise precision sum or the runs' trapezoids from their running sums;
 - expected calibration error: Σ w (prob - actual) per bin.
 
 Each is evaluated by its registry formula (:mod:`mlsql.measures.regression`,
@@ -54,6 +54,7 @@ SCORE_MEASURES = (
     "logloss",
     "auc",
     "average_precision_score",
+    "area_under_pr",
     "brier_score_loss",
     "expected_calibration_error",
 )
@@ -517,8 +518,25 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
     ratio = np.divide(
         at_least_pos, at_least_all, out=np.zeros_like(at_least_pos), where=at_least_all > 0
     )
+    if name == "area_under_pr":  # each run's trapezoid: its precision and the run's above
+        return SC.PrecisionStats(
+            n=rows, n_positive=n_pos, precision_sum=_trapezoid_sum(pos, ratio, at_least_all)
+        )
     precision_sum = np.einsum("ij,ij->i", pos, ratio)
     return SC.PrecisionStats(n=rows, n_positive=n_pos, precision_sum=precision_sum)
+
+
+def _trapezoid_sum(pos: np.ndarray, ratio: np.ndarray, at_least_all: np.ndarray) -> np.ndarray:
+    """Σ over the distinct scores (ascending columns) of :func:`mlsql.measures.scores.pr_trapezoid`:
+    each score's positive weight times the mean of its precision and the precision at the next
+    higher score, its own where no weight is scored higher (Spark's first point (0, P(t₁)); a
+    score no row of the resample weighs adds 0)."""
+    above = np.zeros_like(at_least_all)
+    above[:, :-1] = at_least_all[:, 1:]
+    before = np.zeros_like(ratio)
+    before[:, :-1] = ratio[:, 1:]
+    previous = np.where(above > 0, before, ratio)
+    return SC.pr_trapezoid(WeightedOps(1.0), pos, ratio, previous).sum(axis=-1)
 
 
 def _over_bins(
