@@ -41,8 +41,10 @@ import numpy as np
 
 from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
+from mlsql._resample import front as FRONT
 from mlsql._resample import native as NATIVE
 from mlsql._resample.ops import Lazy, WeightedOps
+from mlsql.measures import class_scores as CS
 from mlsql.measures import regression as RG
 from mlsql.measures import scores as SC
 
@@ -58,10 +60,20 @@ SCORE_MEASURES = (
     "brier_score_loss",
     "expected_calibration_error",
 )
+#: class-score measures resampled (one label per row as actual, the row's class
+#: probabilities as predicted): their statistics are numbers of each row, which the engines
+#: compute (:data:`CLASS_SCORE_STATS`)
+CLASS_SCORE_MEASURES = ("multiclass_brier_score", "multiclass_calibration_error")
 #: measures whose score must be a probability in [0, 1]
 PROBABILITY_MEASURES = tuple(sorted(SC.PROBABILITIES))
 #: which statistics kind each family needs
-KINDS = {"regression": REGRESSION_MEASURES, "scores": SCORE_MEASURES}
+KINDS = {
+    "regression": REGRESSION_MEASURES,
+    "scores": SCORE_MEASURES,
+    "class_scores": CLASS_SCORE_MEASURES,
+}
+#: a row's numbers for the class-score measures (:data:`mlsql._resample.front.CLASS_SCORE_STATS`)
+CLASS_SCORE_STATS = FRONT.CLASS_SCORE_STATS
 
 Columns = dict[str, Any]
 
@@ -322,6 +334,9 @@ def check(kind: str, columns: Columns, names: Sequence[str], func: str, probabil
     ``names`` are the inputs' names for the messages (actual, predicted);
     ``probability``: a measure of the call takes probabilities (checked within [0, 1]).
     """
+    if kind == "class_scores":
+        _check_class_scores(columns, names[1], func)
+        return
     y, p, known = _known_values(columns)
     if kind == "scores":
         label = _first_bad(y[known], ~np.isin(y[known], (0.0, 1.0)))
@@ -341,6 +356,21 @@ def check(kind: str, columns: Columns, names: Sequence[str], func: str, probabil
         for bad, got in ((score < 0, CP.OUT_OF_RANGE[0]), (score > 1, CP.OUT_OF_RANGE[1])):
             if bad.any():
                 raise MlsqlError(CP.probability_value_message(func, names[1], got))
+
+
+def _check_class_scores(columns: Columns, name: str, func: str) -> None:
+    """The rows' probabilities are finite and within [0, 1] (their lowest and highest)."""
+    low, high = columns["low"], columns["high"]
+    known = ~np.ma.getmaskarray(low)
+    lo, hi = (np.asarray(np.ma.getdata(x), dtype=float)[known] for x in (low, high))
+    for values in (lo, hi):
+        value = _first_bad(values, ~np.isfinite(values))
+        if value is not None:
+            got = CP.NOT_FINITE[0 if value != value else 1 if value > 0 else 2]
+            raise MlsqlError(CP.finite_value_message(func, name, got))
+    for outside, got in ((lo < 0, CP.OUT_OF_RANGE[0]), (hi > 1, CP.OUT_OF_RANGE[1])):
+        if outside.any():
+            raise MlsqlError(CP.probability_value_message(func, name, got))
 
 
 # ------------------------------------------------------------------ per-tuple data
@@ -562,6 +592,44 @@ def _over_bins(
     return terms.max(axis=-1) if largest else terms.sum(axis=-1)
 
 
+# ------------------------------------------------------------------ class scores
+def _class_score_data(columns: Columns) -> dict[str, Any]:
+    """The rows' numbers, 0 where the row is unknown (its statistics NULL)."""
+    known = ~np.ma.getmaskarray(columns["loss"])
+
+    def filled(name: str) -> np.ndarray:
+        return np.where(known, np.ma.getdata(columns[name]).astype(float), 0.0)
+
+    confidence, correct = filled("confidence"), filled("correct")
+    return {
+        "known": known,
+        "loss": filled("loss"),
+        "width": filled("width"),
+        "score": confidence,
+        "gap": np.where(known, confidence - correct, 0.0),
+    }
+
+
+def class_score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
+    """The resamples' statistics of class-score measure ``name`` (weighted form): the Brier
+    score's weighted sums and its widest row among the rows drawn (a row that weighs 0 still
+    counts, as in the measure), or the top labels' calibration bins."""
+    cache = columns.setdefault("number_data", {})
+    if "class_scores" not in cache:
+        cache["class_scores"] = _class_score_data(columns)
+    data = cache["class_scores"]
+    w = ops.weights
+    n = w @ data["known"].astype(float)
+    if name == "multiclass_calibration_error":
+        return SC.CalibrationStats(
+            n=n, over_bins=lambda n_bins, term, largest: _over_bins(w, data, n_bins, term, largest)
+        )
+    counts = w if ops.rows is None else ops.rows
+    drawn = (counts > 0) & data["known"] & columns.get("weight_known", True)
+    width = np.where(drawn, data["width"], 0.0).max(axis=-1, initial=0.0)
+    return CS.ClassBrierStats(n=n, total_loss=w @ data["loss"], n_classes=width)
+
+
 # ------------------------------------------------------------------ measures
 def evaluator(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
     """The evaluation of regression or score measure ``name`` with checked ``params``."""
@@ -573,6 +641,8 @@ def evaluator(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Colum
     def evaluate(ops: WeightedOps, columns: Columns) -> Any:
         if name in REGRESSION_MEASURES:
             stats: Any = regression_stats(ops, columns, with_sad=name == "rae")
+        elif name in CLASS_SCORE_MEASURES:
+            stats = class_score_stats(ops, columns, name)
         else:
             stats = score_stats(ops, columns, name)
         return build(ops, stats, **params)
