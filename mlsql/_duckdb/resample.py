@@ -27,6 +27,7 @@ from mlsql import _label_types as LT
 from mlsql._duckdb.label_tables import source_text
 from mlsql._duckdb.threads import in_this_thread
 from mlsql._resample import front, run
+from mlsql._resample.numbers import CLASS_SCORE_STATS
 from mlsql._sqlexpr import lit, quote_ident
 
 _INTEGER = re.compile(r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?")
@@ -105,7 +106,7 @@ def _stats_sql(
     a, p = quote_ident(actual), quote_ident(predicted)
     if stats == "class_scores":  # each row's numbers (NULL where a side is), checked as read
         row = f"_mlsql_class_score_row({a}, {p}, {lit(func)})"
-        return [f"({row}).{name}" for name in front.CLASS_SCORE_STATS]
+        return [f"({row}).{name}" for name in CLASS_SCORE_STATS]
     if stats in ("regression", "scores"):  # both sides NULL where one is; -0.0 as 0.0
         known = f"{a} IS NOT NULL AND {p} IS NOT NULL"
         return [f"CASE WHEN {known} THEN CAST({x} AS DOUBLE) + 0.0 END" for x in (a, p)]

@@ -29,13 +29,6 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: a row's numbers for the class-score measures, as each engine computes them from its label
-#: and class probabilities (NULL where either is): Σ over its classes of
-#: :func:`mlsql.measures.class_scores.class_squared_error` (its true class, if unscored, adding
-#: 1), its number of classes (scored, and the true one), its top probability (0 when it scores
-#: none), whether its top class (ties: the smallest label) is the true one (1.0 or 0.0), and
-#: its lowest and highest probability (checked by :mod:`mlsql._resample.numbers`)
-CLASS_SCORE_STATS = ("loss", "width", "confidence", "correct", "low", "high")
 #: the result columns after the ``by`` columns
 BOOTSTRAP_COLUMNS = ("measure", "estimate", "low", "high", "std_error")
 COMPARE_COLUMNS = (

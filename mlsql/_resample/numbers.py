@@ -18,17 +18,22 @@ resample's statistics are then:
   sorted by score once, the weights of positives and negatives summed per
   distinct score (tied scores are one step), and the weighted Mann-Whitney U,
   the step-wise precision sum or the runs' trapezoids from their running sums;
-- expected calibration error: Σ w (prob - actual) per bin.
+- expected calibration error: Σ w (prob - actual) per bin;
+- the class-score measures: each row's numbers as the engine computed them from its class
+  probabilities (:data:`CLASS_SCORE_STATS`): the multiclass Brier score's pooled sums and its
+  widest row among the rows drawn, and the top labels' calibration bins as above.
 
 Each is evaluated by its registry formula (:mod:`mlsql.measures.regression`,
-:mod:`mlsql.measures.scores`) with :class:`~mlsql._resample.ops.WeightedOps`,
-whose ``rows`` are the resample's row counts (Poisson draws, or m for the
-estimate) and ``weights`` those times each tuple's ``sample_weight``.
+:mod:`mlsql.measures.scores`, :mod:`mlsql.measures.class_scores`) with
+:class:`~mlsql._resample.ops.WeightedOps`, whose ``rows`` are the resample's row
+counts (Poisson draws, or m for the estimate) and ``weights`` those times each
+tuple's ``sample_weight``.
 
 Values are checked here, the same way for every engine, with the measures'
 own messages: numbers must be finite, labels 0 or 1, and the probabilities of
-brier_score_loss and expected_calibration_error within [0, 1]. Rows with a
-NULL side are skipped (the engines give both sides NULL for them).
+brier_score_loss and expected_calibration_error within [0, 1] (of the class
+scores, each row's lowest and highest). Rows with a NULL side are skipped (the
+engines give both sides NULL for them).
 """
 
 from __future__ import annotations
@@ -41,7 +46,6 @@ import numpy as np
 
 from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
-from mlsql._resample import front as FRONT
 from mlsql._resample import native as NATIVE
 from mlsql._resample.ops import Lazy, WeightedOps
 from mlsql.measures import class_scores as CS
@@ -72,8 +76,13 @@ KINDS = {
     "scores": SCORE_MEASURES,
     "class_scores": CLASS_SCORE_MEASURES,
 }
-#: a row's numbers for the class-score measures (:data:`mlsql._resample.front.CLASS_SCORE_STATS`)
-CLASS_SCORE_STATS = FRONT.CLASS_SCORE_STATS
+#: a row's numbers for the class-score measures, as each engine computes them from its label
+#: and class probabilities (NULL where either is): Σ over its classes of
+#: :func:`mlsql.measures.class_scores.class_squared_error` (its true class, if unscored, adding
+#: 1), its number of classes (scored, and the true one), its top probability (0 when it scores
+#: none), whether its top class (ties: the smallest label) is the true one (1.0 or 0.0), and
+#: its lowest and highest probability (checked here)
+CLASS_SCORE_STATS = ("loss", "width", "confidence", "correct", "low", "high")
 
 Columns = dict[str, Any]
 

@@ -71,7 +71,7 @@ def _class_score_row(
     req: front.Request, schema: pl.Schema, pairs: list[tuple[pl.Expr, Any]]
 ) -> list[pl.Expr]:
     """A row's numbers for the class-score measures
-    (:data:`mlsql._resample.front.CLASS_SCORE_STATS`; NULL where either input is), from its
+    (:data:`mlsql._resample.numbers.CLASS_SCORE_STATS`; NULL where either input is), from its
     scored classes as the measures read them (a label's first entry, NULLs dropped).
 
     Each class's term is the registry's ``class_squared_error``, read inside ``list.eval``

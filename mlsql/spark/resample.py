@@ -79,7 +79,7 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
 
 def _class_score_row(req: front.Request, actual: Column, scores: Column) -> list[Column]:
     """A row's numbers for the class-score measures
-    (:data:`mlsql._resample.front.CLASS_SCORE_STATS`; NULL where either input is): the
+    (:data:`mlsql._resample.numbers.CLASS_SCORE_STATS`; NULL where either input is): the
     measures' own per-row Columns, each probability checked finite as read (its range by
     :mod:`mlsql._resample.numbers`)."""
     from mlsql.spark.families import class_scores as CSF
