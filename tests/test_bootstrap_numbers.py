@@ -22,6 +22,7 @@ import mlsql
 from mlsql._errors import MlsqlError
 from mlsql._resample import numbers as NUM
 from tests.conftest import _engines
+from tests.references import spark_area_under_pr as spark_area_under_pr_exact
 from tests.test_bootstrap import run_engine
 
 REGRESSION = [
@@ -41,6 +42,8 @@ SCORES = [
     "logloss",
     "auc",
     "average_precision_score",
+    "area_under_pr",
+    ("area_under_pr", {"zero_division": "diagnose"}),
     "brier_score_loss",
     "expected_calibration_error",
     ("expected_calibration_error", {"n_bins": 4}),
@@ -151,6 +154,13 @@ def test_estimates_equal_scikit_learn_with_weights() -> None:
     ]
     for row, f in zip(got, sk, strict=True):
         assert row[1] == pytest.approx(f(label, score, sample_weight=w), rel=1e-12), row[0]
+    w[score == score.max()] = 0.0  # rows that weigh 0 are as absent: the first point is lower
+    (row,) = mlsql.bootstrap(
+        pa.table({"actual": label, "predicted": score, "w": w}), "actual", "predicted",
+        ["area_under_pr"], n_resamples=5, sample_weight="w",
+    ).fetchall()  # fmt: skip
+    want = spark_area_under_pr_exact(label.tolist(), score.tolist(), w.tolist())
+    assert row[1] == pytest.approx(float(want), rel=1e-12)
 
 
 # ------------------------------------------------------------------ the independent bootstrap
@@ -179,7 +189,22 @@ def numpy_scores(label: np.ndarray, score: np.ndarray, w: np.ndarray) -> dict[st
         "auc": auc,
         "brier_score_loss": (w @ (score - label) ** 2) / n,
         "logloss": (w @ loss) / n,
+        "area_under_pr": np.array([spark_area_under_pr(label, score, row) for row in w]),
     }
+
+
+def spark_area_under_pr(label: np.ndarray, score: np.ndarray, w: np.ndarray) -> float:
+    """Spark MLlib's areaUnderPR as its code reads: the distinct scores from the highest (of the
+    rows that weigh), cumulative (weighted) true and false positives at each, the points
+    (recall, precision), (0, first precision) put first, and the trapezoid rule over them."""
+    kept = w > 0
+    order = np.argsort(-score[kept], kind="stable")
+    y, s, v = label[kept][order], score[kept][order], w[kept][order]
+    last = np.r_[s[1:] != s[:-1], True]  # the last row of each distinct score
+    tp, seen = np.cumsum(v * y)[last], np.cumsum(v)[last]
+    precision = np.r_[tp[0] / seen[0], tp / seen]
+    recall = np.r_[0.0, tp / tp[-1]]
+    return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1]) / 2))
 
 
 def _agrees(row: tuple, reference: np.ndarray) -> None:
@@ -261,7 +286,11 @@ def test_same_seed_same_result_other_seed_other_result(engine: str) -> None:
 def test_engines_agree_on_one_dataset(family: str) -> None:
     y, p = regression_data(90, 13) if family == "regression" else score_data(90, 13)
     data = with_gaps(y, p, weights(90, 14)).append_column("g", pa.array([i % 3 for i in range(90)]))
-    chosen = ["r2", "rae"] if family == "regression" else ["auc", "average_precision_score"]
+    chosen = (
+        ["r2", "rae"]
+        if family == "regression"
+        else ["auc", "average_precision_score", "area_under_pr"]
+    )
     args = ("actual", "predicted", chosen)
     results = {
         e: run_engine(e, "bootstrap", data, *args, by="g", n_resamples=200, sample_weight="w")
@@ -269,7 +298,7 @@ def test_engines_agree_on_one_dataset(family: str) -> None:
     }
     first = results[_engines()[0]]
     for engine, rows in results.items():
-        assert len(rows) == len(first) == 6
+        assert len(rows) == len(first) == 3 * len(chosen)
         for got, want in zip(rows, first, strict=True):
             assert got[:2] == want[:2], engine
             assert got[2:] == pytest.approx(want[2:], rel=1e-12), engine
@@ -296,10 +325,10 @@ def test_identical_models_differ_by_zero_with_p_one(engine: str) -> None:
     )  # fmt: skip
     label, score = score_data(40, 16)
     rows += run_engine(
-        engine, "compare", paired(label, score, score), "actual", "predicted", ["auc"],
-        n_resamples=100,
+        engine, "compare", paired(label, score, score), "actual", "predicted",
+        ["auc", "area_under_pr"], n_resamples=100,
     )  # fmt: skip
-    assert len(rows) == 4
+    assert len(rows) == 5
     for row in rows:
         assert row[0] == "B" and row[2] == row[3] and row[4] == 0.0, row
         assert row[5] == row[6] == 0.0 and row[7] == 1.0 and row[8] is None, row

@@ -25,6 +25,7 @@ import mlsql.polars as mp
 from mlsql._duckdb.resample_values import KINDS, poisson_one
 from mlsql._sqlexpr import quote_ident
 from tests.conftest import _engines
+from tests.test_bootstrap_numbers import spark_area_under_pr
 from tests.test_sql_bootstrap import (
     literal,
     named,
@@ -97,6 +98,9 @@ SKLEARN = {
     "logloss": skm.log_loss,
     "auc": skm.roc_auc_score,
     "average_precision_score": skm.average_precision_score,
+    "area_under_pr": lambda a, p, sample_weight: spark_area_under_pr(
+        a, p, np.ones(len(a)) if sample_weight is None else sample_weight
+    ),
     "brier_score_loss": skm.brier_score_loss,
 }
 DATA = {"classes": classes, "regression": numbers, "scores": scores}
@@ -106,6 +110,7 @@ DATA = {"classes": classes, "regression": numbers, "scores": scores}
 @pytest.mark.parametrize("weighted", [False, True])
 def test_estimates_equal_scikit_learn_per_group(con: Any, kind: str, weighted: bool) -> None:
     data = DATA[kind](300, 1)
+    assert set(SKLEARN) <= {m for ms in KINDS.values() for m in ms}  # each is resampled here
     measures = [m for m in KINDS[kind] if m in SKLEARN]
     params: dict[str, Any] = {"by": ["g"], "n_resamples": 20}
     if weighted:

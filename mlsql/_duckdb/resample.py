@@ -27,6 +27,7 @@ from mlsql import _label_types as LT
 from mlsql._duckdb.label_tables import source_text
 from mlsql._duckdb.threads import in_this_thread
 from mlsql._resample import front, run
+from mlsql._resample.numbers import CLASS_SCORE_STATS
 from mlsql._sqlexpr import lit, quote_ident
 
 _INTEGER = re.compile(r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?")
@@ -96,11 +97,16 @@ def _number_kind(kind: str) -> str:
     return "boolean" if kind == "BOOLEAN" else kind
 
 
-def _stats_sql(stats: str, actual: str, predicted: str, sets: bool = True) -> list[str]:
+def _stats_sql(
+    stats: str, actual: str, predicted: str, sets: bool = True, func: str = "bootstrap"
+) -> list[str]:
     """Each row's statistics; label lists as sorted sets, or as the rows hold them where not
     ``sets`` (:func:`mlsql._resample.labels.coded` makes them sets: DuckDB's
     ``list_sort(list_distinct())`` costs more than the GROUP BY it saves rows of)."""
     a, p = quote_ident(actual), quote_ident(predicted)
+    if stats == "class_scores":  # each row's numbers (NULL where a side is), checked as read
+        row = f"_mlsql_class_score_row({a}, {p}, {lit(func)})"
+        return [f"({row}).{name}" for name in CLASS_SCORE_STATS]
     if stats in ("regression", "scores"):  # both sides NULL where one is; -0.0 as 0.0
         known = f"{a} IS NOT NULL AND {p} IS NOT NULL"
         return [f"CASE WHEN {known} THEN CAST({x} AS DOUBLE) + 0.0 END" for x in (a, p)]
@@ -188,8 +194,11 @@ def bootstrap(
         balanced_accuracy_score, cohen_kappa_score and matthews_corrcoef over
         one label per row; mse, rmse, mae, mape, rse, rrse, rae, pearson_corr,
         r2 and explained_variance over numbers; logloss, auc,
-        average_precision_score, brier_score_loss and expected_calibration_error
-        over a label and a score. Measures of one kind of input per call.
+        average_precision_score, area_under_pr, brier_score_loss and
+        expected_calibration_error over a label and a score;
+        multiclass_brier_score and multiclass_calibration_error over a label
+        and its class probabilities (a MAP or a list of {label, score}
+        structs). Measures of one kind of input per call.
     by : str or sequence of str, optional
         Grouping columns; each group is resampled independently.
     n_resamples : int, default 1000
@@ -260,7 +269,7 @@ def bootstrap(
         _check(req, columns, types, actual, predicted)
         groups = [quote_ident(b) for b in req.by]
         stats = [
-            *_stats_sql(req.stats, actual, predicted, sets=False),
+            *_stats_sql(req.stats, actual, predicted, sets=False, func=req.func),
             _weight_sql(sample_weight, req.func),
         ]
         select = ", ".join([*groups, *stats, "count(*)"])
@@ -372,7 +381,7 @@ def compare(
         _check(req, columns, types, actual, predicted)
         groups = [quote_ident(b) for b in req.by]
         exprs = [
-            *_stats_sql(req.stats, actual, predicted, sets=False),
+            *_stats_sql(req.stats, actual, predicted, sets=False, func=req.func),
             _weight_sql(sample_weight, req.func),
         ]
         names = [f"__mlsql_s{i}" for i in range(len(exprs))]

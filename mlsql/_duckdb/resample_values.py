@@ -607,10 +607,21 @@ def refused(func: str, settings: str, entry: str, signature: tuple[str, ...]) ->
     ]
 
 
+#: the message on a measure only the Python calls resample (``{}``): the class-score
+#: measures, whose tuple is a row's numbers computed from its class probabilities
+PYTHON_ONLY_MESSAGE = (
+    "The SQL table macro {func} does not resample {name}; the Python call mlsql.{func} "
+    "(and those of Polars and Spark) does."
+)
+
+
 def unsupported_message(func: str) -> str:
-    """The message on a measure the SQL macros do not resample (the first, ``{}``): the
-    Python call's."""
-    allowed = (*M.LABEL_SET_MEASURES, *(n for ms in KINDS.values() for n in ms))
+    """The message on a measure no call resamples (the first, ``{}``): the Python call's."""
+    allowed = (
+        *M.LABEL_SET_MEASURES,
+        *(n for ms in KINDS.values() for n in ms),
+        *NUM.CLASS_SCORE_MEASURES,
+    )
     return M.UNSUPPORTED_MESSAGE.format(func=func, allowed=", ".join(allowed), name="{}")
 
 

@@ -20,6 +20,10 @@ group can be replaced by their distinct statistic tuples and a count each:
   row's (actual, predicted) as floats. The regression and score aggregates
   (:mod:`mlsql._resample.numbers`), resampled row by row: their values rarely
   repeat, so their cost grows as rows x resamples.
+- ``class_scores`` (one label per row and its class probabilities): the numbers
+  each engine computes per row (:data:`mlsql._resample.numbers.CLASS_SCORE_STATS`),
+  resampled row by row as the score aggregates. ``multiclass_brier_score`` and
+  ``multiclass_calibration_error``.
 
 Each is evaluated by its registry formula (:mod:`mlsql.measures`) with
 :class:`~mlsql._resample.ops.WeightedOps`. With ``sample_weight`` the checked
@@ -53,6 +57,7 @@ STATS = {
     "classes": ("actual", "predicted"),
     "regression": ("actual", "predicted"),
     "scores": ("actual", "predicted"),
+    "class_scores": NUM.CLASS_SCORE_STATS,
 }
 
 LABEL_SET_MEASURES = (
@@ -88,13 +93,14 @@ HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
 BY_MESSAGE = "bootstrap and compare group with their own by argument; drop by from {name}."
 UNSUPPORTED_MESSAGE = (
     "{func} cannot resample {name}: it resamples aggregate measures of label lists, of one "
-    "label per row, of numbers and of scores ({allowed}). Per-label tables and ranking "
+    "label per row, of numbers, of scores and of class probabilities ({allowed}). Per-label "
+    "tables and ranking "
     "measures give no single value per group to resample."
 )
 MIXED_MESSAGE = (
     "{func} takes measures of one kind of input: label lists ({sets}), one label per row "
-    "({classes}), numbers ({numbers}) or a 0/1 label and a score ({scores}). "
-    "Got {first} and {other}."
+    "({classes}), numbers ({numbers}), a 0/1 label and a score ({scores}) or a label and its "
+    "class probabilities ({class_scores}). Got {first} and {other}."
 )
 ENTRY_MESSAGE = (
     "The 'measures' parameter of {func} must be a non-empty list of measure names or "
@@ -167,6 +173,7 @@ def resolve(given: Any, func: str) -> list[Chosen]:
             *CLASS_MEASURES,
             *NUM.REGRESSION_MEASURES,
             *NUM.SCORE_MEASURES,
+            *NUM.CLASS_SCORE_MEASURES,
         )
     )
     chosen = []
@@ -204,6 +211,7 @@ def resolve(given: Any, func: str) -> list[Chosen]:
                 classes=", ".join(CLASS_MEASURES),
                 numbers=", ".join(NUM.REGRESSION_MEASURES),
                 scores=", ".join(NUM.SCORE_MEASURES),
+                class_scores=", ".join(NUM.CLASS_SCORE_MEASURES),
                 first=chosen[0].label,
                 other=other.label,
             )

@@ -14,21 +14,26 @@ resample's statistics are then:
   about the data's weighted means;
 - rae's Σw|y - ȳ*| about each resample's own mean ȳ*: running sums of the
   weights and weighted values in y order, read at the position of ȳ*;
-- AUC and average precision: the tuples sorted by score once, the weights of
-  positives and negatives summed per distinct score (tied scores are one
-  step), and the weighted Mann-Whitney U or step-wise precision sum from their
-  running sums;
-- expected calibration error: Σ w (prob - actual) per bin.
+- AUC, average precision and Spark's area under the PR curve: the tuples
+  sorted by score once, the weights of positives and negatives summed per
+  distinct score (tied scores are one step), and the weighted Mann-Whitney U,
+  the step-wise precision sum or the runs' trapezoids from their running sums;
+- expected calibration error: Σ w (prob - actual) per bin;
+- the class-score measures: each row's numbers as the engine computed them from its class
+  probabilities (:data:`CLASS_SCORE_STATS`): the multiclass Brier score's pooled sums and its
+  widest row among the rows drawn, and the top labels' calibration bins as above.
 
 Each is evaluated by its registry formula (:mod:`mlsql.measures.regression`,
-:mod:`mlsql.measures.scores`) with :class:`~mlsql._resample.ops.WeightedOps`,
-whose ``rows`` are the resample's row counts (Poisson draws, or m for the
-estimate) and ``weights`` those times each tuple's ``sample_weight``.
+:mod:`mlsql.measures.scores`, :mod:`mlsql.measures.class_scores`) with
+:class:`~mlsql._resample.ops.WeightedOps`, whose ``rows`` are the resample's row
+counts (Poisson draws, or m for the estimate) and ``weights`` those times each
+tuple's ``sample_weight``.
 
 Values are checked here, the same way for every engine, with the measures'
 own messages: numbers must be finite, labels 0 or 1, and the probabilities of
-brier_score_loss and expected_calibration_error within [0, 1]. Rows with a
-NULL side are skipped (the engines give both sides NULL for them).
+brier_score_loss and expected_calibration_error within [0, 1] (of the class
+scores, each row's lowest and highest). Rows with a NULL side are skipped (the
+engines give both sides NULL for them).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
 from mlsql._resample import native as NATIVE
 from mlsql._resample.ops import Lazy, WeightedOps
+from mlsql.measures import class_scores as CS
 from mlsql.measures import regression as RG
 from mlsql.measures import scores as SC
 
@@ -54,13 +60,29 @@ SCORE_MEASURES = (
     "logloss",
     "auc",
     "average_precision_score",
+    "area_under_pr",
     "brier_score_loss",
     "expected_calibration_error",
 )
+#: class-score measures resampled (one label per row as actual, the row's class
+#: probabilities as predicted): their statistics are numbers of each row, which the engines
+#: compute (:data:`CLASS_SCORE_STATS`)
+CLASS_SCORE_MEASURES = ("multiclass_brier_score", "multiclass_calibration_error")
 #: measures whose score must be a probability in [0, 1]
 PROBABILITY_MEASURES = tuple(sorted(SC.PROBABILITIES))
 #: which statistics kind each family needs
-KINDS = {"regression": REGRESSION_MEASURES, "scores": SCORE_MEASURES}
+KINDS = {
+    "regression": REGRESSION_MEASURES,
+    "scores": SCORE_MEASURES,
+    "class_scores": CLASS_SCORE_MEASURES,
+}
+#: a row's numbers for the class-score measures, as each engine computes them from its label
+#: and class probabilities (NULL where either is): Σ over its classes of
+#: :func:`mlsql.measures.class_scores.class_squared_error` (its true class, if unscored, adding
+#: 1), its number of classes (scored, and the true one), its top probability (0 when it scores
+#: none), whether its top class (ties: the smallest label) is the true one (1.0 or 0.0), and
+#: its lowest and highest probability (checked here)
+CLASS_SCORE_STATS = ("loss", "width", "confidence", "correct", "low", "high")
 #: regression measures that are the mean of a value per row (compare's per-id tests take them)
 ROW_MEANS = ("mse", "mae", "mape")
 
@@ -323,6 +345,9 @@ def check(kind: str, columns: Columns, names: Sequence[str], func: str, probabil
     ``names`` are the inputs' names for the messages (actual, predicted);
     ``probability``: a measure of the call takes probabilities (checked within [0, 1]).
     """
+    if kind == "class_scores":
+        _check_class_scores(columns, names[1], func)
+        return
     y, p, known = _known_values(columns)
     if kind == "scores":
         label = _first_bad(y[known], ~np.isin(y[known], (0.0, 1.0)))
@@ -342,6 +367,21 @@ def check(kind: str, columns: Columns, names: Sequence[str], func: str, probabil
         for bad, got in ((score < 0, CP.OUT_OF_RANGE[0]), (score > 1, CP.OUT_OF_RANGE[1])):
             if bad.any():
                 raise MlsqlError(CP.probability_value_message(func, names[1], got))
+
+
+def _check_class_scores(columns: Columns, name: str, func: str) -> None:
+    """The rows' probabilities are finite and within [0, 1] (their lowest and highest)."""
+    low, high = columns["low"], columns["high"]
+    known = ~np.ma.getmaskarray(low)
+    lo, hi = (np.asarray(np.ma.getdata(x), dtype=float)[known] for x in (low, high))
+    for values in (lo, hi):
+        value = _first_bad(values, ~np.isfinite(values))
+        if value is not None:
+            got = CP.NOT_FINITE[0 if value != value else 1 if value > 0 else 2]
+            raise MlsqlError(CP.finite_value_message(func, name, got))
+    for outside, got in ((lo < 0, CP.OUT_OF_RANGE[0]), (hi > 1, CP.OUT_OF_RANGE[1])):
+        if outside.any():
+            raise MlsqlError(CP.probability_value_message(func, name, got))
 
 
 # ------------------------------------------------------------------ per-tuple data
@@ -563,8 +603,25 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
     ratio = np.divide(
         at_least_pos, at_least_all, out=np.zeros_like(at_least_pos), where=at_least_all > 0
     )
+    if name == "area_under_pr":  # each run's trapezoid: its precision and the run's above
+        return SC.PrecisionStats(
+            n=rows, n_positive=n_pos, precision_sum=_trapezoid_sum(pos, ratio, at_least_all)
+        )
     precision_sum = np.einsum("ij,ij->i", pos, ratio)
     return SC.PrecisionStats(n=rows, n_positive=n_pos, precision_sum=precision_sum)
+
+
+def _trapezoid_sum(pos: np.ndarray, ratio: np.ndarray, at_least_all: np.ndarray) -> np.ndarray:
+    """Σ over the distinct scores (ascending columns) of :func:`mlsql.measures.scores.pr_trapezoid`:
+    each score's positive weight times the mean of its precision and the precision at the next
+    higher score, its own where no weight is scored higher (Spark's first point (0, P(t₁)); a
+    score no row of the resample weighs adds 0)."""
+    above = np.zeros_like(at_least_all)
+    above[:, :-1] = at_least_all[:, 1:]
+    before = np.zeros_like(ratio)
+    before[:, :-1] = ratio[:, 1:]
+    previous = np.where(above > 0, before, ratio)
+    return SC.pr_trapezoid(WeightedOps(1.0), pos, ratio, previous).sum(axis=-1)
 
 
 def _over_bins(
@@ -590,6 +647,44 @@ def _over_bins(
     return terms.max(axis=-1) if largest else terms.sum(axis=-1)
 
 
+# ------------------------------------------------------------------ class scores
+def _class_score_data(columns: Columns) -> dict[str, Any]:
+    """The rows' numbers, 0 where the row is unknown (its statistics NULL)."""
+    known = ~np.ma.getmaskarray(columns["loss"])
+
+    def filled(name: str) -> np.ndarray:
+        return np.where(known, np.ma.getdata(columns[name]).astype(float), 0.0)
+
+    confidence, correct = filled("confidence"), filled("correct")
+    return {
+        "known": known,
+        "loss": filled("loss"),
+        "width": filled("width"),
+        "score": confidence,
+        "gap": np.where(known, confidence - correct, 0.0),
+    }
+
+
+def class_score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
+    """The resamples' statistics of class-score measure ``name`` (weighted form): the Brier
+    score's weighted sums and its widest row among the rows drawn (a row that weighs 0 still
+    counts, as in the measure), or the top labels' calibration bins."""
+    cache = columns.setdefault("number_data", {})
+    if "class_scores" not in cache:
+        cache["class_scores"] = _class_score_data(columns)
+    data = cache["class_scores"]
+    w = ops.weights
+    n = w @ data["known"].astype(float)
+    if name == "multiclass_calibration_error":
+        return SC.CalibrationStats(
+            n=n, over_bins=lambda n_bins, term, largest: _over_bins(w, data, n_bins, term, largest)
+        )
+    counts = w if ops.rows is None else ops.rows
+    drawn = (counts > 0) & data["known"] & columns.get("weight_known", True)
+    width = np.where(drawn, data["width"], 0.0).max(axis=-1, initial=0.0)
+    return CS.ClassBrierStats(n=n, total_loss=w @ data["loss"], n_classes=width)
+
+
 # ------------------------------------------------------------------ measures
 def evaluator(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
     """The evaluation of regression or score measure ``name`` with checked ``params``."""
@@ -601,6 +696,8 @@ def evaluator(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Colum
     def evaluate(ops: WeightedOps, columns: Columns) -> Any:
         if name in REGRESSION_MEASURES:
             stats: Any = regression_stats(ops, columns, with_sad=name == "rae")
+        elif name in CLASS_SCORE_MEASURES:
+            stats = class_score_stats(ops, columns, name)
         else:
             stats = score_stats(ops, columns, name)
         return build(ops, stats, **params)

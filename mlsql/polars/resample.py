@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from mlsql._resample import front
+from mlsql.measures import class_scores as CS
 from mlsql.polars import stats as st
 from mlsql.polars._dtypes import inner, kind, label_lists, same_kind
 from mlsql.polars._weights import weight
@@ -44,6 +45,9 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
         for d, is_list in zip(dtypes, lists, strict=True)
     ]
     pairs = [(_column(schema, actual), dtypes[0]), (_column(schema, predicted), dtypes[1])]
+    if req.stats == "class_scores":
+        row = _class_score_row(req, schema, pairs)
+        return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(row)]
     if front.is_numbers(req):
         front.check_numbers(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
         known = _column(schema, actual).is_not_null() & _column(schema, predicted).is_not_null()
@@ -61,6 +65,39 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
     else:
         exprs = same_kind(req.func, _NAMES, pairs)
     return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]
+
+
+def _class_score_row(
+    req: front.Request, schema: pl.Schema, pairs: list[tuple[pl.Expr, Any]]
+) -> list[pl.Expr]:
+    """A row's numbers for the class-score measures
+    (:data:`mlsql._resample.numbers.CLASS_SCORE_STATS`; NULL where either input is), from its
+    scored classes as the measures read them (a label's first entry, NULLs dropped).
+
+    Each class's term is the registry's ``class_squared_error``, read inside ``list.eval``
+    with the true label put first in the row's list (``list.eval`` sees no other column);
+    the top class is the measure's own (:func:`mlsql.polars.families.class_scores._top`)."""
+    from mlsql.polars.families import _classification as K
+    from mlsql.polars.families import class_scores as CSF
+
+    actual, entries = CSF.check(req.func, _NAMES, pairs)
+    dtype = pl.LazyFrame(schema=schema).select(entries).collect_schema().dtypes()[0]
+    label_type = dtype.inner.fields[0].dtype  # type: ignore[attr-defined]
+    known = actual.is_not_null() & entries.is_not_null()
+    s = CSF._scored(pl.when(known).then(entries))
+    t = actual.cast(label_type)
+    probs = s.list.eval(CSF._SCORE)
+    unscored = 1 - s.list.eval(CSF._LABEL).list.contains(t).cast(pl.Int64)
+    first = pl.concat_list([pl.struct(label=t, score=pl.lit(None, dtype=pl.Float64)), s])
+    label, score = CSF._LABEL, CSF._SCORE
+    term = CS.class_squared_error(K.OPS, score, label == label.first())
+    loss = first.list.eval(term.slice(1).sum()).list.first() + unscored
+    confidence = probs.list.max().cast(pl.Float64).fill_null(0.0)
+    correct = (CSF._top(s, probs, confidence) == t).fill_null(False).cast(pl.Float64)
+    bad = probs.list.eval(pl.element().filter(~pl.element().is_finite())).list.first()
+    low = pl.when(bad.is_not_null()).then(bad).otherwise(probs.list.min())
+    values = [loss, s.list.len() + unscored, confidence, correct, low, probs.list.max()]
+    return [pl.when(known).then(v.cast(pl.Float64)) for v in values]
 
 
 def _rows(lazy: pl.LazyFrame, req: front.Request) -> Any:

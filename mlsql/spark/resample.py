@@ -56,6 +56,8 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
     lists = [isinstance(d, T.ArrayType) for d in dtypes]
     kinds = [kind(d.elementType if isinstance(d, T.ArrayType) else d) for d in dtypes]
     a, p = bound(df, actual), bound(df, predicted)
+    if req.stats == "class_scores":
+        return [c.alias(f"__mlsql_s{i}") for i, c in enumerate(_class_score_row(req, a, p))]
     if front.is_numbers(req):
         front.check_numbers(req, _NAMES, lists, kinds, [d.simpleString() for d in dtypes])
         known = a.isNotNull() & p.isNotNull()
@@ -73,6 +75,22 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
     else:
         cols = [a, p]
     return [c.alias(f"__mlsql_s{i}") for i, c in enumerate(cols)]
+
+
+def _class_score_row(req: front.Request, actual: Column, scores: Column) -> list[Column]:
+    """A row's numbers for the class-score measures
+    (:data:`mlsql._resample.numbers.CLASS_SCORE_STATS`; NULL where either input is): the
+    measures' own per-row Columns, each probability checked finite as read (its range by
+    :mod:`mlsql._resample.numbers`)."""
+    from mlsql.spark.families import class_scores as CSF
+
+    checked = CSF._check(req.func, _NAMES, [actual, scores])
+    a, s = checked if checked is not None else (actual, scores)
+    row = CSF._row(req.func, a, s)
+    confidence, correct, _ = CSF._top(req.func, a, s)
+    known = actual.isNotNull() & scores.isNotNull()
+    values = [row["loss"], row["width"], confidence, correct, row["low"], row["high"]]
+    return [F.when(known, v.cast("double")) for v in values]
 
 
 def _name(sample_weight: str | Column | None) -> str | None:

@@ -18,6 +18,8 @@ then by label, the first giving the confidence and whether the row is correct. I
 
 from __future__ import annotations
 
+from typing import Any
+
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.families.scores import over_bins
 from mlsql._duckdb.library import Macro, Qualify
@@ -140,10 +142,42 @@ def _stats(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> object:
     )
 
 
+class _Called:
+    """A stand-in for a measure in the checks' messages: the calling function, the macro's
+    ``func`` parameter."""
+
+    name = Sql("func")
+
+
+def _row_macro(q: Qualify, ops: SqlOps) -> Macro:
+    """A known row's numbers for ``bootstrap`` and ``compare`` (the Python calls resample
+    them: :data:`mlsql._resample.numbers.CLASS_SCORE_STATS`), each probability checked with
+    the calling function's name; NULL where either input is."""
+    m: Any = _Called()
+    loss, width = _row(q, m, ops)
+    top = _top(q, m)
+    values = "list_transform(ENTRIES, lambda e: e.value)".replace("ENTRIES", ENTRIES)
+    body = (
+        f"CASE WHEN actual IS NOT NULL AND scores IS NOT NULL THEN struct_pack("
+        f"loss := {loss}, width := {width}, confidence := {top}.p, correct := {top}.y,"
+        f" low := {_bound(q, f'list_min({values})')}, high := {_bound(q, f'list_max({values})')})"
+        " END"
+    )
+    return Macro(
+        FILE,
+        "_mlsql_class_score_row",
+        ("actual", "scores", "func"),
+        body,
+        "A row's Σ of squared errors over its classes, its classes, top probability, whether"
+        " its top class is actual, lowest and highest probability (bootstrap's tuple).",
+        public=False,
+    )
+
+
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """multiclass_brier_score and multiclass_calibration_error over a score MAP or {label,
-    score} lists, with and without weights."""
-    out: list[Macro] = []
+    score} lists, with and without weights; each row's numbers for bootstrap."""
+    out: list[Macro] = [_row_macro(qualify, ops)]
     for m in measures(family=CS.FAMILY):
         if m.build is None or not m.available_in("duckdb"):
             continue

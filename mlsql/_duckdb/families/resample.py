@@ -76,7 +76,7 @@ from mlsql._resample.measures import (
     MIXED_MESSAGE,
     ZERO_ONE,
 )
-from mlsql._resample.numbers import REGRESSION_MEASURES, SCORE_MEASURES
+from mlsql._resample.numbers import CLASS_SCORE_MEASURES, REGRESSION_MEASURES, SCORE_MEASURES
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql._weights import SAMPLE_WEIGHT
 
@@ -270,6 +270,9 @@ def _measures_check(q: Qualify, func: str, kind: str) -> str:
     every = "[" + ", ".join(str(lit(n)) for ms in KINDS.values() for n in ms) + "]"
     names = MEASURES if kind == "label_sets" else V.taken(kind)
     own = "[" + ", ".join(str(lit(n)) for n in names) + "]"
+    python_only = "[" + ", ".join(str(lit(n)) for n in CLASS_SCORE_MEASURES) + "]"
+    only = f"list_filter(measures, lambda m: list_contains({python_only}, m))"
+    elsewhere = sql_message(V.PYTHON_ONLY_MESSAGE.format(func=func, name="{}"), f"{only}[1]")
     others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({every}, m))"
     unsupported = sql_message(V.unsupported_message(func), f"coalesce({others}[1], 'None')")
     alien = f"list_filter(measures, lambda m: NOT list_contains({own}, m))[1]"
@@ -280,6 +283,7 @@ def _measures_check(q: Qualify, func: str, kind: str) -> str:
             classes=", ".join(CLASS_MEASURES),
             numbers=", ".join(REGRESSION_MEASURES),
             scores=", ".join(SCORE_MEASURES),
+            class_scores=", ".join(CLASS_SCORE_MEASURES),
             first="{}",
             other="{}",
         ),
@@ -289,6 +293,7 @@ def _measures_check(q: Qualify, func: str, kind: str) -> str:
     return (
         f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
         f" OR len(measures) = 0 THEN error({entry})\n"
+        f"         WHEN len({only}) > 0 THEN error({elsewhere})\n"
         f"         WHEN len({others}) > 0 THEN error({unsupported})\n"
         f"         WHEN len(list_filter(measures, lambda m: NOT list_contains({own}, m))) > 0 "
         f"THEN error({mixed}) ELSE measures END"
