@@ -15,10 +15,10 @@ CREATE OR REPLACE MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, score 
     (scores) AS 
     system.main.map_entries(scores);
 
--- calibration_table(source, actual, prob, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
--- calibration_table(source, actual, prob, sample_weight, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.
-CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "by" := NULL) AS TABLE 
-    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+-- calibration_table(source, actual, prob, n_bins, strategy, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, or (strategy 'quantile') bins cut at the group's percentiles.
+-- calibration_table(source, actual, prob, sample_weight, n_bins, strategy, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, or (strategy 'quantile') bins cut at the group's percentiles, each row weighted by sample_weight.
+CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, strategy := 'uniform', "by" := NULL) AS TABLE 
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb, _mlsql_check_strategy(strategy, 'calibration_table') AS st),
     known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
         FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -38,23 +38,39 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))),
+    counted AS NOT MATERIALIZED (
+        SELECT g, y, p, w FROM known
+        WHERE y IS NOT NULL AND p IS NOT NULL),
+    -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
+    edges AS (
+        SELECT g, system.main.list_transform(system.main.range(nb + 1), lambda k: CASE WHEN ((((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))) >= 0.5) THEN (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (1 - (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)))))) ELSE (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1] + ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))))) END) AS e
+        FROM (SELECT g, system.main.list_sort(system.main.list(p)) AS v FROM counted WHERE system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile' GROUP BY g)
+             CROSS JOIN params),
+    binned AS (
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, y, p, w
+        FROM counted CROSS JOIN params
+        WHERE system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile'
+        UNION ALL
+        -- a row's quantile bin: the inner edges below it (scikit-learn's searchsorted)
+        SELECT c.g, system.main.len(system.main.list_filter(e.e[2:nb], lambda x: x < c.p)) AS b, y, p, w
+        FROM counted AS c JOIN edges AS e ON c.g IS NOT DISTINCT FROM e.g
+             CROSS JOIN params),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.count(*) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
-        FROM known CROSS JOIN params
-        WHERE y IS NOT NULL AND p IS NOT NULL
+        SELECT g, b, system.main.count(*) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
+        FROM binned
         GROUP BY g, b)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
-        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin,
-               (b / nb) AS low,
-               ((b + 1) / nb) AS high,
+        SELECT system.main.unnest(bins.g), CAST(b AS BIGINT) AS bin,
+               CASE WHEN st = 'quantile' THEN e.e[CAST(b AS BIGINT) + 1] ELSE (b / nb) END AS low,
+               CASE WHEN st = 'quantile' THEN e.e[CAST(b AS BIGINT) + 2] ELSE ((b + 1) / nb) END AS high,
                n AS count,
                (s / n) AS mean_score,
                (pos / n) AS observed_rate,
-               g AS __mlsql_g
-        FROM bins CROSS JOIN params)
+               bins.g AS __mlsql_g
+        FROM bins CROSS JOIN params LEFT JOIN edges AS e ON bins.g IS NOT DISTINCT FROM e.g)
     ORDER BY __mlsql_g, bin),
-    (source, actual, prob, sample_weight, n_bins := 10, "by" := NULL) AS TABLE 
-    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+    (source, actual, prob, sample_weight, n_bins := 10, strategy := 'uniform', "by" := NULL) AS TABLE 
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb, _mlsql_check_strategy(strategy, 'calibration_table') AS st),
     known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
         FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -75,20 +91,36 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))),
+    counted AS NOT MATERIALIZED (
+        SELECT g, y, p, w FROM known
+        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END),
+    -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
+    edges AS (
+        SELECT g, system.main.list_transform(system.main.range(nb + 1), lambda k: CASE WHEN ((((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))) >= 0.5) THEN (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (1 - (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)))))) ELSE (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1] + ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))))) END) AS e
+        FROM (SELECT g, system.main.list_sort(system.main.list(p)) AS v FROM counted WHERE system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile' GROUP BY g)
+             CROSS JOIN params),
+    binned AS (
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, y, p, w
+        FROM counted CROSS JOIN params
+        WHERE system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile'
+        UNION ALL
+        -- a row's quantile bin: the inner edges below it (scikit-learn's searchsorted)
+        SELECT c.g, system.main.len(system.main.list_filter(e.e[2:nb], lambda x: x < c.p)) AS b, y, p, w
+        FROM counted AS c JOIN edges AS e ON c.g IS NOT DISTINCT FROM e.g
+             CROSS JOIN params),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.sum(w) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
-        FROM known CROSS JOIN params
-        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END
+        SELECT g, b, system.main.sum(w) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
+        FROM binned
         GROUP BY g, b)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
-        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin,
-               (b / nb) AS low,
-               ((b + 1) / nb) AS high,
+        SELECT system.main.unnest(bins.g), CAST(b AS BIGINT) AS bin,
+               CASE WHEN st = 'quantile' THEN e.e[CAST(b AS BIGINT) + 1] ELSE (b / nb) END AS low,
+               CASE WHEN st = 'quantile' THEN e.e[CAST(b AS BIGINT) + 2] ELSE ((b + 1) / nb) END AS high,
                n AS count,
                (s / n) AS mean_score,
                (pos / n) AS observed_rate,
-               g AS __mlsql_g
-        FROM bins CROSS JOIN params)
+               bins.g AS __mlsql_g
+        FROM bins CROSS JOIN params LEFT JOIN edges AS e ON bins.g IS NOT DISTINCT FROM e.g)
     ORDER BY __mlsql_g, bin);
 
 -- label_thresholds(source, actual, scores, beta, zero_division, n_bins, "by"): One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.
