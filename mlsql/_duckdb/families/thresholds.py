@@ -97,44 +97,47 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     edge = TH.quantile_edge(
         ops, Sql(f"v[CAST({lower} AS BIGINT) + 1]"), Sql(f"v[CAST({upper} AS BIGINT) + 1]"), t
     )
-    quantile = Sql("st = 'quantile'")
-    values["low"] = ops.when(quantile, Sql("e.e[CAST(b AS BIGINT) + 1]"), values["low"])
-    values["high"] = ops.when(quantile, Sql("e.e[CAST(b AS BIGINT) + 2]"), values["high"])
+    low, high = values.pop("low"), values.pop("high")
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
     w_name, w = _row_weight(q, func, weighted)
     tally = "sum(w)" if weighted else "count(*)"
-    # the raw parameter, lower-cased as its check reads it: a constant DuckDB folds
+    columns = _columns(func, "actual", "prob", *w_name, q=q, outputs=TH.CALIBRATION_COLUMNS)
+    known = f"""SELECT g, y, p, w FROM (
+            SELECT g, {y} AS y, {p} AS p, {w} AS w FROM ({columns}))
+        WHERE {known_row("y IS NOT NULL AND p IS NOT NULL", weighted)}"""
+    # the raw parameter, lower-cased as its check reads it: a constant DuckDB folds, so that
+    # the rows of the other strategy's branch are never read (each branch reads the source
+    # itself: one shared CTE of the rows, named three times, was materialised)
     raw = "lower(CAST(strategy AS VARCHAR))"
+    sums = f"{tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos"
     body = f"""WITH params AS (SELECT {n_bins} AS nb, {strategy} AS st),
-    known AS NOT MATERIALIZED (
-        SELECT g, {y} AS y, {p} AS p, {w} AS w
-        FROM ({_columns(func, "actual", "prob", *w_name, q=q, outputs=TH.CALIBRATION_COLUMNS)})),
-    counted AS NOT MATERIALIZED (
-        SELECT g, y, p, w FROM known
-        WHERE {known_row("y IS NOT NULL AND p IS NOT NULL", weighted)}),
+    uniform AS (
+        SELECT g, {b} AS b, {sums}
+        FROM ({known} AND {raw} IS DISTINCT FROM 'quantile') CROSS JOIN params
+        GROUP BY g, b),
+    counted AS (
+        {known} AND {raw} = 'quantile'),
     -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
     edges AS (
         SELECT g, list_transform(range(nb + 1), lambda k: {edge}) AS e
-        FROM (SELECT g, list_sort(list(p)) AS v FROM counted WHERE {raw} = 'quantile' GROUP BY g)
-             CROSS JOIN params),
-    binned AS (
-        SELECT g, {b} AS b, y, p, w
-        FROM counted CROSS JOIN params
-        WHERE {raw} IS DISTINCT FROM 'quantile'
-        UNION ALL
-        -- a row's quantile bin: the inner edges below it (scikit-learn's searchsorted)
-        SELECT c.g, len(list_filter(e.e[2:nb], lambda x: x < c.p)) AS b, y, p, w
+        FROM (SELECT g, list_sort(list(p)) AS v FROM counted GROUP BY g) CROSS JOIN params),
+    -- a row's quantile bin: the inner edges below it (scikit-learn's searchsorted)
+    quantile AS (
+        SELECT c.g, len(list_filter(e.e[2:nb], lambda x: x < c.p)) AS b, {sums}
         FROM counted AS c JOIN edges AS e ON {SAME_GROUP.format(x="c", y="e")}
-             CROSS JOIN params),
+             CROSS JOIN params
+        GROUP BY c.g, b),
     bins AS (
-        SELECT g, b, {tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
-        FROM binned
-        GROUP BY g, b)
+        SELECT g, b, {low} AS low, {high} AS high, n, s, pos FROM uniform CROSS JOIN params
+        UNION ALL
+        SELECT q.g, b, e.e[b + 1], e.e[b + 2], n, s, pos
+        FROM quantile AS q JOIN edges AS e ON {SAME_GROUP.format(x="q", y="e")})
     SELECT COLUMNS({KEEP}) FROM (
-        SELECT unnest(bins.g), CAST(b AS BIGINT) AS bin,
+        SELECT unnest(g), CAST(b AS BIGINT) AS bin, low, high,
                {select},
-               bins.g AS __mlsql_g
-        FROM bins CROSS JOIN params LEFT JOIN edges AS e ON {SAME_GROUP.format(x="bins", y="e")})
+               -- the checked strategy: a bad value is an error
+               CASE WHEN st IS NOT NULL THEN g END AS __mlsql_g
+        FROM bins CROSS JOIN params)
     ORDER BY __mlsql_g, bin"""
     return Macro(
         FILE,
