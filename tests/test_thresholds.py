@@ -273,6 +273,14 @@ def test_weighted_quantile_bins_cut_the_rows_that_count_each_once(engine):
     _same(_rows(got, CAL_COLUMNS), want)
 
 
+def test_quantile_bins_refuse_what_the_uniform_ones_refuse(engine):
+    """The quantile edges are read from checked probabilities: below 0 named first, as ever."""
+    t = pa.table({"actual": [1, 0, 1], "prob": [1.5, 0.5, -0.5]})
+    message = "calibration_table takes probabilities in [0, 1] for prob. Got a value below 0."
+    with pytest.raises(Exception, match=re.escape(message)):
+        run_table(engine, "calibration_table", t, "actual", "prob", strategy="quantile")
+
+
 # ------------------------------------------------------------------ thresholds
 TH_COLUMNS = (
     "label",
