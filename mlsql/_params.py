@@ -785,6 +785,14 @@ N_BINS = Param(
     f"The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to "
     f"{MAX_BINS}.",
 )
+CALIBRATION_STRATEGY = Param(
+    "strategy",
+    "uniform",
+    Options(("uniform", "quantile")),
+    "How the bins are cut (scikit-learn's calibration_curve strategy): uniform, n_bins\n"
+    "equal-width bins on [0, 1]; quantile, edges at the group's percentiles\n"
+    "k / n_bins (k = 0 .. n_bins), so each bin holds about as many rows.",
+)
 #: torchmetrics' ``thresholds=N`` of its binned curves: the grid i / (N - 1), i = 0 .. N - 1
 THRESHOLDS = Param(
     "thresholds",
@@ -874,6 +882,7 @@ PARAMS = {
         THRESHOLD,
         TABLE_BETA,
         N_BINS,
+        CALIBRATION_STRATEGY,
         THRESHOLDS,
         CALIBRATION_NORM,
         SCORE_AVERAGE,

@@ -106,6 +106,12 @@ CREATE OR REPLACE MACRO _mlsql_check_n_bins(x, func) AS
          WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 AND TRY_CAST(x AS BIGINT) <= 100000 THEN TRY_CAST(x AS BIGINT)
          ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000. Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_strategy(x, func): Validate strategy: one of 'uniform', 'quantile'.
+CREATE OR REPLACE MACRO _mlsql_check_strategy(x, func) AS 
+    CASE WHEN x IS NULL THEN system.main.error('The ''strategy'' parameter of ' || func || ' must be one of ''uniform'', ''quantile''. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('uniform', 'quantile')) THEN system.main.lower(CAST(x AS VARCHAR))
+         ELSE system.main.error('The ''strategy'' parameter of ' || func || ' must be one of ''uniform'', ''quantile''. Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_check_thresholds(x, func): Validate thresholds: a whole number from 2 to 100000.
 CREATE OR REPLACE MACRO _mlsql_check_thresholds(x, func) AS 
     CASE WHEN x IS NULL THEN system.main.error('The ''thresholds'' parameter of ' || func || ' must be a whole number from 2 to 100000. Got ' || _mlsql_shown(x) || ' instead.')

@@ -15,13 +15,14 @@ CREATE OR REPLACE MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, score 
     (scores) AS 
     system.main.map_entries(scores);
 
--- calibration_table(source, actual, prob, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
--- calibration_table(source, actual, prob, sample_weight, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.
-CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "by" := NULL) AS TABLE 
-    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
-    known AS NOT MATERIALIZED (
-        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
-        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+-- calibration_table(source, actual, prob, n_bins, strategy, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, or (strategy 'quantile') bins cut at the group's percentiles.
+-- calibration_table(source, actual, prob, sample_weight, n_bins, strategy, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, or (strategy 'quantile') bins cut at the group's percentiles, each row weighted by sample_weight.
+CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, strategy := 'uniform', "by" := NULL) AS TABLE 
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb, _mlsql_check_strategy(strategy, 'calibration_table') AS st),
+    uniform AS (
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.count(*) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
+        FROM (SELECT g, y, p, w FROM (
+            SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || CASE WHEN system.main.len(CAST(n AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(n AS VARCHAR[]), 'string_agg', ', ') END || '.') END FROM (
@@ -37,27 +38,59 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))),
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
+        WHERE y IS NOT NULL AND p IS NOT NULL AND system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile') CROSS JOIN params
+        GROUP BY g, b),
+    counted AS (
+        SELECT g, y, p, w FROM (
+            SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || CASE WHEN system.main.len(CAST(n AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(n AS VARCHAR[]), 'string_agg', ', ') END || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
+        WHERE y IS NOT NULL AND p IS NOT NULL AND system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile'),
+    -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
+    edges AS (
+        SELECT g, system.main.list_transform(system.main.range(nb + 1), lambda k: CASE WHEN ((((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))) >= 0.5) THEN (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (1 - (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)))))) ELSE (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1] + ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))))) END) AS e
+        FROM (SELECT g, system.main.list_sort(system.main.list(p)) AS v FROM counted GROUP BY g) CROSS JOIN params),
+    -- a row's quantile bin: the inner edges below it (scikit-learn's searchsorted)
+    quantile AS (
+        SELECT c.g, system.main.len(system.main.list_filter(e.e[2:nb], lambda x: x < c.p)) AS b, system.main.count(*) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
+        FROM counted AS c JOIN edges AS e ON c.g IS NOT DISTINCT FROM e.g
+             CROSS JOIN params
+        GROUP BY c.g, b),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.count(*) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
-        FROM known CROSS JOIN params
-        WHERE y IS NOT NULL AND p IS NOT NULL
-        GROUP BY g, b)
+        SELECT g, b, (b / nb) AS low, ((b + 1) / nb) AS high, n, s, pos FROM uniform CROSS JOIN params
+        UNION ALL
+        SELECT q.g, b, e.e[b + 1], e.e[b + 2], n, s, pos
+        FROM quantile AS q JOIN edges AS e ON q.g IS NOT DISTINCT FROM e.g)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
-        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin,
-               (b / nb) AS low,
-               ((b + 1) / nb) AS high,
+        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin, low, high,
                n AS count,
                (s / n) AS mean_score,
                (pos / n) AS observed_rate,
-               g AS __mlsql_g
+               -- the checked strategy: a bad value is an error
+               CASE WHEN st IS NOT NULL THEN g END AS __mlsql_g
         FROM bins CROSS JOIN params)
     ORDER BY __mlsql_g, bin),
-    (source, actual, prob, sample_weight, n_bins := 10, "by" := NULL) AS TABLE 
-    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
-    known AS NOT MATERIALIZED (
-        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
-        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+    (source, actual, prob, sample_weight, n_bins := 10, strategy := 'uniform', "by" := NULL) AS TABLE 
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb, _mlsql_check_strategy(strategy, 'calibration_table') AS st),
+    uniform AS (
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.sum(w) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
+        FROM (SELECT g, y, p, w FROM (
+            SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
@@ -74,20 +107,52 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))),
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
+        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END AND system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile') CROSS JOIN params
+        GROUP BY g, b),
+    counted AS (
+        SELECT g, y, p, w FROM (
+            SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || CASE WHEN system.main.len(CAST(n AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(n AS VARCHAR[]), 'string_agg', ', ') END || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
+        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END AND system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile'),
+    -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
+    edges AS (
+        SELECT g, system.main.list_transform(system.main.range(nb + 1), lambda k: CASE WHEN ((((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))) >= 0.5) THEN (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (1 - (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)))))) ELSE (v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1] + ((v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE (system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) + 1) END AS BIGINT) + 1] - v[CAST(CASE WHEN (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) >= (system.main.len(v) - 1)) THEN (system.main.len(v) - 1) ELSE system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END)) END AS BIGINT) + 1]) * (((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END) - system.main.floor(((system.main.len(v) - 1) * CASE WHEN (k = nb) THEN 1.0 ELSE (((k * (1.0 / nb)) * 100.0) / 100.0) END))))) END) AS e
+        FROM (SELECT g, system.main.list_sort(system.main.list(p)) AS v FROM counted GROUP BY g) CROSS JOIN params),
+    -- a row's quantile bin: the inner edges below it (scikit-learn's searchsorted)
+    quantile AS (
+        SELECT c.g, system.main.len(system.main.list_filter(e.e[2:nb], lambda x: x < c.p)) AS b, system.main.sum(w) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
+        FROM counted AS c JOIN edges AS e ON c.g IS NOT DISTINCT FROM e.g
+             CROSS JOIN params
+        GROUP BY c.g, b),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.sum(w) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
-        FROM known CROSS JOIN params
-        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END
-        GROUP BY g, b)
+        SELECT g, b, (b / nb) AS low, ((b + 1) / nb) AS high, n, s, pos FROM uniform CROSS JOIN params
+        UNION ALL
+        SELECT q.g, b, e.e[b + 1], e.e[b + 2], n, s, pos
+        FROM quantile AS q JOIN edges AS e ON q.g IS NOT DISTINCT FROM e.g)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
-        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin,
-               (b / nb) AS low,
-               ((b + 1) / nb) AS high,
+        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin, low, high,
                n AS count,
                (s / n) AS mean_score,
                (pos / n) AS observed_rate,
-               g AS __mlsql_g
+               -- the checked strategy: a bad value is an error
+               CASE WHEN st IS NOT NULL THEN g END AS __mlsql_g
         FROM bins CROSS JOIN params)
     ORDER BY __mlsql_g, bin);
 

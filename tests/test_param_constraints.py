@@ -42,6 +42,7 @@ RULES = {
     "weights": "one of 'linear', 'quadratic'",
     "table_beta": "a finite number > 0",
     "n_bins": "a whole number from 1 to 100000",
+    "strategy": "one of 'uniform', 'quantile'",
     "thresholds": "a whole number from 2 to 100000",
     "norm": "one of 'l1', 'l2', 'max'",
     "threshold_bins": "a whole number from 1 to 100000 (or NULL for exact thresholds)",
@@ -122,7 +123,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "brier_average": "Micro",
              "weights": None, "table_beta": None,
-             "n_bins": 1, "thresholds": 2, "norm": "L2", "threshold_bins": None, "p": 0.5,
+             "n_bins": 1, "strategy": "Quantile", "thresholds": 2, "norm": "L2", "threshold_bins": None, "p": 0.5,
              "drop_intermediate": True, "scale_by_half": "Auto"}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
@@ -387,6 +388,27 @@ def test_label_tables_reject_bad_values_alike(engine: Any) -> None:
                 if got != expected(p, m.name, value):
                     wrong.append(f"{p.name}={value!r}: {type(exc).__name__}: {got[:300]}")
     assert n > 15
+    assert not wrong, "\n".join(wrong)
+
+
+def test_calibration_strategy_rejects_bad_values_alike(engine: Any) -> None:
+    """``calibration_table``'s strategy: each generated bad value, one message per engine."""
+    import pyarrow as pa
+
+    from tests.test_single_label_tables import run_table
+
+    table = pa.table({"actual": [1, 0], "prob": [0.3, 0.9]})
+    p = P.CALIBRATION_STRATEGY
+    wrong, values = [], invalid_values(p)
+    for value in values:
+        try:
+            run_table(engine, "calibration_table", table, "actual", "prob", strategy=value)
+            wrong.append(f"{value!r}: no error")
+        except Exception as exc:  # DuckDB's InvalidInputException carries the message
+            got = str(exc).removeprefix("Invalid Input Error: ")
+            if got != expected(p, "calibration_table", value):
+                wrong.append(f"{value!r}: {type(exc).__name__}: {got[:300]}")
+    assert len(values) >= 6
     assert not wrong, "\n".join(wrong)
 
 

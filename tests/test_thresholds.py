@@ -146,6 +146,141 @@ def test_calibration_table_n_bins_message(engine):
         run_table(engine, "calibration_table", t, "actual", "prob", n_bins=0)
 
 
+# ------------------------------------------------------------------ quantile bins
+def _quantile_want(ys: list[int], ps: list[float], n_bins: int) -> list[dict[str, Any]]:
+    """scikit-learn's quantile calibration bins of one group, with numpy's edges as low and high."""
+    from sklearn.calibration import calibration_curve
+
+    y, p = np.array(ys), np.array(ps)
+    edges = np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100)  # calibration_curve's own
+    ids = np.searchsorted(edges[1:-1], p)
+    prob_true, prob_pred = calibration_curve(y, p, n_bins=n_bins, strategy="quantile")
+    kept = sorted(set(ids.tolist()))
+    assert len(kept) == len(prob_true)
+    return [
+        {
+            "bin": b,
+            "low": float(edges[b]),
+            "high": float(edges[b + 1]),
+            "count": int((ids == b).sum()),
+            "mean_score": float(prob_pred[i]),
+            "observed_rate": float(prob_true[i]),
+        }
+        for i, b in enumerate(kept)
+    ]
+
+
+def _tied_probabilities(seed: int, n: int = 40) -> pa.Table:
+    """Two groups (one NULL) of probabilities with one or two decimals: ties and equal edges."""
+    rng = random.Random(seed)
+    digits = 1 + seed % 2
+    ps = [round(rng.random(), digits) for _ in range(n)]
+    ys = [rng.choice([0, 1]) for _ in range(n)]
+    gs = [rng.choice(["a", "a", None]) for _ in range(n)]
+    ys[0] = None  # an unknown row: no edge
+    return pa.table(
+        {
+            "actual": pa.array(ys, pa.int64()),
+            "prob": pa.array(ps, pa.float64()),
+            "g": pa.array(gs, pa.string()),
+        }
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n_bins", [1, 4, 6, 10])
+def test_quantile_calibration_table_is_sklearns_curve_per_group(engine, seed, n_bins):
+    """Bins, counts and means are calibration_curve(strategy='quantile')'s on each group, and low
+    and high numpy's edges to the bit: one decimal gives ties and equal edges (bins that skip),
+    6 bins levels that numpy rounds (1/6 · 100 / 100)."""
+    if engine.name == "spark" and (seed, n_bins) != (1, 6):
+        pytest.skip("Spark: one case (the tables are the same engine-neutral formulas)")
+    t = _tied_probabilities(seed)
+    got = _rows(
+        run_table(
+            engine,
+            "calibration_table",
+            t,
+            "actual",
+            "prob",
+            n_bins=n_bins,
+            strategy="quantile",
+            by="g",
+        ),
+        ("g", *CAL_COLUMNS),
+    )
+    want: list[dict[str, Any]] = []
+    for g in ("a", None):
+        rows = [
+            (y, p)
+            for y, p, h in zip(*(t[c].to_pylist() for c in ("actual", "prob", "g")), strict=True)
+            if y is not None and h == g
+        ]
+        want += [{"g": g, **r} for r in _quantile_want(*zip(*rows, strict=True), n_bins)]
+    _same(got, want)
+    for r, w in zip(got, want, strict=True):  # the edges exactly: a probability on one decides
+        assert (r["bin"], r["low"], r["high"]) == (w["bin"], w["low"], w["high"])
+
+
+def test_quantile_bins_put_an_edge_below_and_skip_equal_edges(engine):
+    """Edges 0.1, 0.3, 0.3, 0.3, 0.9: the 0.3s are in bin 0 (an inner edge's probability is in
+    the bin below), bins 1 and 2 lie between equal edges and have no row."""
+    t = pa.table({"actual": [1, 0, 1, 1, 0], "prob": [0.1, 0.3, 0.3, 0.3, 0.9]})
+    got = run_table(engine, "calibration_table", t, "actual", "prob", n_bins=4, strategy="quantile")
+    assert [r[:4] for r in got] == [(0, 0.1, 0.3, 4), (3, 0.3, 0.9, 1)]
+    _same(_rows(got, CAL_COLUMNS), _quantile_want([1, 0, 1, 1, 0], [0.1, 0.3, 0.3, 0.3, 0.9], 4))
+
+
+def test_weighted_quantile_bins_cut_the_rows_that_count_each_once(engine):
+    """With sample_weight the edges are the percentiles of the rows weighing more than 0, each
+    row once; count, mean_score and observed_rate are weighted."""
+    t = pa.table(
+        {
+            "actual": [1, 0, 1, 0, 1, 1],
+            "prob": [0.1, 0.2, 0.4, 0.5, 0.8, 0.95],
+            "w": [2.0, 1.0, 0.0, 3.0, 1.0, 0.5],
+        }
+    )
+    got = run_table(
+        engine,
+        "calibration_table",
+        t,
+        "actual",
+        "prob",
+        n_bins=2,
+        strategy="quantile",
+        sample_weight="w",
+    )
+    # the counted probabilities 0.1, 0.2, 0.5, 0.8, 0.95: edges 0.1, 0.5, 0.95
+    want = [
+        {
+            "bin": 0,
+            "low": 0.1,
+            "high": 0.5,
+            "count": 6.0,
+            "mean_score": (2 * 0.1 + 0.2 + 3 * 0.5) / 6,
+            "observed_rate": 2 / 6,
+        },
+        {
+            "bin": 1,
+            "low": 0.5,
+            "high": 0.95,
+            "count": 1.5,
+            "mean_score": (0.8 + 0.5 * 0.95) / 1.5,
+            "observed_rate": 1.0,
+        },
+    ]
+    _same(_rows(got, CAL_COLUMNS), want)
+
+
+def test_quantile_bins_refuse_what_the_uniform_ones_refuse(engine):
+    """The quantile edges are read from checked probabilities: below 0 named first, as ever."""
+    t = pa.table({"actual": [1, 0, 1], "prob": [1.5, 0.5, -0.5]})
+    message = "calibration_table takes probabilities in [0, 1] for prob. Got a value below 0."
+    with pytest.raises(Exception, match=re.escape(message)):
+        run_table(engine, "calibration_table", t, "actual", "prob", strategy="quantile")
+
+
 # ------------------------------------------------------------------ thresholds
 TH_COLUMNS = (
     "label",

@@ -92,6 +92,12 @@ PARAMETERS = {
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
     "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "
     "from 1 to 100000.",
+    "strategy": (
+        "How the calibration bins are cut, scikit-learn's `calibration_curve` strategy: "
+        "`'uniform'` (default) n_bins equal-width bins on [0, 1]; `'quantile'` edges at the "
+        "group's percentiles k / n_bins (numpy's, to the bit), a probability on an inner edge "
+        "in the bin below, equal edges leaving empty bins out."
+    ),
     "thresholds": "The number of thresholds i / (thresholds - 1), i = 0 .. thresholds - 1 "
     "(torchmetrics' `thresholds=N`, `linspace(0, 1, N)`): a whole number from 2 to 100000.",
     "norm": (

@@ -197,6 +197,14 @@ TABLE_PARAMS = {
     "n_bins": (
         "n_bins : int, default 10\n    The number of equal-width bins on [0, 1] (the last closed)."
     ),
+    "strategy": (
+        "strategy : {{'uniform', 'quantile'}}, default 'uniform'\n"
+        "    How the bins are cut (scikit-learn's calibration_curve strategy): 'uniform',\n"
+        "    n_bins equal-width bins; 'quantile', edges at the group's percentiles\n"
+        "    k / n_bins (numpy's linear method), a probability on an inner edge in the\n"
+        "    bin below; low and high are a bin's edges. With sample_weight the edges\n"
+        "    are the unweighted percentiles of the rows weighing more than 0."
+    ),
     "score_columns": (
         "actual, scores : str\n"
         "    Column names: the true label lists and the label scores (a map label ->\n"
@@ -269,8 +277,9 @@ TABLES = {
     ),
     "calibration_table": (
         "One row per non-empty calibration bin (and group): bin, low, high, count, "
-        "mean_score, observed_rate; the bins of expected_calibration_error.",
-        ("source", "calibration_columns", "n_bins", "by", "sample_weight"),
+        "mean_score, observed_rate; the bins of expected_calibration_error, or (strategy "
+        "'quantile') bins cut at the group's percentiles.",
+        ("source", "calibration_columns", "n_bins", "strategy", "by", "sample_weight"),
     ),
     "label_thresholds": (
         "One row per label (and group): the score threshold maximising the label's F-beta, "

@@ -2411,10 +2411,11 @@ def calibration_table(
     prob: str,
     *,
     n_bins: int = 10,
+    strategy: str = "uniform",
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> _Frame:
-    """One row per non-empty calibration bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
+    """One row per non-empty calibration bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, or (strategy 'quantile') bins cut at the group's percentiles.
 
     Parameters
     ----------
@@ -2424,6 +2425,12 @@ def calibration_table(
         Column names: binary labels (boolean or 0/1) and probabilities.
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed).
+    strategy : {'uniform', 'quantile'}, default 'uniform'
+        How the bins are cut (scikit-learn's calibration_curve strategy): 'uniform',
+        n_bins equal-width bins; 'quantile', edges at the group's percentiles
+        k / n_bins (numpy's linear method), a probability on an inner edge in the
+        bin below; low and high are a bin's edges. With sample_weight the edges
+        are the unweighted percentiles of the rows weighing more than 0.
     by : str or sequence of str, optional
         Grouping columns.
     sample_weight : str, optional

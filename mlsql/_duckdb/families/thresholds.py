@@ -4,6 +4,9 @@
 overload taking ``sample_weight := 'w'``, a weight column) is one GROUP BY of
 (group, bin) over the known rows; the bin is the registry's
 ``calibration_bin`` formula, the macro ``expected_calibration_error`` uses.
+``strategy := 'quantile'`` reads each group's edges from its sorted
+probabilities (one list per group) and bins each row among them, a second
+scan of the source.
 
 ``label_thresholds('t', 'actual', 'scores', beta := 1, zero_division := 0,
 n_bins := NULL, "by" := [...])`` spreads each known row over its scored labels
@@ -63,9 +66,16 @@ class WindowOps(SqlOps):
 
 def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     """``calibration_table``; ``weighted``: the overload taking ``sample_weight`` (a column
-    name), whose counts are sums of the rows' weights (a row weighing 0 dropped)."""
+    name), whose counts are sums of the rows' weights (a row weighing 0 dropped).
+
+    ``strategy := 'quantile'``: each group's probabilities sorted into one list, its
+    n_bins + 1 edges read from it (the registry's numpy percentile), and each row's bin the
+    number of inner edges below it (the rows joined to their group's edges); a second scan
+    of the source. The uniform branch and the quantile one are each filtered on the raw
+    parameter, a constant, so only one runs."""
     func = "calibration_table"
     n_bins = check_param(SC.N_BINS, q, func)
+    strategy = check_param(TH.STRATEGY, q, func)
     y = call(q("_mlsql_binary_flag"), Sql("__mlsql_actual"), "actual", func)
     p = call(
         q("_mlsql_probability"),
@@ -80,22 +90,53 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     )
     b = SC.calibration_bin(ops, Sql("p"), Sql("nb"))
     values = TH.calibration_values(ops, Sql("b"), Sql("nb"), Sql("n"), Sql("s"), Sql("pos"))
+    # quantile bins: their edges, and the low and high columns read from them
+    lower, upper, t = TH.quantile_index(
+        ops, Sql("len(v)"), TH.quantile_level(ops, Sql("k"), Sql("nb"))
+    )
+    edge = TH.quantile_edge(
+        ops, Sql(f"v[CAST({lower} AS BIGINT) + 1]"), Sql(f"v[CAST({upper} AS BIGINT) + 1]"), t
+    )
+    low, high = values.pop("low"), values.pop("high")
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
     w_name, w = _row_weight(q, func, weighted)
     tally = "sum(w)" if weighted else "count(*)"
-    body = f"""WITH params AS (SELECT {n_bins} AS nb),
-    known AS NOT MATERIALIZED (
-        SELECT g, {y} AS y, {p} AS p, {w} AS w
-        FROM ({_columns(func, "actual", "prob", *w_name, q=q, outputs=TH.CALIBRATION_COLUMNS)})),
+    columns = _columns(func, "actual", "prob", *w_name, q=q, outputs=TH.CALIBRATION_COLUMNS)
+    known = f"""SELECT g, y, p, w FROM (
+            SELECT g, {y} AS y, {p} AS p, {w} AS w FROM ({columns}))
+        WHERE {known_row("y IS NOT NULL AND p IS NOT NULL", weighted)}"""
+    # the raw parameter, lower-cased as its check reads it: a constant DuckDB folds, so that
+    # the rows of the other strategy's branch are never read (each branch reads the source
+    # itself: one shared CTE of the rows, named three times, was materialised)
+    raw = "lower(CAST(strategy AS VARCHAR))"
+    sums = f"{tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos"
+    body = f"""WITH params AS (SELECT {n_bins} AS nb, {strategy} AS st),
+    uniform AS (
+        SELECT g, {b} AS b, {sums}
+        FROM ({known} AND {raw} IS DISTINCT FROM 'quantile') CROSS JOIN params
+        GROUP BY g, b),
+    counted AS (
+        {known} AND {raw} = 'quantile'),
+    -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
+    edges AS (
+        SELECT g, list_transform(range(nb + 1), lambda k: {edge}) AS e
+        FROM (SELECT g, list_sort(list(p)) AS v FROM counted GROUP BY g) CROSS JOIN params),
+    -- a row's quantile bin: the inner edges below it (scikit-learn's searchsorted)
+    quantile AS (
+        SELECT c.g, len(list_filter(e.e[2:nb], lambda x: x < c.p)) AS b, {sums}
+        FROM counted AS c JOIN edges AS e ON {SAME_GROUP.format(x="c", y="e")}
+             CROSS JOIN params
+        GROUP BY c.g, b),
     bins AS (
-        SELECT g, {b} AS b, {tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
-        FROM known CROSS JOIN params
-        WHERE {known_row("y IS NOT NULL AND p IS NOT NULL", weighted)}
-        GROUP BY g, b)
+        SELECT g, b, {low} AS low, {high} AS high, n, s, pos FROM uniform CROSS JOIN params
+        UNION ALL
+        SELECT q.g, b, e.e[b + 1], e.e[b + 2], n, s, pos
+        FROM quantile AS q JOIN edges AS e ON {SAME_GROUP.format(x="q", y="e")})
     SELECT COLUMNS({KEEP}) FROM (
-        SELECT unnest(g), CAST(b AS BIGINT) AS bin,
+        SELECT unnest(g), CAST(b AS BIGINT) AS bin, low, high,
                {select},
-               g AS __mlsql_g
+               -- the checked strategy: a bad value is an error
+               CASE WHEN st IS NOT NULL THEN g END AS __mlsql_g
         FROM bins CROSS JOIN params)
     ORDER BY __mlsql_g, bin"""
     return Macro(
@@ -107,11 +148,13 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
             "prob",
             *w_name,
             f"n_bins := {SC.N_BINS.default}",
+            f"strategy := '{TH.STRATEGY.default}'",
             '"by" := NULL',
         ),
         body,
         "One row per non-empty bin (and group): bin, low, high, count, mean_score, "
-        "observed_rate; the bins of expected_calibration_error"
+        "observed_rate; the bins of expected_calibration_error, or (strategy 'quantile') "
+        "bins cut at the group's percentiles"
         f"{', each row weighted by sample_weight' if weighted else ''}.",
         table=True,
     )

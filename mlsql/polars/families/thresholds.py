@@ -2,7 +2,10 @@
 
 ``calibration_table`` is one ``group_by`` of (groups, bin) over the known rows;
 the bin is the registry's ``calibration_bin``, as ``expected_calibration_error``
-computes it. ``label_thresholds`` reads the source once: each known row's
+computes it. With ``strategy='quantile'`` a ``group_by`` of the groups first
+sorts each group's probabilities, reads its edges (the registry's numpy
+percentile) and gives each row its bin (``search_sorted`` among the inner
+edges), the rows exploded back for the ``group_by`` of (groups, bin). ``label_thresholds`` reads the source once: each known row's
 cells are its scored labels (a label's first entry) at their score (or bin) and
 its true labels without a score at key NULL, one explode of the row's lists
 (the cells of :func:`mlsql.polars.families.curves.label_cells`). They are
@@ -103,6 +106,27 @@ def _frame(
     return lf, schema, groups, w
 
 
+def _quantile_bins(rows: Any, groups: list[str], nb: int) -> tuple[Any, pl.Expr]:
+    """(the rows that count, each with its group's edges ``__mlsql_e``, and its bin): one
+    ``group_by`` holding each group's rows, its probabilities sorted once and read at the
+    registry's numpy percentile positions, each row's bin ``search_sorted`` among the inner
+    edges (side 'left', scikit-learn's)."""
+    v = pl.col("__mlsql_p").sort()
+    n = pl.len().cast(pl.Int64)
+    level = pl.lit(pl.Series(TH.quantile_levels(nb), dtype=pl.Float64))
+    lower, upper, t = TH.quantile_index(OPS, n, level)
+    edges = TH.quantile_edge(OPS, v.gather(lower.cast(pl.Int64)), v.gather(upper.cast(pl.Int64)), t)
+    inner = edges.slice(1, nb - 1)
+    per_group = rows.group_by(*groups).agg(
+        edges.alias("__mlsql_e"),
+        inner.search_sorted(pl.col("__mlsql_p"), side="left").alias("bin"),
+        pl.all().exclude("bin", "__mlsql_e"),
+    )
+    kept = [c for c in rows.collect_schema().names() if c not in groups]
+    exploded = per_group.explode("bin", *kept)
+    return exploded, pl.col("bin")
+
+
 @table(
     POLARS,
     returns="""
@@ -124,11 +148,13 @@ def calibration_table(
     prob: str,
     *,
     n_bins: int = 10,
+    strategy: str = "uniform",
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> Frame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
+    quantile = P.check(TH.STRATEGY, strategy, func) == "quantile"
     named = {"actual": actual, "prob": prob}
     lf, schema, groups, w = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
     a = pl.col(actual)
@@ -158,18 +184,25 @@ def calibration_table(
     )
     # the bin as a float until the checks passed (a NaN's bin is no integer)
     b = SC.calibration_bin(OPS, pl.col("__mlsql_p"), nb).alias("bin")
+    if quantile:
+        rows, b = _quantile_bins(rows, groups, nb)
     weights = pl.col("__mlsql_w")
     counted = rows.group_by(*groups, b).agg(
         weights.sum().alias("__mlsql_n"),
         (pl.col("__mlsql_p") * weights).sum().alias("__mlsql_s"),
         (pl.col("__mlsql_y").cast(pl.Int64) * weights).sum().alias("__mlsql_pos"),
         *(pl.col(name).first(ignore_nulls=True) for name in refused),
+        *([pl.col("__mlsql_e").first()] if quantile else []),
     )
     bins = refuse(counted, refused, "__mlsql_n").with_columns(pl.col("bin").cast(pl.Int64))
     n = pl.col("__mlsql_n")
     values = TH.calibration_values(
         OPS, pl.col("bin"), nb, n, pl.col("__mlsql_s"), pl.col("__mlsql_pos")
     )
+    if quantile:
+        edges = pl.col("__mlsql_e")
+        values["low"] = edges.list.get(pl.col("bin"))
+        values["high"] = edges.list.get(pl.col("bin") + 1)
     out = bins.select(*groups, "bin", **values).sort(*groups, "bin", nulls_last=True)
     return K.finish(out, source)
 

@@ -99,8 +99,21 @@ UNBOUNDED: dict[str, str] = {
         "is not known to the query: the group's (category, weight) cells are collected and\n"
         "sorted instead (DuckDB counts them in a histogram).",
     ),
+    # a table, not a Column: its strategy 'quantile' only (mlsql.spark.families.thresholds)
+    "calibration_table": (
+        "With strategy 'quantile' each group's probabilities are collected and sorted\n"
+        "(sort_array(collect_list)) to read numpy's percentiles to the bit, as any exact\n"
+        "percentile holds them (Spark's own percentile holds the distinct values)."
+    ),
 }
 UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}
+#: the bounded alternative of the tables named in UNBOUNDED
+TABLE_FORMS = {
+    "calibration_table": (
+        "strategy 'uniform' (equal-width bins) counts per bin: memory grows with groups x\n"
+        "bins, never with rows."
+    ),
+}
 EVALUATE = (
     "``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory\n"
     "grows with groups x classes or distinct cells, never with rows)."
@@ -144,7 +157,7 @@ def note(name: str) -> str:
     if name in UNBOUNDED:
         head = "It collects the group's known rows (memory per group of the order of its rows).\n"
         bounded = UNBOUNDED[name] is CLASSES or name in CELL_SCORES
-        form = (
+        measure_form = (
             EVALUATE
             if bounded
             else PASSES
@@ -155,6 +168,7 @@ def note(name: str) -> str:
             if name in AGREED
             else NO_BOUNDED_FORM
         )
+        form = TABLE_FORMS.get(name, measure_form)
         return head + UNBOUNDED[name] + "\n" + form + "\n"
     if name in UNBOUNDED_WEIGHTED:
         head = "With ``sample_weight`` it collects the group's known rows.\n"

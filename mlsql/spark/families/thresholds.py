@@ -9,6 +9,13 @@ group and label, under a NULL score), unions the two, and runs one window per
 give each distinct score's tp and fp, the partition's sum the support, and
 ``row_number`` the best row (highest F-beta, then highest threshold). No join:
 windows partition NULL groups together. Nothing is collected to the driver.
+
+``calibration_table(strategy='quantile')`` collects each group's probabilities
+into one sorted array (``sort_array(collect_list)``) to read its edges, joins
+them back to the group's rows (null-safe) and bins each row among its group's
+inner edges: memory per group of the order of its rows
+(:data:`mlsql.spark.families._memory.UNBOUNDED`); the uniform bins stay counts
+per bin.
 """
 
 from __future__ import annotations
@@ -101,6 +108,36 @@ def _finish(df: DataFrame, groups: list[str], internal: list[str], columns: list
     return ordered.select(*shown, *columns)
 
 
+def _quantile_bins(rows: DataFrame, internal: list[str], nb: int) -> tuple[DataFrame, Column]:
+    """(the rows that count, each with its group's edges ``__e``, and its bin). Each group's
+    probabilities are collected and sorted (``sort_array(collect_list)``: memory per group
+    of the order of its rows, as Spark's exact ``percentile`` holds its distinct values),
+    read at the registry's numpy percentile positions, and joined back to the group's rows
+    (null-safe, a NULL group is a group); a row's bin is the number of inner edges below it
+    (scikit-learn's searchsorted, side 'left')."""
+
+    def edge(k: Column) -> Column:
+        lower, upper, t = TH.quantile_index(
+            OPS, F.size("__v"), column(TH.quantile_level(OPS, k, nb))
+        )
+        at = [F.element_at("__v", column(i).cast("int") + 1) for i in (lower, upper)]
+        return column(TH.quantile_edge(OPS, at[0], at[1], t))
+
+    edges = (
+        rows.groupBy(*internal)
+        .agg(F.sort_array(F.collect_list("__p")).alias("__v"))
+        .select(
+            *(F.col(k).alias(f"__q{k}") for k in internal),
+            F.transform(F.sequence(F.lit(0), F.lit(nb)), edge).alias("__e"),
+        )
+    )
+    same = [rows[k].eqNullSafe(edges[f"__q{k}"]) for k in internal]
+    joined = rows.join(edges, same).drop(*(f"__q{k}" for k in internal))
+    inner = F.slice("__e", 2, nb - 1)
+    b = F.size(F.filter(inner, lambda x: x < F.col("__p"))).cast("long").alias("bin")
+    return joined, b
+
+
 @table(
     SPARK,
     returns="""
@@ -123,11 +160,13 @@ def calibration_table(
     prob: str,
     *,
     n_bins: int = 10,
+    strategy: str = "uniform",
     by: str | Sequence[str] | None = None,
     sample_weight: str | None = None,
 ) -> DataFrame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
+    quantile = P.check(TH.STRATEGY, strategy, func) == "quantile"
     named = {"actual": actual, "prob": prob}
     groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
     w = _weight(func, source, sample_weight)
@@ -140,17 +179,23 @@ def calibration_table(
     # the weight first: every row's weight is checked, a known row's or not
     rows = rows.where((F.col("__w") > 0) & F.col("__y").isNotNull() & F.col("__p").isNotNull())
     b = column(SC.calibration_bin(OPS, F.col("__p"), nb)).cast("long").alias("bin")
+    if quantile:
+        rows, b = _quantile_bins(rows, internal, nb)
     bins = rows.groupBy(*internal, b).agg(
         F.sum("__w").alias("__n"),
         F.sum(F.col("__p") * F.col("__w")).alias("__s"),
         F.sum(F.col("__y") * F.col("__w")).alias("__pos"),
         F.min("__p").alias("__lo"),
         F.max("__p").alias("__hi"),
+        *([F.first("__e").alias("__e")] if quantile else []),
     )
     bins = _in_range(func, "prob", bins)
     values = TH.calibration_values(
         OPS, F.col("bin"), nb, F.col("__n"), F.col("__s"), F.col("__pos")
     )
+    if quantile:
+        values["low"] = F.element_at("__e", F.col("bin").cast("int") + 1)
+        values["high"] = F.element_at("__e", F.col("bin").cast("int") + 2)
     out = bins.select(*internal, "bin", *(column(e).alias(k) for k, e in values.items()))
     return _finish(out, groups, internal, ["bin", *values])
 
