@@ -551,6 +551,124 @@ class AutoBoolean:
         return {"true": True, "false": False}.get(text.lower(), text)
 
 
+def _listed(value: Any) -> list[Any] | None:
+    """``value`` as a Python list when it is a list, a tuple or an array (``tolist``), else None."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    return list(value) if isinstance(value, (list, tuple)) else None
+
+
+@dataclass(frozen=True)
+class WeightMatrix:
+    """``cohen_kappa_score``'s disagreement weights: 'linear' or 'quadratic' (any case,
+    checked as lower-case text) or a k x k matrix, a list of k lists of k finite numbers >= 0
+    (checked as a tuple of tuples of floats; DuckDB's check gives the text 'matrix' and the
+    macro reads the matrix itself). That k is the number of ``labels`` is checked beside
+    them, with this message."""
+
+    strings: tuple[str, ...] = ("linear", "quadratic")
+    type_doc: str = "{'linear', 'quadratic'} or list of lists of float"
+    spark_type: str = "STRING"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return (
+            "one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a "
+            "row and a column per label of labels"
+        )
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form.
+
+        Examples
+        --------
+        >>> WeightMatrix().accepts("Linear"), WeightMatrix().accepts([[0, 1], [2, 0]])
+        ((True, 'linear'), (True, ((0.0, 1.0), (2.0, 0.0))))
+        >>> WeightMatrix().accepts([[0, 1]]), WeightMatrix().accepts([[0, -1], [1, 0]])
+        ((False, None), (False, None))
+        """
+        if isinstance(value, str):
+            text = value.lower()
+            return text in self.strings, text
+        rows = _listed(value)
+        if not rows:
+            return False, None
+        matrix = []
+        for row in rows:
+            cells = _listed(row)
+            if cells is None or len(cells) != len(rows):
+                return False, None
+            if not all(_is_number(x) and math.isfinite(x) and x >= 0 for x in cells):
+                return False, None
+            matrix.append(tuple(float(x) for x in cells))
+        return True, tuple(matrix)
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, its checked value as text: the option, or
+        'matrix') for a value of any type."""
+        text = f"lower(CAST({x} AS VARCHAR))"
+        m = f"TRY_CAST({x} AS DOUBLE[][])"
+        is_matrix = f"regexp_full_match(typeof({x}), '{NUMBER_TYPES}\\[\\]\\[\\]')"
+        bad_cell = "v IS NULL OR isnan(v) OR isinf(v) OR v < 0"
+        bad_row = f"r IS NULL OR len(r) <> len({m}) OR len(list_filter(r, lambda v: {bad_cell})) > 0"
+        square = f"len({m}) > 0 AND len(list_filter({m}, lambda r: {bad_row})) = 0"
+        texts = ", ".join(f"'{t}'" for t in self.strings)
+        ok = f"(typeof({x}) = 'VARCHAR' AND {text} IN ({texts})) OR ({is_matrix} AND {square})"
+        return ok, f"CASE WHEN {is_matrix} THEN 'matrix' ELSE {text} END"
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """No Spark SQL function takes a matrix: Spark checks it in Python."""
+        raise NotImplementedError("a weights matrix is checked in Python on Spark")
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the value it stands for (the option's name)."""
+        return text
+
+
+@dataclass(frozen=True)
+class LabelList:
+    """A non-empty list of distinct labels, all text, all integers or all booleans (no NULL);
+    checked as a tuple."""
+
+    type_doc: str = "list"
+    spark_type: str = "STRING"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return "a non-empty list of distinct labels of one kind (text, integers or booleans)"
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form.
+
+        Examples
+        --------
+        >>> LabelList().accepts(["b", "a"]), LabelList().accepts([1, 1]), LabelList().accepts("ab")
+        ((True, ('b', 'a')), (False, None), (False, None))
+        """
+        items = None if isinstance(value, str) else _listed(value)
+        if not items:
+            return False, None
+        kinds = {bool if isinstance(v, bool) else str if isinstance(v, str) else int for v in items}
+        typed = all(isinstance(v, (str, numbers.Integral)) for v in items)
+        if len(kinds) != 1 or not typed or len(set(items)) != len(items):
+            return False, None
+        return True, tuple(items)
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, ``x`` itself): a list of scalars whose
+        ``list_distinct`` (which drops NULLs) keeps every element."""
+        listed = f"regexp_full_match(typeof({x}), '(VARCHAR|BOOLEAN|{INTEGER_TYPES})\\[\\]')"
+        return f"{listed} AND len({x}) > 0 AND len(list_distinct({x})) = len({x})", x
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """No Spark SQL function takes labels: Spark checks them in Python."""
+        raise NotImplementedError("labels are checked in Python on Spark")
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the labels it stands for: comma-separated."""
+        return [part.strip() for part in text.split(",")]
+
+
 def _number_text(text: str) -> Any:
     """``text`` as an int or float when it reads as one (as Python writes numbers), else itself.
 
@@ -754,6 +872,23 @@ WEIGHTS = Param(
     Nullable(Options(("linear", "quadratic")), value="none"),
     "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
 )
+KAPPA_WEIGHTS = Param(
+    "weights",
+    None,
+    Nullable(WeightMatrix(), value="none"),
+    "Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'\n"
+    "positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers\n"
+    ">= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.",
+    key="kappa_weights",
+)
+KAPPA_LABELS = Param(
+    "labels",
+    None,
+    Nullable(LabelList(), note="or NULL for the classes seen"),
+    "The classes in the weights matrix's order (scikit-learn's labels): rows whose actual\n"
+    "or predicted class is not among them are left out; default: the classes seen, sorted.",
+    key="kappa_labels",
+)
 K = Param(
     "k",
     None,
@@ -868,6 +1003,8 @@ PARAMS = {
         CORRECTION,
         AVERAGE,
         WEIGHTS,
+        KAPPA_WEIGHTS,
+        KAPPA_LABELS,
         K,
         TOP_K,
         PERSISTENCE,
