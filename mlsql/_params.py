@@ -11,7 +11,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mlsql._errors import MlsqlError
@@ -559,10 +559,57 @@ def _listed(value: Any) -> list[Any] | None:
 
 
 @dataclass(frozen=True)
+class GivenMatrix:
+    """A checked weights matrix: its ``rows`` as floats, and the value as it was ``given``
+    (what a message shows)."""
+
+    rows: tuple[tuple[float, ...], ...]
+    given: Any = field(default=None, compare=False)
+
+    def over(self, labels: tuple[Any, ...], func: str) -> dict[tuple[Any, Any], float]:
+        """The weight of each (actual, predicted) pair of ``labels``; the weights' error
+        when the matrix has not one row per label."""
+        if len(self.rows) != len(labels):
+            raise MlsqlError(message(KAPPA_WEIGHTS, func, shown(self.given)))
+        return {(a, p): self.rows[i][j] for i, a in enumerate(labels) for j, p in enumerate(labels)}
+
+
+def kappa_matrix(
+    weights: Any, labels: tuple[Any, ...] | None, func: str
+) -> dict[tuple[Any, Any], float] | None:
+    """The checked ``weights`` and ``labels`` of ``cohen_kappa_score`` as the weight of each
+    (actual, predicted) pair of labels: a matrix's, or with labels a named weighting's over
+    the labels' positions (plain: 1 off the diagonal); None without labels. A matrix
+    without labels, or not of their size, is the weights' error.
+
+    Examples
+    --------
+    >>> kappa_matrix("linear", ("b", "a"), "f")
+    {('b', 'b'): 0.0, ('b', 'a'): 1.0, ('a', 'b'): 1.0, ('a', 'a'): 0.0}
+    >>> kappa_matrix(GivenMatrix(((0.0, 2.0), (1.0, 0.0)), [[0, 2], [1, 0]]), None, "f")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'weights' parameter of f must be one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a row and a column per label of labels. Got [[0, 2], [1, 0]] instead.
+    """
+    if isinstance(weights, GivenMatrix):
+        if labels is None:
+            raise MlsqlError(message(KAPPA_WEIGHTS, func, shown(weights.given)))
+        return weights.over(labels, func)
+    if labels is None:
+        return None
+    power = {"none": 0, "linear": 1, "quadratic": 2}[weights]
+    return {
+        (a, p): float(abs(i - j) ** power if power else i != j)
+        for i, a in enumerate(labels)
+        for j, p in enumerate(labels)
+    }
+
+
+@dataclass(frozen=True)
 class WeightMatrix:
     """``cohen_kappa_score``'s disagreement weights: 'linear' or 'quadratic' (any case,
     checked as lower-case text) or a k x k matrix, a list of k lists of k finite numbers >= 0
-    (checked as a tuple of tuples of floats; DuckDB's check gives the text 'matrix' and the
+    (checked as a :class:`GivenMatrix`; DuckDB's check gives the text 'matrix' and the
     macro reads the matrix itself). That k is the number of ``labels`` is checked beside
     them, with this message."""
 
@@ -582,8 +629,8 @@ class WeightMatrix:
 
         Examples
         --------
-        >>> WeightMatrix().accepts("Linear"), WeightMatrix().accepts([[0, 1], [2, 0]])
-        ((True, 'linear'), (True, ((0.0, 1.0), (2.0, 0.0))))
+        >>> WeightMatrix().accepts("Linear"), WeightMatrix().accepts([[0, 1], [2, 0]])[1].rows
+        ((True, 'linear'), ((0.0, 1.0), (2.0, 0.0)))
         >>> WeightMatrix().accepts([[0, 1]]), WeightMatrix().accepts([[0, -1], [1, 0]])
         ((False, None), (False, None))
         """
@@ -601,7 +648,7 @@ class WeightMatrix:
             if not all(_is_number(x) and math.isfinite(x) and x >= 0 for x in cells):
                 return False, None
             matrix.append(tuple(float(x) for x in cells))
-        return True, tuple(matrix)
+        return True, GivenMatrix(tuple(matrix), value)
 
     def duckdb(self, x: str) -> tuple[str, str]:
         """DuckDB SQL (whether ``x`` is valid, its checked value as text: the option, or
@@ -610,7 +657,9 @@ class WeightMatrix:
         m = f"TRY_CAST({x} AS DOUBLE[][])"
         is_matrix = f"regexp_full_match(typeof({x}), '{NUMBER_TYPES}\\[\\]\\[\\]')"
         bad_cell = "v IS NULL OR isnan(v) OR isinf(v) OR v < 0"
-        bad_row = f"r IS NULL OR len(r) <> len({m}) OR len(list_filter(r, lambda v: {bad_cell})) > 0"
+        bad_row = (
+            f"r IS NULL OR len(r) <> len({m}) OR len(list_filter(r, lambda v: {bad_cell})) > 0"
+        )
         square = f"len({m}) > 0 AND len(list_filter({m}, lambda r: {bad_row})) = 0"
         texts = ", ".join(f"'{t}'" for t in self.strings)
         ok = f"(typeof({x}) = 'VARCHAR' AND {text} IN ({texts})) OR ({is_matrix} AND {square})"

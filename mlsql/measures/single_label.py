@@ -457,7 +457,9 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, labels: Any, zero_divisi
         disagreement, chance = s.row_pair_sum(row_term), s.pair_sum(pair_term)
         return C.cohen_kappa(ops, n, disagreement, chance, zero_division)
 
-    options = {w: partial(weighted, w) for w in ("none", "linear", "quadratic")}
+    options: dict[str, Callable[[], E]] = {
+        w: partial(weighted, w) for w in ("none", "linear", "quadratic")
+    }
     if s.weight_at is not None:
         options["matrix"] = partial(weighted, "matrix")
     return when_known(ops, n, F.choose(ops, weights, options), s.rows)

@@ -34,12 +34,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mlsql import _params as P
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import ABSENT, ALL, checked_source_sql, pick_sql
-from mlsql import _params as P
 from mlsql._formulas import FORMULAS, formula_params
 from mlsql._params import KAPPA_LABELS, KAPPA_WEIGHTS
 from mlsql._registry import Measure, measures
