@@ -370,8 +370,14 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     p = call(q("_mlsql_label_as"), Sql("predicted"), a, Sql("predicted"), m.name)
     matrix: tuple[Sql, ...] = ()
     if over:  # rows outside the labels are unknown rows (scikit-learn's confusion matrix)
-        labels = params["labels"]
-        inside = f"({labels} IS NULL OR (list_contains({labels}, actual) AND list_contains({labels}, predicted)))"
+        # compared as text, the labels read unchecked (the check runs where the lists are
+        # aligned to them): each row expression is repeated many times in the class lists,
+        # and a check in it made DuckDB bind every kappa call 10x slower
+        text = "TRY_CAST(labels AS VARCHAR[])"
+        inside = (
+            f"({text} IS NULL OR (list_contains({text}, CAST(actual AS VARCHAR)) AND "
+            f"list_contains({text}, CAST(predicted AS VARCHAR))))"
+        )
         a, p = Sql(f"CASE WHEN {inside} THEN actual END"), Sql(f"CASE WHEN {inside} THEN {p} END")
         matrix = (Sql("TRY_CAST(weights AS DOUBLE[][])"),)
 
@@ -382,12 +388,15 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
         else:
             lists = call(q("_mlsql_class_lists"), a, p, m.name)
             found = call(q("_mlsql_class_pairs"), a, p)
-        if over:
-            lists = call(q("_mlsql_classes_over"), lists, params["labels"])
         name = f"_mlsql_{m.name}{'_weighted' if weighted and pairs else ''}_of"
         args = [Sql("cl"), *((found,) if pairs else ()), *matrix, *params.values()]
-        body = let(lists, "cl", call(q(name), *args))
-        return matrix_guard(q, m, params, body) if over else body
+        if not over:
+            return let(lists, "cl", call(q(name), *args))
+        # the lists bound, then aligned to the labels and bound again: a macro names its
+        # argument once per use, and the aggregate's text is long
+        aligned = call(q("_mlsql_classes_over"), Sql("found"), params["labels"])
+        body = let(lists, "found", let(aligned, "cl", call(q(name), *args)))
+        return matrix_guard(q, m, params, body)
 
     def macro(weighted: bool) -> Macro:
         body = str(CC.guard_zero_division(public(weighted), params))
