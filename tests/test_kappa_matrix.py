@@ -124,3 +124,22 @@ def test_repeated_labels_are_refused(engine):
     with pytest.raises(Exception) as err:
         engine.aggregate("cohen_kappa_score", t, **params(engine, labels=[1, 1]))
     assert str(err.value).removeprefix("Invalid Input Error: ") == want
+
+
+def test_evaluate_takes_the_matrix_and_bootstrap_refuses_it():
+    """evaluate (DuckDB and Polars; Spark's is the aggregate above) gives the aggregate's value;
+    bootstrap resamples the classes seen, so it refuses labels and a matrix."""
+    import polars as pl
+
+    import mlsql
+    import mlsql.polars as mp
+
+    t = table()
+    want = statsmodels_kappa(t, LABELS, MATRIX, weighted=False)
+    measures = [("cohen_kappa_score", {"weights": MATRIX, "labels": LABELS})]
+    got = mlsql.evaluate(t, "actual", "predicted", measures=measures).fetchall()
+    assert close(got[0][1], want)
+    frame = pl.from_arrow(t)
+    assert close(mp.evaluate(frame, "actual", "predicted", measures=measures)["estimate"][0], want)
+    with pytest.raises(Exception, match="bootstrap cannot resample cohen_kappa_score over labels"):
+        mp.bootstrap(frame, "actual", "predicted", measures=measures, n_resamples=10, seed=1)
