@@ -12,7 +12,8 @@ From (actual, predicted): ``accuracy`` and ``error_rate``; ``precision_score``,
 ``recall_score``, ``fbeta_score`` and ``f1_score`` with ``average`` micro,
 macro or weighted over the classes seen on either side (scikit-learn's
 definitions); ``balanced_accuracy_score``; ``cohen_kappa_score`` (plain,
-linear or quadratic weights over the sorted classes); ``matthews_corrcoef``;
+linear or quadratic weights over the sorted classes, or a disagreement-weight
+matrix over given ``labels``); ``matthews_corrcoef``;
 ``class_error_rate(actual, predicted, label)``; ``cost_error(actual,
 predicted, costs)``; and the tables ``confusion_matrix`` (long: actual,
 predicted, count, every cell), ``confusion_matrix_wide`` and ``class_metrics``
@@ -52,6 +53,15 @@ Notes
   statistic and pvalue over the classes on either side (McNemar's over k classes,
   :mod:`mlsql.measures.symmetry`): NULL over no rows, p NaN with one class only.
   bootstrap, compare and slices do not resample them.
+- ``cohen_kappa_score(actual, predicted, weights, labels)``: ``labels`` (scikit-learn's)
+  name the classes and their order; rows whose actual or predicted class is not among
+  them are left out, as scikit-learn's ``confusion_matrix(labels=...)`` leaves them, and
+  'linear' and 'quadratic' weigh the labels' positions. ``weights`` may then be a k x k
+  matrix of disagreement weights for the k labels (finite, >= 0; row: actual, column:
+  predicted): statsmodels' ``cohens_kappa(table, weights=W)``, kappa =
+  1 - Σ w_ij M_ij / Σ w_ij A_i P_j / n. A matrix without labels, or of another size, is
+  an error (:func:`mlsql._params.kappa_matrix`). The kappa tests below take the named
+  weightings only, and bootstrap, compare and slices resample kappa over the classes seen.
 - ``matthews_corrcoef`` is undefined when either side holds one class only:
   ``zero_division`` (default 0 as scikit-learn; 'diagnose': 1 if every row is
   right, else 0).
