@@ -11,7 +11,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mlsql._errors import MlsqlError
@@ -551,6 +551,173 @@ class AutoBoolean:
         return {"true": True, "false": False}.get(text.lower(), text)
 
 
+def _listed(value: Any) -> list[Any] | None:
+    """``value`` as a Python list when it is a list, a tuple or an array (``tolist``), else None."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    return list(value) if isinstance(value, (list, tuple)) else None
+
+
+@dataclass(frozen=True)
+class GivenMatrix:
+    """A checked weights matrix: its ``rows`` as floats, and the value as it was ``given``
+    (what a message shows)."""
+
+    rows: tuple[tuple[float, ...], ...]
+    given: Any = field(default=None, compare=False)
+
+    def over(self, labels: tuple[Any, ...], func: str) -> dict[tuple[Any, Any], float]:
+        """The weight of each (actual, predicted) pair of ``labels``; the weights' error
+        when the matrix has not one row per label."""
+        if len(self.rows) != len(labels):
+            raise MlsqlError(message(KAPPA_WEIGHTS, func, shown(self.given)))
+        return {(a, p): self.rows[i][j] for i, a in enumerate(labels) for j, p in enumerate(labels)}
+
+
+def kappa_matrix(
+    weights: Any, labels: tuple[Any, ...] | None, func: str
+) -> dict[tuple[Any, Any], float] | None:
+    """The checked ``weights`` and ``labels`` of ``cohen_kappa_score`` as the weight of each
+    (actual, predicted) pair of labels: a matrix's, or with labels a named weighting's over
+    the labels' positions (plain: 1 off the diagonal); None without labels. A matrix
+    without labels, or not of their size, is the weights' error.
+
+    Examples
+    --------
+    >>> kappa_matrix("linear", ("b", "a"), "f")
+    {('b', 'b'): 0.0, ('b', 'a'): 1.0, ('a', 'b'): 1.0, ('a', 'a'): 0.0}
+    >>> kappa_matrix(GivenMatrix(((0.0, 2.0), (1.0, 0.0)), [[0, 2], [1, 0]]), None, "f")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'weights' parameter of f must be one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a row and a column per label of labels. Got [[0, 2], [1, 0]] instead.
+    """
+    if isinstance(weights, GivenMatrix):
+        if labels is None:
+            raise MlsqlError(message(KAPPA_WEIGHTS, func, shown(weights.given)))
+        return weights.over(labels, func)
+    if labels is None:
+        return None
+    power = {"none": 0, "linear": 1, "quadratic": 2}[weights]
+    return {
+        (a, p): float(abs(i - j) ** power if power else i != j)
+        for i, a in enumerate(labels)
+        for j, p in enumerate(labels)
+    }
+
+
+@dataclass(frozen=True)
+class WeightMatrix:
+    """``cohen_kappa_score``'s disagreement weights: 'linear' or 'quadratic' (any case,
+    checked as lower-case text) or a k x k matrix, a list of k lists of k finite numbers >= 0
+    (checked as a :class:`GivenMatrix`; DuckDB's check gives the text 'matrix' and the
+    macro reads the matrix itself). That k is the number of ``labels`` is checked beside
+    them, with this message."""
+
+    strings: tuple[str, ...] = ("linear", "quadratic")
+    type_doc: str = "{'linear', 'quadratic'} or list of lists of float"
+    spark_type: str = "STRING"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return (
+            "one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a "
+            "row and a column per label of labels"
+        )
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form.
+
+        Examples
+        --------
+        >>> WeightMatrix().accepts("Linear"), WeightMatrix().accepts([[0, 1], [2, 0]])[1].rows
+        ((True, 'linear'), ((0.0, 1.0), (2.0, 0.0)))
+        >>> WeightMatrix().accepts([[0, 1]]), WeightMatrix().accepts([[0, -1], [1, 0]])
+        ((False, None), (False, None))
+        """
+        if isinstance(value, str):
+            text = value.lower()
+            return text in self.strings, text
+        rows = _listed(value)
+        if not rows:
+            return False, None
+        matrix = []
+        for row in rows:
+            cells = _listed(row)
+            if cells is None or len(cells) != len(rows):
+                return False, None
+            if not all(_is_number(x) and math.isfinite(x) and x >= 0 for x in cells):
+                return False, None
+            matrix.append(tuple(float(x) for x in cells))
+        return True, GivenMatrix(tuple(matrix), value)
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, its checked value as text: the option, or
+        'matrix') for a value of any type."""
+        text = f"lower(CAST({x} AS VARCHAR))"
+        m = f"TRY_CAST({x} AS DOUBLE[][])"
+        is_matrix = f"regexp_full_match(typeof({x}), '{NUMBER_TYPES}\\[\\]\\[\\]')"
+        bad_cell = "v IS NULL OR isnan(v) OR isinf(v) OR v < 0"
+        bad_row = (
+            f"r IS NULL OR len(r) <> len({m}) OR len(list_filter(r, lambda v: {bad_cell})) > 0"
+        )
+        square = f"len({m}) > 0 AND len(list_filter({m}, lambda r: {bad_row})) = 0"
+        texts = ", ".join(f"'{t}'" for t in self.strings)
+        ok = f"(typeof({x}) = 'VARCHAR' AND {text} IN ({texts})) OR ({is_matrix} AND {square})"
+        return ok, f"CASE WHEN {is_matrix} THEN 'matrix' ELSE {text} END"
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """No Spark SQL function takes a matrix: Spark checks it in Python."""
+        raise NotImplementedError("a weights matrix is checked in Python on Spark")
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the value it stands for (the option's name)."""
+        return text
+
+
+@dataclass(frozen=True)
+class LabelList:
+    """A non-empty list of distinct labels, all text, all integers or all booleans (no NULL);
+    checked as a tuple."""
+
+    type_doc: str = "list"
+    spark_type: str = "STRING"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return "a non-empty list of distinct labels of one kind (text, integers or booleans)"
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form.
+
+        Examples
+        --------
+        >>> LabelList().accepts(["b", "a"]), LabelList().accepts([1, 1]), LabelList().accepts("ab")
+        ((True, ('b', 'a')), (False, None), (False, None))
+        """
+        items = None if isinstance(value, str) else _listed(value)
+        if not items:
+            return False, None
+        kinds = {bool if isinstance(v, bool) else str if isinstance(v, str) else int for v in items}
+        typed = all(isinstance(v, (str, numbers.Integral)) for v in items)
+        if len(kinds) != 1 or not typed or len(set(items)) != len(items):
+            return False, None
+        return True, tuple(items)
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, ``x`` itself): a list of scalars whose
+        ``list_distinct`` (which drops NULLs) keeps every element."""
+        listed = f"regexp_full_match(typeof({x}), '(VARCHAR|BOOLEAN|{INTEGER_TYPES})\\[\\]')"
+        return f"{listed} AND len({x}) > 0 AND len(list_distinct({x})) = len({x})", x
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """No Spark SQL function takes labels: Spark checks them in Python."""
+        raise NotImplementedError("labels are checked in Python on Spark")
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the labels it stands for: comma-separated."""
+        return [part.strip() for part in text.split(",")]
+
+
 def _number_text(text: str) -> Any:
     """``text`` as an int or float when it reads as one (as Python writes numbers), else itself.
 
@@ -754,6 +921,23 @@ WEIGHTS = Param(
     Nullable(Options(("linear", "quadratic")), value="none"),
     "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
 )
+KAPPA_WEIGHTS = Param(
+    "weights",
+    None,
+    Nullable(WeightMatrix(), value="none"),
+    "Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'\n"
+    "positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers\n"
+    ">= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.",
+    key="kappa_weights",
+)
+KAPPA_LABELS = Param(
+    "labels",
+    None,
+    Nullable(LabelList(), note="or NULL for the classes seen"),
+    "The classes in the weights matrix's order (scikit-learn's labels): rows whose actual\n"
+    "or predicted class is not among them are left out; default: the classes seen, sorted.",
+    key="kappa_labels",
+)
 K = Param(
     "k",
     None,
@@ -876,6 +1060,8 @@ PARAMS = {
         CORRECTION,
         AVERAGE,
         WEIGHTS,
+        KAPPA_WEIGHTS,
+        KAPPA_LABELS,
         K,
         TOP_K,
         PERSISTENCE,

@@ -40,6 +40,7 @@ PARAM_TYPES = {
     "costs": "Mapping[Any, Mapping[Any, float]] | None",
     "k": "int | None",
     "label": "Any",
+    "labels": "Sequence[Any] | None",
     "n_bins": "int",
     "thresholds": "int",
     "n_labels": "int | None",
@@ -48,7 +49,7 @@ PARAM_TYPES = {
     "positive": "Any",
     "scale_by_half": "bool | str",
     "threshold": "float | None",
-    "weights": "str | None",
+    "weights": "str | Sequence[Sequence[float]] | None",
     "zero_division": "float | str",
 }
 

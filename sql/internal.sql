@@ -70,6 +70,18 @@ CREATE OR REPLACE MACRO _mlsql_check_weights(x, func) AS
          WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('linear', 'quadratic')) THEN system.main.lower(CAST(x AS VARCHAR))
          ELSE system.main.error('The ''weights'' parameter of ' || func || ' must be one of ''linear'', ''quadratic''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_kappa_weights(x, func): Validate weights: one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a row and a column per label of labels.
+CREATE OR REPLACE MACRO _mlsql_check_kappa_weights(x, func) AS 
+    CASE WHEN x IS NULL THEN 'none'
+         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('linear', 'quadratic')) OR (system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))\[\]\[\]') AND system.main.len(TRY_CAST(x AS DOUBLE[][])) > 0 AND system.main.len(system.main.list_filter(TRY_CAST(x AS DOUBLE[][]), lambda r: r IS NULL OR system.main.len(r) <> system.main.len(TRY_CAST(x AS DOUBLE[][])) OR system.main.len(system.main.list_filter(r, lambda v: v IS NULL OR system.main.isnan(v) OR system.main.isinf(v) OR v < 0)) > 0)) = 0) THEN CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))\[\]\[\]') THEN 'matrix' ELSE system.main.lower(CAST(x AS VARCHAR)) END
+         ELSE system.main.error('The ''weights'' parameter of ' || func || ' must be one of ''linear'', ''quadratic'', or a square matrix of finite numbers >= 0 with a row and a column per label of labels. Got ' || _mlsql_shown(x) || ' instead.') END;
+
+-- _mlsql_check_kappa_labels(x, func): Validate labels: a non-empty list of distinct labels of one kind (text, integers or booleans) (or NULL for the classes seen).
+CREATE OR REPLACE MACRO _mlsql_check_kappa_labels(x, func) AS 
+    CASE WHEN x IS NULL THEN NULL
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(VARCHAR|BOOLEAN|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)\[\]') AND system.main.len(x) > 0 AND system.main.len(system.main.list_distinct(x)) = system.main.len(x) THEN x
+         ELSE system.main.error('The ''labels'' parameter of ' || func || ' must be a non-empty list of distinct labels of one kind (text, integers or booleans) (or NULL for the classes seen). Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_check_k(x, func): Validate k: a whole number > 0 (or NULL for all).
 CREATE OR REPLACE MACRO _mlsql_check_k(x, func) AS 
     CASE WHEN x IS NULL THEN NULL

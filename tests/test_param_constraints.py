@@ -40,6 +40,14 @@ RULES = {
     "score_average": "one of 'micro', 'macro', 'weighted', 'samples'",
     "brier_average": "one of 'micro', 'macro', 'samples'",
     "weights": "one of 'linear', 'quadratic'",
+    "kappa_weights": (
+        "one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a row "
+        "and a column per label of labels"
+    ),
+    "kappa_labels": (
+        "a non-empty list of distinct labels of one kind (text, integers or booleans) "
+        "(or NULL for the classes seen)"
+    ),
     "table_beta": "a finite number > 0",
     "n_bins": "a whole number from 1 to 100000",
     "strategy": "one of 'uniform', 'quantile'",
@@ -72,6 +80,12 @@ def invalid_values(p: Param) -> list[Any]:
     out: list[Any] = [] if nullable else [None]
     if isinstance(inner, P.Boolean):  # 0 and 1, their texts and a float are no booleans
         return [*out, 0, 1, "true", "False", 1.0, math.nan]
+    if isinstance(inner, P.WeightMatrix):  # not square, negative, not a matrix (numbers
+        # as DuckDB and Python both print them)
+        return [*out, True, 2.5, "bogus", " linear", [], [1, 2], [[0, 1]], [[0, 1], [1]],
+                [[0, -1], [1, 0]]]  # fmt: skip
+    if isinstance(inner, P.LabelList):  # empty, repeated, nested, not a list
+        return [*out, True, 2.5, "a", [1, 1], [[1], [2]]]
     if isinstance(inner, P.AutoBoolean):  # nor are they 'auto' (no spaces stripped)
         return [*out, 0, 1, "true", "False", 1.0, math.nan, "bogus", " auto", "auto "]
     out.append(True)
@@ -122,7 +136,8 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "correction": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "brier_average": "Micro",
-             "weights": None, "table_beta": None,
+             "weights": None, "table_beta": None, "kappa_weights": [[0, 1], [2.5, 0]],
+             "kappa_labels": ["b", "a"],
              "n_bins": 1, "strategy": "Quantile", "thresholds": 2, "norm": "L2", "threshold_bins": None, "p": 0.5,
              "drop_intermediate": True, "scale_by_half": "Auto"}  # fmt: skip
     for key, p in P.PARAMS.items():

@@ -89,6 +89,20 @@ PARAMETERS = {
         "the group's labels); `'weighted'` is refused."
     ),
     "weights": "`None` (plain kappa), `'linear'` or `'quadratic'` (over the sorted classes).",
+    # cohen_kappa_score's (by check key): a matrix too, over its labels
+    "kappa_weights": (
+        "`None` (plain kappa), `'linear'` or `'quadratic'` (over the sorted classes, or the "
+        "order of `labels`), or a k x k matrix of disagreement weights, finite and >= 0, for "
+        "the k `labels` (row: actual, column: predicted): statsmodels' 2-D `weights`, kappa "
+        "= 1 - Σ w_ij M_ij / Σ w_ij A_i P_j / n. DuckDB: `weights := [[0, 1, 4], [1, 0, 1], "
+        "[4, 1, 0]], labels := ['a', 'b', 'c']`; Polars and Spark: a list of lists."
+    ),
+    "kappa_labels": (
+        "The classes, in the order of the weights matrix's rows and columns (scikit-learn's "
+        "`labels`): a non-empty list of distinct labels of the columns' kind. Rows whose "
+        "actual or predicted class is not among them are left out, as scikit-learn's "
+        "confusion matrix leaves them; default `None`: the classes seen, sorted."
+    ),
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
     "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "
     "from 1 to 100000.",

@@ -59,6 +59,8 @@ def checked_params(
     out: dict[str, Any] = {}
     for p in m.params:
         out[p.name] = P.check(p, given.get(p.name, p.default), m.name)
+    if any(p.check_key == P.KAPPA_LABELS.check_key for p in m.params):
+        P.kappa_matrix(out["weights"], out["labels"], m.name)  # a matrix of the labels' size
     if family is not None and hasattr(family, "params"):
         out = family.params(m, out)
     return out

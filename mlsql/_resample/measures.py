@@ -97,6 +97,11 @@ UNSUPPORTED_MESSAGE = (
     "tables and ranking "
     "measures give no single value per group to resample."
 )
+#: cohen_kappa_score's labels and weights matrix: its resampled statistics are the classes seen
+OVER_LABELS_MESSAGE = (
+    "{func} cannot resample {name} over labels or with a weights matrix: it resamples the "
+    "classes seen, with weights NULL, 'linear' or 'quadratic'. evaluate takes them."
+)
 MIXED_MESSAGE = (
     "{func} takes measures of one kind of input: label lists ({sets}), one label per row "
     "({classes}), numbers ({numbers}), a 0/1 label and a score ({scores}) or a label and its "
@@ -195,7 +200,12 @@ def resolve(given: Any, func: str) -> list[Chosen]:
         if name == "fmeasure":
             evaluate = _fmeasure(params)
         else:
-            evaluate = _registry_measure(name, checked_params(name, params))
+            checked = checked_params(name, params)
+            if checked.get("labels") is not None or isinstance(
+                checked.get("weights"), P.GivenMatrix
+            ):
+                raise MlsqlError(OVER_LABELS_MESSAGE.format(func=func, name=given_name))
+            evaluate = _registry_measure(name, checked)
         kind = "label_sets" if name in LABEL_SET_MEASURES else "classes"
         chosen.append(Chosen(_label(given_name, params), name, kind, evaluate))
 

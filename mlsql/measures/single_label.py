@@ -12,7 +12,8 @@ From (actual, predicted): ``accuracy`` and ``error_rate``; ``precision_score``,
 ``recall_score``, ``fbeta_score`` and ``f1_score`` with ``average`` micro,
 macro or weighted over the classes seen on either side (scikit-learn's
 definitions); ``balanced_accuracy_score``; ``cohen_kappa_score`` (plain,
-linear or quadratic weights over the sorted classes); ``matthews_corrcoef``;
+linear or quadratic weights over the sorted classes, or a disagreement-weight
+matrix over given ``labels``); ``matthews_corrcoef``;
 ``class_error_rate(actual, predicted, label)``; ``cost_error(actual,
 predicted, costs)``; and the tables ``confusion_matrix`` (long: actual,
 predicted, count, every cell), ``confusion_matrix_wide`` and ``class_metrics``
@@ -52,6 +53,15 @@ Notes
   statistic and pvalue over the classes on either side (McNemar's over k classes,
   :mod:`mlsql.measures.symmetry`): NULL over no rows, p NaN with one class only.
   bootstrap, compare and slices do not resample them.
+- ``cohen_kappa_score(actual, predicted, weights, labels)``: ``labels`` (scikit-learn's)
+  name the classes and their order; rows whose actual or predicted class is not among
+  them are left out, as scikit-learn's ``confusion_matrix(labels=...)`` leaves them, and
+  'linear' and 'quadratic' weigh the labels' positions. ``weights`` may then be a k x k
+  matrix of disagreement weights for the k labels (finite, >= 0; row: actual, column:
+  predicted): statsmodels' ``cohens_kappa(table, weights=W)``, kappa =
+  1 - Σ w_ij M_ij / Σ w_ij A_i P_j / n. A matrix without labels, or of another size, is
+  an error (:func:`mlsql._params.kappa_matrix`). The kappa tests below take the named
+  weightings only, and bootstrap, compare and slices resample kappa over the classes seen.
 - ``matthews_corrcoef`` is undefined when either side holds one class only:
   ``zero_division`` (default 0 as scikit-learn; 'diagnose': 1 if every row is
   right, else 0).
@@ -76,6 +86,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from mlsql import _formulas as F
@@ -183,6 +194,9 @@ class ClassStats:
     cell_sum: Callable[[Callable[[ClassView, ClassView], E]], E] | None = None
     mirror_sum: Callable[[Callable[[E, E], E]], E] | None = None
     margin_cell_sum: MarginCellSum | None = None
+    #: ``weight_at(i, j)``: the given weights matrix's entry of the classes at positions i, j
+    #: (``cohen_kappa_score`` with ``labels`` and a matrix; the class axis is then the labels)
+    weight_at: Callable[[E, E], E] | None = None
 
     @property
     def counts(self) -> Counts:
@@ -413,32 +427,51 @@ def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
     "cohen_kappa_score",
     "aggregate",
     FAMILY,
-    "Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.",
-    params=(WEIGHTS, ZD),
+    "Cohen's kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels.",
+    params=(P.KAPPA_WEIGHTS, P.KAPPA_LABELS, ZD),
     aliases=("kappa",),
 )
-def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E:
+def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, labels: Any, zero_division: Any) -> E:
+    """1 - Σ w_ij M_ij / Σ w_ij A_i P_j / n over disagreement weights w (statsmodels'
+    ``cohens_kappa(table, weights=w)``, scikit-learn's for 'linear' and 'quadratic').
+
+    A custom matrix comes with ``labels``, the classes it is written over, as
+    statsmodels' 2-D ``weights`` comes with its table's rows and columns and
+    scikit-learn's ``labels`` orders its confusion matrix: a plain nested list
+    (``[[0, 1, 4], [1, 0, 1], [4, 1, 0]]``) writes the same in DuckDB, Polars and
+    Spark, where a map of (actual, predicted) pairs would need each engine's map
+    type, and it has one value per cell, so no pair can be missing or repeated.
+    The engines then count over ``labels`` (the class axis is the labels, in their
+    order; :attr:`ClassStats.weight_at` reads the matrix) and leave out the rows whose
+    actual or predicted class is not a label, as scikit-learn's confusion matrix does.
+    """
     # Plain kappa is the weighted one with weight 1 off the diagonal: its disagreements are
     # summed over the rows and class pairs that disagree, never as n - Σ M_ii and
     # n² - Σ r_i c_i, which cancel when one class holds nearly all the weight
     # (weights 1e15 and 1e-15 lost the small class's rows entirely).
     n = s.n
 
+    def weight(w: str, i: E, j: E) -> E:
+        if w == "matrix":
+            assert s.weight_at is not None, "a weights matrix needs labels"
+            return s.weight_at(i, j)
+        return kappa_weight(ops, w, i, j)
+
     def weighted(w: str) -> E:
         def row_term(i: E, j: E) -> E:
-            return kappa_weight(ops, w, i, j)
+            return weight(w, i, j)
 
         def pair_term(a: ClassView, b: ClassView) -> E:
-            return kappa_weight(ops, w, a.index, b.index) * a.actual * b.predicted
+            return weight(w, a.index, b.index) * a.actual * b.predicted
 
         disagreement, chance = s.row_pair_sum(row_term), s.pair_sum(pair_term)
         return C.cohen_kappa(ops, n, disagreement, chance, zero_division)
 
-    options = {
-        "none": lambda: weighted("none"),
-        "linear": lambda: weighted("linear"),
-        "quadratic": lambda: weighted("quadratic"),
+    options: dict[str, Callable[[], E]] = {
+        w: partial(weighted, w) for w in ("none", "linear", "quadratic")
     }
+    if s.weight_at is not None:
+        options["matrix"] = partial(weighted, "matrix")
     return when_known(ops, n, F.choose(ops, weights, options), s.rows)
 
 

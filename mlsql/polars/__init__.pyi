@@ -2641,7 +2641,7 @@ def cohen_kappa_high(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2677,7 +2677,7 @@ def cohen_kappa_low(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2713,7 +2713,7 @@ def cohen_kappa_p_value(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2749,7 +2749,7 @@ def cohen_kappa_p_value_one_sided(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2785,11 +2785,12 @@ def cohen_kappa_score(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     zero_division: float | str = 0,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
-    """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+    """Cohen's kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels.
 
     Parameters
     ----------
@@ -2797,8 +2798,13 @@ def cohen_kappa_score(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
@@ -2826,7 +2832,7 @@ def cohen_kappa_std_error(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
@@ -2862,7 +2868,7 @@ def cohen_kappa_z_value(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -4051,11 +4057,12 @@ def kappa(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     zero_division: float | str = 0,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
-    """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+    """Cohen's kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels.
 
     Parameters
     ----------
@@ -4063,8 +4070,13 @@ def kappa(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'

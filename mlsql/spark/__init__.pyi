@@ -2748,7 +2748,7 @@ def cohen_kappa_high(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2788,7 +2788,7 @@ def cohen_kappa_low(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2828,7 +2828,7 @@ def cohen_kappa_p_value(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2868,7 +2868,7 @@ def cohen_kappa_p_value_one_sided(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2908,11 +2908,12 @@ def cohen_kappa_score(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     zero_division: float | str = 0,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+    """Cohen's kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels.
 
     Parameters
     ----------
@@ -2920,8 +2921,13 @@ def cohen_kappa_score(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
@@ -2962,7 +2968,7 @@ def cohen_kappa_std_error(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
@@ -3002,7 +3008,7 @@ def cohen_kappa_z_value(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -4394,11 +4400,12 @@ def kappa(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    weights: str | None = None,
+    weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     zero_division: float | str = 0,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+    """Cohen's kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels.
 
     Parameters
     ----------
@@ -4406,8 +4413,13 @@ def kappa(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'

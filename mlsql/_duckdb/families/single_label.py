@@ -34,12 +34,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mlsql import _params as P
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import ABSENT, ALL, checked_source_sql, pick_sql
 from mlsql._formulas import FORMULAS, formula_params
+from mlsql._params import KAPPA_LABELS, KAPPA_WEIGHTS
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import single_label as SL
@@ -132,10 +134,15 @@ class ClassAxisOps(SqlOps):
 
 
 def class_stats(
-    q: Qualify, cl: Sql, pairs: Sql | None = None, weighted: bool = False
+    q: Qualify,
+    cl: Sql,
+    pairs: Sql | None = None,
+    weighted: bool = False,
+    matrix: Sql | None = None,
 ) -> SL.ClassStats:
     """The per-class statistics of a ``_mlsql_class_lists`` struct ``cl`` (``weighted``: of
-    ``_mlsql_weighted_class_lists``, its pairs one (key, weight) entry per row)."""
+    ``_mlsql_weighted_class_lists``, its pairs one (key, weight) entry per row); ``matrix``:
+    a DOUBLE[][] weights matrix over ``cl``'s classes (``cohen_kappa_score``'s labels)."""
     size = Sql(f"len(struct_extract({cl}, 'classes'))")
 
     def at(field: str, var: str) -> Sql:
@@ -227,6 +234,7 @@ def class_stats(
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
         margin_cell_sum=margin_cell_sum,
+        weight_at=None if matrix is None else lambda i, j: Sql(f"{matrix}[{i} + 1][{j} + 1]"),
     )
 
 
@@ -316,6 +324,21 @@ def _class_lists(q: Qualify) -> list[Macro]:
         ),
         Macro(
             FILE,
+            "_mlsql_classes_over",
+            ("cl", "labels"),
+            """CASE WHEN labels IS NULL THEN cl ELSE struct_pack(
+        n := cl.n,
+        rows := cl.rows,
+        classes := cast_to_type(labels, cl.classes),
+        actual := list_transform(labels, lambda x: coalesce(cl.actual[list_position(cl.classes, x)], 0)),
+        predicted := list_transform(labels, lambda x: coalesce(cl.predicted[list_position(cl.classes, x)], 0)),
+        correct := list_transform(labels, lambda x: coalesce(cl.correct[list_position(cl.classes, x)], 0))) END""",
+            "The class lists over the given labels, in their order (a label no row holds counts"
+            " 0); NULL labels: the lists as they are.",
+            public=False,
+        ),
+        Macro(
+            FILE,
             "_mlsql_class_pairs",
             ("actual", "predicted"),
             f"histogram(CASE WHEN {both} THEN struct_pack(a := actual, p := predicted) END)",
@@ -328,10 +351,14 @@ def _class_lists(q: Qualify) -> list[Macro]:
 def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     """``_mlsql_<name>_of(cl [, pairs], params)`` and the public aggregate calling it."""
     pairs = m.name in SL.PAIR_MEASURES
-    inner_params = ("cl", *(("pairs",) if pairs else ()), *(p.name for p in m.params))
+    # a weights matrix comes with labels (cohen_kappa_score): the macro reads it as DOUBLE[][]
+    over = any(p.check_key == KAPPA_LABELS.check_key for p in m.params)
+    extra = ("pairs",) if pairs else ()
+    inner_params = ("cl", *extra, *(("matrix",) if over else ()), *(p.name for p in m.params))
 
     def inner(suffix: str, weighted: bool) -> Macro:
-        stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None, weighted)
+        matrix = Sql("matrix") if over else None
+        stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None, weighted, matrix)
         body = m.build(ops, stats, **{p.name: Sql(p.name) for p in m.params})
         name = f"_mlsql_{m.name}{suffix}_of"
         return Macro(FILE, name, inner_params, str(body), m.summary, public=False)
@@ -341,6 +368,18 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     # predicted of a type that binds beside actual's (a text and an integer column get
     # mlsql's message at run time, not a Binder Error)
     p = call(q("_mlsql_label_as"), Sql("predicted"), a, Sql("predicted"), m.name)
+    matrix: tuple[Sql, ...] = ()
+    if over:  # rows outside the labels are unknown rows (scikit-learn's confusion matrix)
+        # compared as text, the labels read unchecked (the check runs where the lists are
+        # aligned to them): each row expression is repeated many times in the class lists,
+        # and a check in it made DuckDB bind every kappa call 10x slower
+        text = "TRY_CAST(labels AS VARCHAR[])"
+        inside = (
+            f"({text} IS NULL OR (list_contains({text}, CAST(actual AS VARCHAR)) AND "
+            f"list_contains({text}, CAST(predicted AS VARCHAR))))"
+        )
+        a, p = Sql(f"CASE WHEN {inside} THEN actual END"), Sql(f"CASE WHEN {inside} THEN {p} END")
+        matrix = (Sql("TRY_CAST(weights AS DOUBLE[][])"),)
 
     def public(weighted: bool) -> Sql:
         if weighted:
@@ -350,8 +389,14 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
             lists = call(q("_mlsql_class_lists"), a, p, m.name)
             found = call(q("_mlsql_class_pairs"), a, p)
         name = f"_mlsql_{m.name}{'_weighted' if weighted and pairs else ''}_of"
-        args = [Sql("cl"), *((found,) if pairs else ()), *params.values()]
-        return let(lists, "cl", call(q(name), *args))
+        args = [Sql("cl"), *((found,) if pairs else ()), *matrix, *params.values()]
+        if not over:
+            return let(lists, "cl", call(q(name), *args))
+        # the lists bound, then aligned to the labels and bound again: a macro names its
+        # argument once per use, and the aggregate's text is long
+        aligned = call(q("_mlsql_classes_over"), Sql("found"), params["labels"])
+        body = let(lists, "found", let(aligned, "cl", call(q(name), *args)))
+        return matrix_guard(q, m, params, body)
 
     def macro(weighted: bool) -> Macro:
         body = str(CC.guard_zero_division(public(weighted), params))
@@ -364,6 +409,20 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
         macro(True),
         *CC.aliases(m, FILE, q),
     ]
+
+
+def matrix_guard(q: Qualify, m: Measure, params: dict[str, Sql], body: Sql) -> Sql:
+    """``body``, or the weights' error when a matrix comes without labels or its size is
+    not theirs (the constraint's message, as Polars and Spark raise it)."""
+    before, after = P.message(KAPPA_WEIGHTS, m.name, "{}").split("{}")
+    shown = f"{q('_mlsql_shown')}(weights)"
+    error = f"error({lit(before)} || {shown} || {lit(after)})"
+    labels = params["labels"]
+    wrong = (
+        f"{params['weights']} = 'matrix' AND ({labels} IS NULL OR "
+        f"len(TRY_CAST(weights AS DOUBLE[][])) <> len({labels}))"
+    )
+    return Sql(f"CASE WHEN {wrong} THEN {error} ELSE {body} END")
 
 
 # ------------------------------------------------------------------ other statistics

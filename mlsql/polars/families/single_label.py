@@ -31,6 +31,7 @@ from typing import Any
 
 import polars as pl
 
+from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import table
@@ -40,6 +41,7 @@ from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
+from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import check_same_kind
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight
@@ -104,14 +106,42 @@ def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
     return padded.implode().list.eval(totals).explode(empty_as_null=False)
 
 
+@dataclasses.dataclass(frozen=True)
+class MatrixLookup:
+    """``weight_at(i, j)`` of :class:`~mlsql.measures.single_label.ClassStats` over a weights
+    matrix, ``i`` and ``j`` positions among its ``k`` labels; ``flat`` holds its k x k
+    weights, row-major."""
+
+    flat: list[float]
+    k: int
+
+    def __call__(self, i: pl.Expr, j: pl.Expr) -> pl.Expr:
+        return pl.lit(pl.Series(self.flat, dtype=pl.Float64)).gather(i * self.k + j)
+
+
 def class_stats(
-    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
+    actual: pl.Expr,
+    predicted: pl.Expr,
+    weight: pl.Expr | None = None,
+    pairs: dict[tuple[Any, Any], float] | None = None,
 ) -> SL.ClassStats:
-    """Per-class counts (or weights) as class-length expressions, the classes sorted."""
+    """Per-class counts (or weights) as class-length expressions, the classes sorted.
+
+    ``pairs``: the weight of each (actual, predicted) pair of labels
+    (:func:`mlsql._params.kappa_matrix`); rows whose classes are not labels are left out
+    and the stats read the weights (``weight_at``)."""
     mask = K.known(actual, predicted) if weight is None else K.known(actual, predicted, weight)
+    labels = list(dict.fromkeys(a for a, _ in pairs)) if pairs is not None else []
+    if pairs is not None:
+        mask = mask & actual.is_in(labels) & predicted.is_in(labels)
     a, p = actual.filter(mask), predicted.filter(mask)
     classes = a.append(p).unique().sort()
     size = classes.len().cast(pl.Int64)
+    index = pl.int_range(0, size, dtype=pl.Int64)
+    lookup = None
+    if pairs is not None:  # a class's index is its position among the labels
+        index = classes.replace_strict(labels, list(range(len(labels))), return_dtype=pl.Int64)
+        lookup = MatrixLookup([pairs[x, y] for x in labels for y in labels], len(labels))
     if weight is None:
         per_class = {
             "actual": _counts_at(a, classes),
@@ -133,8 +163,9 @@ def class_stats(
         i, j = cells // size, cells % size
 
         def view(at: pl.Expr) -> SL.ClassView:
+            place = at if lookup is None else index.gather(at)
             return SL.ClassView(
-                at, per_class["actual"].gather(at), per_class["predicted"].gather(at)
+                place, per_class["actual"].gather(at), per_class["predicted"].gather(at)
             )
 
         return OPS.sum(term(view(i), view(j)))
@@ -142,6 +173,8 @@ def class_stats(
     def row_pair_sum(term: Any) -> pl.Expr:
         ia = classes.search_sorted(a).cast(pl.Int64)
         ip = classes.search_sorted(p).cast(pl.Int64)
+        if lookup is not None:
+            ia, ip = index.gather(ia), index.gather(ip)
         each = term(ia, ip)
         return OPS.sum(each if weight is None else each * weight.filter(mask))
 
@@ -197,7 +230,7 @@ def class_stats(
 
     return SL.ClassStats(
         n=n,
-        index=pl.int_range(0, size, dtype=pl.Int64),
+        index=index,
         axis=OPS,
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
@@ -205,6 +238,7 @@ def class_stats(
         mirror_sum=mirror_sum,
         margin_cell_sum=margin_cell_sum,
         rows=None if weight is None else mask.sum().cast(pl.Int64),
+        weight_at=lookup,
         **per_class,
     )
 
@@ -349,14 +383,19 @@ def _in_scope(m: Measure) -> Any:
             cells = pl.int_range(0, size * size, dtype=pl.Int64)
 
             def view(at: pl.Expr) -> SL.ClassView:
-                return SL.ClassView(at, field("actual").gather(at), field("predicted").gather(at))
+                place = at if lookup is None else field("index").gather(at)
+                return SL.ClassView(
+                    place, field("actual").gather(at), field("predicted").gather(at)
+                )
 
             return ops.sum(term(view(cells // size), view(cells % size)))
 
         names = ("n", "index", "actual", "predicted", "correct")
         names += () if raw.rows is None else ("rows",)
+        lookup = raw.weight_at
         scoped = SL.ClassStats(
             **{f: field(f) for f in names},
+            weight_at=lookup,
             axis=ops,
             pair_sum=pair_sum,
             row_pair_sum=row_pair_sum,
@@ -372,11 +411,32 @@ def _in_scope(m: Measure) -> Any:
     return formula
 
 
+def _kappa(m: Measure, module: Any) -> Any:
+    """``cohen_kappa_score``: over the labels when given (a weights matrix needs them)."""
+    scoped = dataclasses.replace(lookup(m), build=_in_scope(m))
+
+    def build(
+        actual: pl.Expr,
+        predicted: pl.Expr,
+        sample_weight: pl.Expr | None = None,
+        **checked: Any,
+    ) -> pl.Expr:
+        pairs = P.kappa_matrix(checked["weights"], checked["labels"], m.name)
+        s = class_stats(actual, predicted, sample_weight, pairs)
+        if pairs is not None:
+            checked = {**checked, "weights": "matrix"}
+        return evaluate(scoped.build, s, symbolic=False, **checked)  # type: ignore[arg-type]
+
+    return K.documented(function(POLARS, m, build, K.labels, module), m)
+
+
 def function_of(m: Measure) -> Any:
     """The Polars function of a single-label registry measure."""
     module = sys.modules[__name__]
     if m.name in STATS:
         return K.direct(m, STATS[m.name], K.labels, module)
+    if any(p.check_key == P.KAPPA_LABELS.check_key for p in m.params):
+        return _kappa(m, module)
     scoped = dataclasses.replace(lookup(m), build=_in_scope(m))
     return K.direct(scoped, class_stats, K.labels, module)
 

@@ -470,13 +470,15 @@ def counted_classes(
     labels: Sequence[Any],
     weight: Column | None = None,
     cells: bool = False,
+    skip_outside: bool = False,
 ) -> tuple[Column, Callable[[Callable[[Any, Any], Any]], Column]]:
     """The :func:`class_struct` of a group whose classes are ``labels`` (sorted, distinct):
     bounded, one count (or sum of weights) per class and side, no row collected.
 
     The struct also holds ``outside``, the known rows whose actual or predicted class
     is not a label. Returns the struct and ``row_pair_sum(term)``, Σ over known rows
-    of ``term(index of actual, index of predicted)`` as a streaming sum. With ``cells``
+    of ``term(index of actual, index of predicted)`` as a streaming sum (``skip_outside``:
+    those rows are left out instead, ``outside`` 0). With ``cells``
     the struct holds the k x k confusion matrix too (``cells``, actual-major), which
     :func:`class_stats` sums terms of the class totals over (``cell_sum``).
     """
@@ -485,6 +487,8 @@ def counted_classes(
         known = known & weight.isNotNull()
     values = [F.lit(c) for c in labels]
     inside = actual.isin(*values) & predicted.isin(*values)
+    if skip_outside:  # ``cohen_kappa_score``'s labels: such rows are left out, as unknown
+        known = known & inside
 
     def tally(condition: Column) -> Column:
         if weight is None:
@@ -522,10 +526,11 @@ def class_stats(
     s: Column,
     weighted: bool = False,
     row_pair_sum: Callable[[Callable[[Any, Any], Any]], Column] | None = None,
+    weight_at: Callable[[Any, Any], Any] | None = None,
 ) -> SL.ClassStats:
     """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``
     (``weighted``: of a weighted one; ``row_pair_sum``: the rows' sums when ``s`` holds no
-    pairs, as :func:`counted_classes` gives)."""
+    pairs, as :func:`counted_classes` gives; ``weight_at``: a weights matrix's lookup)."""
     classes = s["classes"]
     axis = ClassAxisOps(classes)
 
@@ -650,6 +655,7 @@ def class_stats(
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
         margin_cell_sum=margin_cell_sum,
+        weight_at=weight_at,
     )
 
 
@@ -832,10 +838,15 @@ def _build(m: Measure) -> Callable[..., Column]:
             actual: Column,
             predicted: Column,
             sample_weight: Column | None = None,
-            labels: Sequence[Any] | None = None,
+            universe: Sequence[Any] | None = None,
             **checked: Any,
         ) -> Column:
             weighted = sample_weight is not None
+            if "labels" in checked:  # cohen_kappa_score: its labels and weights matrix
+                pairs = P.kappa_matrix(checked["weights"], checked["labels"], m.name)
+                if pairs is not None:
+                    return _kappa_over(m, actual, predicted, sample_weight, pairs, checked)
+            labels = universe
             if labels is None:  # the classes come from the rows: collected
 
                 def formula(s: Column) -> Column:
@@ -860,6 +871,34 @@ def _build(m: Measure) -> Callable[..., Column]:
         return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
 
     return direct
+
+
+def _kappa_over(
+    m: Measure,
+    actual: Column,
+    predicted: Column,
+    weight: Column | None,
+    pairs: dict[tuple[Any, Any], float],
+    checked: dict[str, Any],
+) -> Column:
+    """``cohen_kappa_score`` over its labels (bounded, :func:`counted_classes`): the rows
+    whose classes are not labels left out, the weights read from ``pairs``
+    (:func:`mlsql._params.kappa_matrix`) at the sorted labels' positions."""
+    classes = sorted(dict.fromkeys(a for a, _ in pairs))
+    k = len(classes)
+    flat = F.array(*(F.lit(pairs[a, p]) for a in classes for p in classes))
+
+    def weight_at(i: Any, j: Any) -> Column:
+        return F.element_at(flat, (column(i) * k + column(j) + 1).cast("int"))
+
+    counted, row_pair_sum = counted_classes(actual, predicted, classes, weight, skip_outside=True)
+    params = {**checked, "weights": "matrix"}
+
+    def formula(s: Column) -> Column:
+        stats = class_stats(s, weight is not None, row_pair_sum, weight_at)
+        return column(m.build(OPS, stats, **params))  # type: ignore[misc]
+
+    return let(counted, formula)
 
 
 def over_labels(
@@ -909,7 +948,7 @@ def over_labels(
         if sample_weight is None
         else weight(m.name, to_column(sample_weight, m.name, "sample_weight"))
     )
-    return _build(m)(*cols, sample_weight=w, labels=classes, **checked)
+    return _build(m)(*cols, sample_weight=w, universe=classes, **checked)
 
 
 def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
