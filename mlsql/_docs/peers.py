@@ -295,8 +295,8 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "f1_score": (sk("f1_score(average=...)"),),
     "balanced_accuracy_score": (sk("balanced_accuracy_score"),),
     "cohen_kappa_score": (
-        sk("cohen_kappa_score(weights=...)"),
-        sm("cohens_kappa(table).kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sk("cohen_kappa_score(weights=..., labels=...)"),
+        sm("cohens_kappa(table, weights=W).kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "cohen_kappa_std_error": (
         sm("cohens_kappa(table, wt=...).std_kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
@@ -354,7 +354,7 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     "confusion_matrix_wide": (sk("confusion_matrix"),),
     "class_metrics": (sk("precision_recall_fscore_support(average=None)"),),
     # calibration and thresholds
-    "calibration_table": (sk("calibration_curve", "sklearn.calibration"),),
+    "calibration_table": (sk("calibration_curve(strategy=...)", "sklearn.calibration"),),
     "label_thresholds": _NONE,
 }
 
