@@ -9,6 +9,8 @@ row's probability vector (the top-label calibration error as torchmetrics define
 
 from __future__ import annotations
 
+import math
+
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -218,16 +220,33 @@ def test_compare_pairs_rows_and_identical_models_differ_by_zero(engine: str) -> 
 
 
 # ------------------------------------------------------------------ errors
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [
+        (1.5, "bootstrap takes probabilities in [0, 1] for predicted. Got a value above 1."),
+        (-0.5, "bootstrap takes probabilities in [0, 1] for predicted. Got a value below 0."),
+        (
+            math.nan,
+            "bootstrap takes finite numbers for predicted: NaN and infinite values are errors "
+            "(as in scikit-learn). Got NaN.",
+        ),
+    ],
+    ids=["above", "below", "nan"],
+)
 @pytest.mark.parametrize("engine", _engines())
-def test_a_probability_outside_zero_one_is_an_error(engine: str) -> None:
+def test_a_bad_probability_gets_one_verdict(engine: str, score: float, message: str) -> None:
+    """The same MlsqlError in every engine (DuckDB had raised its own error naming the
+    class-score macros' ``scores``)."""
     t = pa.table(
         {
             "actual": ["a", "b"],
-            "scores": [[{"label": "a", "score": 1.5}], [{"label": "b", "score": 0.5}]],
+            "scores": [[{"label": "a", "score": score}], [{"label": "b", "score": 0.5}]],
         }
     )
-    with pytest.raises((MlsqlError, duckdb.Error), match=r"probabilities in \[0, 1\].*above 1"):
-        run_engine(engine, "bootstrap", t, "actual", "scores", ["multiclass_brier_score"])
+    for measure in ("multiclass_brier_score", "multiclass_calibration_error"):
+        with pytest.raises(MlsqlError) as raised:
+            run_engine(engine, "bootstrap", t, "actual", "scores", [measure])
+        assert str(raised.value) == message, (measure, str(raised.value))
 
 
 def test_one_kind_of_input_per_call() -> None:

@@ -58,20 +58,24 @@ def _actual(q: Qualify, m: Measure) -> str:
     )
 
 
-def _probability(q: Qualify, m: Measure) -> Sql:
-    """The checked probability of a score entry ``e`` (finite, in [0, 1])."""
+def _probability(q: Qualify, m: Measure, checked: bool = True) -> Sql:
+    """The checked probability of a score entry ``e`` (finite, in [0, 1]); unchecked, the
+    value as DOUBLE (bootstrap's rows: :mod:`mlsql._resample.numbers` checks them, with the
+    message every engine gives)."""
+    if not checked:
+        return Sql("CAST(e.value AS DOUBLE)")
     number = call(q("_mlsql_number"), Sql("e.value"), "scores", m.name)
     return call(q("_mlsql_probability"), number, "scores", m.name)
 
 
-def _top(q: Qualify, m: Measure) -> Sql:
+def _top(q: Qualify, m: Measure, checked: bool = True) -> Sql:
     """A row's top class as {p, y}: its confidence ``p`` (its highest probability, 0 without a
     scored class) and ``y``, whether its class (ties: the smallest label) is the true one, as
     1.0 or 0.0. The row's entries are sorted once (bound by a one-element list_transform)."""
     entries = ENTRIES
     # sorted ascending by (-p, label): the highest probability first, the smallest label among
     # ties; + 0.0 makes -0.0 equal to 0.0
-    keyed = f"list_transform({entries}, lambda e: struct_pack(v := -{_probability(q, m)} + 0.0, k := e.key))"
+    keyed = f"list_transform({entries}, lambda e: struct_pack(v := -{_probability(q, m, checked)} + 0.0, k := e.key))"
     top = f"list_sort({keyed})[1]"
     a = _actual(q, m)
     pair = "struct_pack(p := coalesce(-t.v, 0.0), y := CASE WHEN t.k = a THEN 1.0 ELSE 0.0 END)"
@@ -79,11 +83,11 @@ def _top(q: Qualify, m: Measure) -> Sql:
     return Sql(_bound(q, row))
 
 
-def _row(q: Qualify, m: Measure, ops: SqlOps) -> tuple[Sql, Sql]:
+def _row(q: Qualify, m: Measure, ops: SqlOps, checked: bool = True) -> tuple[Sql, Sql]:
     """A row's Σ of squared errors over its classes, and its number of classes (SQL over the
     macro's ``actual`` and ``scores``; NULL-free only on known rows)."""
     a = _actual(q, m)
-    p = _probability(q, m)
+    p = _probability(q, m, checked)
     term = CS.class_squared_error(ops, p, Sql("e.key = a"))
     entries = ENTRIES
     unscored = f"CASE WHEN {SCORE_OF_A} IS NULL THEN 1 ELSE 0 END"
@@ -151,11 +155,13 @@ class _Called:
 
 def _row_macro(q: Qualify, ops: SqlOps) -> Macro:
     """A known row's numbers for ``bootstrap`` and ``compare`` (the Python calls resample
-    them: :data:`mlsql._resample.numbers.CLASS_SCORE_STATS`), each probability checked with
-    the calling function's name; NULL where either input is."""
+    them: :data:`mlsql._resample.numbers.CLASS_SCORE_STATS`); NULL where either input is.
+    The probabilities are read unchecked: the Python calls check each row's lowest and
+    highest, and say what Polars and Spark say (a DuckDB error naming ``scores`` had been
+    raised first)."""
     m: Any = _Called()
-    loss, width = _row(q, m, ops)
-    top = _top(q, m)
+    loss, width = _row(q, m, ops, checked=False)
+    top = _top(q, m, checked=False)
     values = "list_transform(ENTRIES, lambda e: e.value)".replace("ENTRIES", ENTRIES)
     body = (
         f"CASE WHEN actual IS NOT NULL AND scores IS NOT NULL THEN struct_pack("
