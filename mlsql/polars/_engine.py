@@ -61,6 +61,9 @@ class PolarsEngine:
             out = check(func, names, pairs)
             dtype = pairs[0][1]
             for param, value in values.items():
+                if param == "labels":  # a list of classes (cohen_kappa_score's labels)
+                    LT.check_universe_labels(value, kind(dtype), str(dtype), bounds(dtype), func)
+                    continue
                 limits = None if param == "costs" else bounds(dtype)  # costs: kinds only
                 for label in LT.label_values(param, value):
                     LT.check_label_value(label, kind(dtype), str(dtype), param, func, limits)

@@ -8,13 +8,14 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from pyspark.sql import Column
+from pyspark.sql import functions as F
 
 from mlsql import _label_types as LT
 from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.spark import families
 from mlsql.spark._build import OPS, Check, IntoColumn, example, run
-from mlsql.spark._types import check_label_lists, checked_label_value, to_column
+from mlsql.spark._types import check_label_lists, checked_label_value, checked_universe, to_column
 from mlsql.spark._weights import weighted_check
 from mlsql.spark.ops import column
 
@@ -75,6 +76,9 @@ class SparkEngine:
             out = list((check(func, names, cols) if check is not None else None) or cols)
             first = unchecked = out[0]
             for param, value in values.items():
+                if param == "labels":  # a list of classes (cohen_kappa_score's labels)
+                    first = checked_universe(F.array(first), value, func)[0]
+                    continue
                 # the first label's check outermost: it is the one a query reports; each
                 # reads the unchecked Column's type (linear in the labels, not exponential)
                 for label in reversed(LT.label_values(param, value)):

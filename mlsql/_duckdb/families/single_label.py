@@ -325,16 +325,18 @@ def _class_lists(q: Qualify) -> list[Macro]:
         Macro(
             FILE,
             "_mlsql_classes_over",
-            ("cl", "labels"),
-            """CASE WHEN labels IS NULL THEN cl ELSE struct_pack(
+            ("cl", "labels", "func"),
+            f"""CASE WHEN labels IS NULL THEN cl ELSE list_transform(
+        [{q("_mlsql_typed_universe")}(labels, cl.classes, func)], lambda u: struct_pack(
         n := cl.n,
         rows := cl.rows,
-        classes := cast_to_type(labels, cl.classes),
-        actual := list_transform(labels, lambda x: coalesce(cl.actual[list_position(cl.classes, x)], 0)),
-        predicted := list_transform(labels, lambda x: coalesce(cl.predicted[list_position(cl.classes, x)], 0)),
-        correct := list_transform(labels, lambda x: coalesce(cl.correct[list_position(cl.classes, x)], 0))) END""",
+        classes := u,
+        actual := list_transform(u, lambda x: coalesce(cl.actual[list_position(cl.classes, x)], 0)),
+        predicted := list_transform(u, lambda x: coalesce(cl.predicted[list_position(cl.classes, x)], 0)),
+        correct := list_transform(u, lambda x: coalesce(cl.correct[list_position(cl.classes, x)], 0))))[1] END""",
             "The class lists over the given labels, in their order (a label no row holds counts"
-            " 0); NULL labels: the lists as they are.",
+            " 0; labels of another kind than the classes: the labels= error); NULL labels: the"
+            " lists as they are.",
             public=False,
         ),
         Macro(
@@ -394,7 +396,7 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
             return let(lists, "cl", call(q(name), *args))
         # the lists bound, then aligned to the labels and bound again: a macro names its
         # argument once per use, and the aggregate's text is long
-        aligned = call(q("_mlsql_classes_over"), Sql("found"), params["labels"])
+        aligned = call(q("_mlsql_classes_over"), Sql("found"), params["labels"], m.name)
         body = let(lists, "found", let(aligned, "cl", call(q(name), *args)))
         return matrix_guard(q, m, params, body)
 
