@@ -295,7 +295,7 @@ def test_spark_sums_over_ten_million_rows():
     avg drifted 1.6e-11 relative at 3M rows)."""
     pytest.importorskip("pyspark")
     import mlsql.spark as ms
-    from tests.engines.spark_engine import session
+    from tests.engines.spark_engine import codegen, session
 
     spark = session()
     positions = [_position(k) for k in range(PERIOD)]
@@ -309,29 +309,11 @@ def test_spark_sums_over_ten_million_rows():
         **{m: getattr(ms, m)("y", "p") for m in ("mse", "mae")},
         "brier_score_loss": ms.brier_score_loss("label", "prob"),
     }
-    with _codegen(spark):
+    with codegen(spark):
         got = rows.agg(*(c.alias(m) for m, c in columns.items())).first().asDict()
     exact = _exact(positions, N_LONG)
     wrong = {m: float(abs(Fraction(v) - exact[m]) / exact[m]) for m, v in got.items()}
     assert not {m: e for m, e in wrong.items() if e > REL}
-
-
-class _codegen:
-    """Spark's compiled execution for one query (the test session interprets: tiny queries)."""
-
-    KEYS = ("spark.sql.codegen.wholeStage", "spark.sql.codegen.factoryMode")
-
-    def __init__(self, spark: Any) -> None:
-        self.spark = spark
-
-    def __enter__(self) -> None:
-        self.saved = {key: self.spark.conf.get(key) for key in self.KEYS}
-        self.spark.conf.set("spark.sql.codegen.wholeStage", "true")
-        self.spark.conf.set("spark.sql.codegen.factoryMode", "FALLBACK")
-
-    def __exit__(self, *exc: object) -> None:
-        for key, value in self.saved.items():
-            self.spark.conf.set(key, value)
 
 
 #: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's

@@ -264,3 +264,22 @@ class SparkEngine:
         """``indicators_from_labels(column, labels)`` per row: 0/1 lists in ``labels`` order."""
         fn = self.function("indicators_from_labels")
         return [r[0] for r in frame(table).select(fn(column, labels)).collect()]
+
+
+class codegen:
+    """Spark's compiled execution while it is open (the test session interprets: its queries
+    are tiny), for the long tests of millions of rows."""
+
+    KEYS = ("spark.sql.codegen.wholeStage", "spark.sql.codegen.factoryMode")
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+
+    def __enter__(self) -> None:
+        self.saved = {key: self.spark.conf.get(key) for key in self.KEYS}
+        self.spark.conf.set("spark.sql.codegen.wholeStage", "true")
+        self.spark.conf.set("spark.sql.codegen.factoryMode", "FALLBACK")
+
+    def __exit__(self, *exc: object) -> None:
+        for key, value in self.saved.items():
+            self.spark.conf.set(key, value)
