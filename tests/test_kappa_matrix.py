@@ -22,6 +22,9 @@ from tests.test_single_label_tables import close
 from tests.verdicts import verdict_of
 
 #: the data's classes; the labels take three of them in another order and one never seen
+#: the Spark runs of the per-engine cases are long tests (tests/conftest.py reads it): the
+#: README's suite keeps to its ten minutes
+LONG_ENGINES = ("spark",)
 CLASSES = ["a", "b", "c", "d"]
 LABELS = ["c", "a", "z", "b"]
 #: a matrix that is neither symmetric nor a function of |i - j|
