@@ -14,8 +14,8 @@ the statistics table, one tuple per distinct statistics with its rows m.
   however the data is partitioned; the draws are Spark's own, so the
   intervals equal the other engines' within Monte Carlo error.
 - Driver-side (as before): the macro and weighted multi-label averages
-  (tuples are whole label sets), the regression and the score measures
-  (about one tuple per row): the distinct tuples are collected and resampled
+  (tuples are whole label sets), the regression, the score and the class-score
+  measures (about one tuple per row): the distinct tuples are collected and resampled
   by :mod:`mlsql._resample.run` with numpy, exactly as the DuckDB and Polars
   engines do (same seed, same result). The driver holds every distinct
   tuple: for continuous regression values and scores, every row (about

@@ -47,6 +47,24 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs
 
 
+def _comoment(
+    total: Callable[[Any], Column], d: Callable[[Column, str], Column], a: str, b: str, n: Column
+) -> Column:
+    """The co-moment of ``a`` and ``b`` over a group's list (``total`` sums a term of each
+    element ``v``, ``d(v, k)`` is v's ``k`` centred on the rounded mean), NULL over no (weight
+    of) rows: its division by ``n`` is then not evaluated, as :func:`bind` reads it eagerly."""
+    return F.when(
+        n != 0,
+        RG.centred_comoment(
+            OPS,
+            total(lambda v: d(v, a) * d(v, b)),
+            total(lambda v: d(v, a)),
+            total(lambda v: d(v, b)),
+            n,
+        ),
+    )
+
+
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG.RegressionStats:
     """Aggregates over the known rows, whatever the order of the measure's inputs."""
     if weight is not None:
@@ -71,16 +89,7 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG
         def d(v: Column, k: str) -> Column:
             return v[k] - means[k]
 
-        return F.when(  # NULL over no (weight of) rows: no division evaluated (bind)
-            n != 0,
-            RG.centred_comoment(
-                OPS,
-                total(lambda v: d(v, a) * d(v, b)),
-                total(lambda v: d(v, a)),
-                total(lambda v: d(v, b)),
-                n,
-            ),
-        )
+        return _comoment(total, d, a, b, n)
 
     return RG.RegressionStats(
         n=F.count(y),
@@ -151,16 +160,7 @@ def weighted_stats(
         return F.aggregate(rows, F.lit(0.0), lambda acc, v: acc + v["w"] * term(v))
 
     def comoment(a: str, b: str) -> Column:  # over each known row centred on the rounded means
-        return F.when(  # NULL over no (weight of) rows: no division evaluated (bind)
-            n != 0,
-            RG.centred_comoment(
-                OPS,
-                total(lambda v: d(v, a) * d(v, b)),
-                total(lambda v: d(v, a)),
-                total(lambda v: d(v, b)),
-                n,
-            ),
-        )
+        return _comoment(total, d, a, b, n)
 
     return RG.RegressionStats(
         n=n,
