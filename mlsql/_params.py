@@ -705,9 +705,12 @@ class LabelList:
 
     def duckdb(self, x: str) -> tuple[str, str]:
         """DuckDB SQL (whether ``x`` is valid, ``x`` itself): a list of scalars whose
-        ``list_distinct`` (which drops NULLs) keeps every element."""
+        ``list_distinct`` (which drops NULLs) keeps every element. The list is read through
+        ``TRY_CAST`` as text, so that the check binds for a value of any type (a number, a
+        text, a nested list), which it then refuses."""
         listed = f"regexp_full_match(typeof({x}), '(VARCHAR|BOOLEAN|{INTEGER_TYPES})\\[\\]')"
-        return f"{listed} AND len({x}) > 0 AND len(list_distinct({x})) = len({x})", x
+        text = f"TRY_CAST({x} AS VARCHAR[])"
+        return f"{listed} AND len({text}) > 0 AND len(list_distinct({text})) = len({text})", x
 
     def spark(self, x: str) -> tuple[str, str]:
         """No Spark SQL function takes labels: Spark checks them in Python."""

@@ -369,7 +369,7 @@ def _label_type_checks() -> list[Macro]:
         "typeof(example)",
         example_kind,
         "'[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' "
-        "THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']'",
+        "THEN chr(39) || CAST(x AS VARCHAR) || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']'",
     )
     bounds = integer_range_case("regexp_extract(typeof(example), '^(.*)\\[\\d*\\]$', 1)")
     outside = (

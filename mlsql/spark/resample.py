@@ -80,14 +80,15 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
 def _class_score_row(req: front.Request, actual: Column, scores: Column) -> list[Column]:
     """A row's numbers for the class-score measures
     (:data:`mlsql._resample.numbers.CLASS_SCORE_STATS`; NULL where either input is): the
-    measures' own per-row Columns, each probability checked finite as read (its range by
-    :mod:`mlsql._resample.numbers`)."""
+    measures' own per-row Columns. Each probability is read unchecked: the lowest and highest
+    are checked (finite, within [0, 1]) by :mod:`mlsql._resample.numbers`, whose verdict
+    every engine gives."""
     from mlsql.spark.families import class_scores as CSF
 
     checked = CSF._check(req.func, _NAMES, [actual, scores])
     a, s = checked if checked is not None else (actual, scores)
-    row = CSF._row(req.func, a, s)
-    confidence, correct, _ = CSF._top(req.func, a, s)
+    row = CSF._row(req.func, a, s, checked=False)
+    confidence, correct, _ = CSF._top(req.func, a, s, checked=False)
     known = actual.isNotNull() & scores.isNotNull()
     values = [row["loss"], row["width"], confidence, correct, row["low"], row["high"]]
     return [F.when(known, v.cast("double")) for v in values]

@@ -37,6 +37,7 @@ from typing import Any
 from mlsql import _params as P
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
+from mlsql._duckdb.families.label_based import SCALAR_TYPES
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import ABSENT, ALL, checked_source_sql, pick_sql
@@ -347,6 +348,24 @@ def _class_lists(q: Qualify) -> list[Macro]:
             "Rows per (actual, predicted) pair, as a map.",
             public=False,
         ),
+        *_kappa_labels(q),
+    ]
+
+
+def _kappa_labels(q: Qualify) -> list[Macro]:
+    """``_mlsql_as_list(x)``: one value (typed overloads) as a NULL text list, a list as it
+    is. cohen_kappa_score reads its checked labels through it, so that the aggregate binds
+    for labels of any type and the check, not DuckDB's binder, says what is wrong (the check
+    raises before the list is used)."""
+    doc = "A list as it is; one value (of any scalar type) as a NULL text list."
+    return [
+        *(
+            Macro(
+                FILE, "_mlsql_as_list", (f"x {t}",), "TRY_CAST(x AS VARCHAR[])", doc, public=False
+            )
+            for t in SCALAR_TYPES
+        ),
+        Macro(FILE, "_mlsql_as_list", ("x",), "x", doc, public=False),
     ]
 
 
@@ -366,6 +385,8 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
         return Macro(FILE, name, inner_params, str(body), m.summary, public=False)
 
     params = CC.checked(m, q)
+    if over:  # one value of labels= gets the check's error, not a Binder Error
+        params["labels"] = call(q("_mlsql_as_list"), params["labels"])
     a, w = Sql("actual"), Sql("sample_weight")
     # predicted of a type that binds beside actual's (a text and an integer column get
     # mlsql's message at run time, not a Binder Error)

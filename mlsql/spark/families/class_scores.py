@@ -90,14 +90,17 @@ def input_check(measure: Measure) -> Any:
     return _check
 
 
-def squared_errors(func: str, entries: Column, is_true: Callable[[Column], Column]) -> Column:
+def squared_errors(
+    func: str, entries: Column, is_true: Callable[[Column], Column], checked: bool = True
+) -> Column:
     """{loss, low, high} of a row's scored entries: Σ of (p - [``is_true(label)``])², and the
-    lowest and highest probability. Each probability is checked (finite) as it is read, once;
-    one fold then sums the terms and keeps the lowest and highest."""
+    lowest and highest probability. Each probability is checked (finite) as it is read, once
+    (unless ``checked`` is false: the caller checks the lowest and highest); one fold then sums
+    the terms and keeps the lowest and highest."""
     cells = F.transform(
         entries,
         lambda e: F.struct(
-            K.finite(func, "scores", e["score"]).alias("p"), is_true(e["label"]).alias("t")
+            _read(func, e["score"], checked).alias("p"), is_true(e["label"]).alias("t")
         ),
     )
     start = F.struct(
@@ -116,12 +119,17 @@ def squared_errors(func: str, entries: Column, is_true: Callable[[Column], Colum
     return F.aggregate(cells, start, step)
 
 
-def _row(func: str, actual: Column, scores: Column) -> Column:
+def _read(func: str, score: Column, checked: bool) -> Column:
+    """A probability as DOUBLE, checked finite as it is read when ``checked``."""
+    return K.finite(func, "scores", score) if checked else score.cast("double")
+
+
+def _row(func: str, actual: Column, scores: Column, checked: bool = True) -> Column:
     """A row's Σ of squared errors over its classes (``loss``), its number of classes
-    (``width``) and its lowest and highest probability (``low``, ``high``; checked over the
-    group, see :func:`stats`)."""
+    (``width``) and its lowest and highest probability (``low``, ``high``; their range is
+    checked over the group, see :func:`stats`; each finite, unless ``checked`` is false)."""
     entries = score_entries(scores, _fields_of(func, scores))
-    folded = squared_errors(func, entries, lambda label: label == actual)
+    folded = squared_errors(func, entries, lambda label: label == actual, checked)
     scored_true = F.exists(entries, lambda e: e["label"] == actual)
     unscored = F.when(scored_true, F.lit(0)).otherwise(F.lit(1))
     return F.struct(
@@ -132,18 +140,20 @@ def _row(func: str, actual: Column, scores: Column) -> Column:
     )
 
 
-def _top(func: str, actual: Column, scores: Column) -> tuple[Column, Column, Column]:
+def _top(
+    func: str, actual: Column, scores: Column, checked: bool = True
+) -> tuple[Column, Column, Column]:
     """A row's confidence (its highest probability; 0 when it scores no class), whether the
     smallest label scored it is the true one (1.0 or 0.0), and its lowest probability (each
     finite, checked as read; their range is checked over the group, see
     :func:`calibration_stats`)."""
     entries = score_entries(scores, _fields_of(func, scores))
-    checked = F.transform(entries, lambda e: K.finite(func, "scores", e["score"]))
+    read = F.transform(entries, lambda e: _read(func, e["score"], checked))
     highest = F.array_max(F.transform(entries, lambda e: e["score"]))
     tied = F.filter(entries, lambda e: e["score"] == highest)
     top = F.array_min(F.transform(tied, lambda e: e["label"]))
     correct = F.when(top == actual, F.lit(1.0)).otherwise(F.lit(0.0))
-    return F.coalesce(F.array_max(checked), F.lit(0.0)), correct, F.array_min(checked)
+    return F.coalesce(F.array_max(read), F.lit(0.0)), correct, F.array_min(read)
 
 
 def calibration_stats(
