@@ -159,18 +159,9 @@ INTEGER_TYPE = {"duckdb": "INTEGER[]", "polars": "Int32", "spark": "array<int>"}
     [{"weights": [[0, 1], [1, 0]]}, {"weights": "linear"}, {}],
     ids=["matrix", "linear", "plain"],
 )
-def test_labels_of_another_kind_than_the_classes_are_refused(engine, given, request):
+def test_labels_of_another_kind_than_the_classes_are_refused(engine, given):
     """Text labels over integer classes: the labels= message of the label-list measures,
     where DuckDB had raised a Binder Error and Polars an InvalidOperationError."""
-    if engine.name == "spark":  # strict: the fix makes it pass, and the mark must go
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="Spark resolves array_position(labels, actual) when it analyses the "
-                "query, before any check runs: labels of another kind fail with its own "
-                "DATATYPE_MISMATCH",
-            )
-        )
     t = pa.table(
         {
             "actual": pa.array([0, 1, 2, 0], pa.int32()),

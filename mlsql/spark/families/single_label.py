@@ -85,7 +85,13 @@ from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import bound, check_same_kind, data_type, to_column
+from mlsql.spark._types import (
+    bound,
+    check_same_kind,
+    checked_universe,
+    data_type,
+    to_column,
+)
 from mlsql.spark._weights import weight
 from mlsql.spark.ops import SparkOps, column
 
@@ -464,6 +470,20 @@ def check_labels(labels: Any, func: str) -> list[Any]:
     return sorted(set(values))
 
 
+#: each label kind's Spark type
+_KIND_TYPES = {bool: "boolean", str: "string", int: "bigint"}
+
+
+def as_labels_kind(col: Column, labels: Sequence[Any]) -> Column:
+    """``col`` read as the type of ``labels`` (of one kind; NULL where it does not read as
+    one). Spark resolves a comparison of a Column with labels of another kind when it
+    analyses the query, before any check runs (``array_position`` fails, ``=`` casts);
+    read this way the query is analysed, and the labels= check of the first input
+    (:func:`mlsql.spark._types.checked_universe`) says what is wrong. A Column of the
+    labels' kind casts at most to a wider integer type."""
+    return col.try_cast(_KIND_TYPES[bool if isinstance(labels[0], bool) else type(labels[0])])
+
+
 def counted_classes(
     actual: Column,
     predicted: Column,
@@ -486,7 +506,8 @@ def counted_classes(
     if weight is not None:
         known = known & weight.isNotNull()
     values = [F.lit(c) for c in labels]
-    inside = actual.isin(*values) & predicted.isin(*values)
+    actual, predicted = as_labels_kind(actual, labels), as_labels_kind(predicted, labels)
+    inside = F.coalesce(actual.isin(*values) & predicted.isin(*values), F.lit(False))
     if skip_outside:  # ``cohen_kappa_score``'s labels: such rows are left out, as unknown
         known = known & inside
 
@@ -943,6 +964,7 @@ def over_labels(
     names = ["actual", "predicted"]
     cols = [to_column(c, m.name, r) for r, c in zip(names, (actual, predicted), strict=True)]
     input_check(m)(m.name, names, cols)
+    cols[0] = checked_universe(F.array(cols[0]), classes, m.name)[0]  # labels of its kind
     w = (
         None
         if sample_weight is None
