@@ -397,7 +397,7 @@ def fisher(q: Qualify, key: str, pair: list[str]) -> str:
     ``pairs``), K ~ Binomial(m, 1/2) of the uniform of their hash (tagged 'fisher'), and the
     pair's m ids flip 2 K - m of their sign net. m = 1 is u > 1/2; m > 1 the inverse CDF of
     ``_mlsql_half_binomial_cdf`` by the equi-join of ``_mlsql_half_binomial_buckets``: the
-    whole support up to m = 188; beyond, as the bootstrap's Poisson(m), the tails past 12
+    whole support up to m = 192; beyond, as the bootstrap's Poisson(m), the tails past 12
     standard deviations + 12 (below 1e-25) left out; the CDF within 1e-14 of scipy's up to
     m = 500 (lgamma's rounding: 7e-11 at m = 1e6). p = the share of the n_resamples
     permutations with |Σ (2K - m) d| >= |Σ m d| - 1e-12 Σ m |d| (ranx's share, no +1); NULL

@@ -481,7 +481,7 @@ def _poisson_cdf() -> Macro:
 def _half_binomial_cdf() -> Macro:
     """``_mlsql_half_binomial_cdf(ms)``: (m, k, cdf) of Binomial(m, 1/2) for each m of ``ms``
     (Fisher's draws), as :func:`_poisson_cdf`: over k in m/2 +- (12 sqrt(m)/2 + 12) within
-    [0, m] (all of it up to m = 188; beyond, the tails left out hold below 1e-25 by
+    [0, m] (all of it up to m = 192; beyond, the tails left out hold below 1e-25 by
     Hoeffding's bound), from the pmf exp(lgamma(m + 1) - lgamma(k + 1) - lgamma(m - k + 1)
     - m ln 2), normalised by its total. Within 1e-14 of scipy's CDF up to m = 500; lgamma's
     rounding near m ln m gives 3e-13 at m = 1e4 and 7e-11 at m = 1e6 (:func:`_poisson_cdf`'s:
