@@ -10,6 +10,17 @@ CREATE OR REPLACE MACRO _mlsql_poisson_cdf(ms) AS TABLE
                   system.main.ceil(m + 12 * system.main.sqrt(m) + 12)::BIGINT + 1)) AS k
               FROM (SELECT system.main.unnest(ms)::DOUBLE AS m)));
 
+-- _mlsql_half_binomial_cdf(ms): Binomial(m, 1/2)'s CDF for each m > 0 of ms over k in m/2 +- (6 sqrt(m) + 12) within [0, m], normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.
+CREATE OR REPLACE MACRO _mlsql_half_binomial_cdf(ms) AS TABLE 
+    SELECT m, k, running / system.main.max(running) OVER (PARTITION BY m) AS cdf FROM (
+        SELECT m, k,
+               system.main.sum(system.main.exp(system.main.lgamma(m + 1) - system.main.lgamma(k + 1) - system.main.lgamma(m - k + 1) - m * system.main.ln(2)))
+                   OVER (PARTITION BY m ORDER BY k) AS running
+        FROM (SELECT m, system.main.unnest(system.main.range(
+                  system.main.greatest(0, system.main.floor(m / 2 - 12 * system.main.sqrt(m) / 2 - 12))::BIGINT,
+                  system.main.least(m, system.main.ceil(m / 2 + 12 * system.main.sqrt(m) / 2 + 12))::BIGINT + 1)) AS k
+              FROM (SELECT system.main.unnest(ms)::DOUBLE AS m)));
+
 -- _mlsql_repr(x): A value as Python's repr shows it: 'text' (or "it's"), None, True, 2.5.
 CREATE OR REPLACE MACRO _mlsql_repr(x) AS 
     CASE WHEN x IS NULL THEN 'None'
@@ -61,6 +72,13 @@ CREATE OR REPLACE MACRO _mlsql_poisson_buckets(ms) AS TABLE
                            system.main.floor(cdf * 4096)::BIGINT + 1)) AS b, k, lo, cdf AS hi
         FROM (SELECT m, k, cdf, coalesce(system.main.lag(cdf) OVER (PARTITION BY m ORDER BY k), -1.0) AS lo
               FROM _mlsql_poisson_cdf(ms));
+
+-- _mlsql_half_binomial_buckets(ms): Binomial(m, 1/2)'s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.
+CREATE OR REPLACE MACRO _mlsql_half_binomial_buckets(ms) AS TABLE 
+    SELECT m, system.main.unnest(system.main.range(system.main.floor(system.main.greatest(lo, 0) * 4096)::BIGINT,
+                           system.main.floor(cdf * 4096)::BIGINT + 1)) AS b, k, lo, cdf AS hi
+        FROM (SELECT m, k, cdf, coalesce(system.main.lag(cdf) OVER (PARTITION BY m ORDER BY k), -1.0) AS lo
+              FROM _mlsql_half_binomial_cdf(ms));
 
 -- _mlsql_bootstrap_label_sets(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options, average, weights, n_bins): bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.
 CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
@@ -200,9 +218,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -320,9 +337,10 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
             FROM drawn
             UNION ALL BY NAME
             SELECT * EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), NULL::BIGINT AS r, w * m AS kw FROM sides
-            UNION ALL BY NAME  -- test 'student': each pair's sides as one row alone (r = -pid)
+            UNION ALL BY NAME  -- tests 'student' and 'fisher': each pair's sides as one row
+                               -- alone (r = -pid)
             SELECT s.* EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), -s.pid AS r, 1.0 AS kw
-            FROM sides s CROSS JOIN settings st0 WHERE st0.te = 'student')
+            FROM sides s CROSS JOIN settings st0 WHERE st0.te IN ('student', 'fisher'))
         GROUP BY g, mo, side, r),
     measured AS (SELECT g, mo, side, r, [CASE WHEN system.main.list_contains(measures, 'micro_precision') THEN _mlsql_precision(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
          CASE WHEN system.main.list_contains(measures, 'micro_recall') THEN _mlsql_recall(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
@@ -368,9 +386,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                      btp = bna AND btp = bnp AS rb, xtp = xna AND xtp = xnp AS rx FROM pairs)
         GROUP BY g, mo),
     kept AS (
-        SELECT g, mo, i, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        SELECT g, mo, i, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m, pid
         FROM (SELECT t.g, t.mo, w.i, CAST(x.xv[w.j] AS DOUBLE) - CAST(x.bv[w.j] AS DOUBLE) AS d,
-                   t.m, t.bw, t.xw
+                   t.m, t.bw, t.xw, t.pid
             FROM paired x JOIN pairs t ON t.pid = -x.r CROSS JOIN wanted w WHERE x.r < 0) WHERE system.main.isfinite(d)),
     centred AS (
         SELECT g, mo, i, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
@@ -384,10 +402,34 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                         system.main.any_value(n) - 1) END AS p
         FROM centred GROUP BY g, mo, i),
     weights_checked AS (
-        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(system.main.any_value(te)) || ' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
         FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
               UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
-        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1)
+        CROSS JOIN settings WHERE settings.te IN ('student', 'fisher') AND w <> 0 AND w <> 1),
+    binomial AS (
+        FROM _mlsql_half_binomial_buckets((
+            SELECT system.main.list(DISTINCT m) FROM pairs CROSS JOIN settings WHERE m > 1 AND settings.te = 'fisher'))),
+    fisher_draws AS NOT MATERIALIZED (  -- one uniform per pair and permutation
+        SELECT t.pid, t.m, r, ((system.main.hash(st.s, r, t.g, t.mo, t.btp, t.bna, t.bnp, t.bw, t.xtp, t.xna, t.xnp, t.xw, 'fisher') >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        FROM pairs t CROSS JOIN settings st CROSS JOIN checked ck CROSS JOIN system.main.range(st.n) AS permutation(r)
+        WHERE ck.ok IS NULL AND st.te = 'fisher'),
+    flips AS (  -- each pair's net sign flips 2 K - m, K ~ Binomial(m, 1/2)
+        SELECT pid, r, CASE WHEN u > 0.5 THEN 1 ELSE -1 END AS f FROM fisher_draws WHERE m = 1
+        UNION ALL
+        SELECT d.pid, d.r, 2 * c.k - d.m AS f FROM (FROM fisher_draws WHERE m > 1) d JOIN binomial c
+        ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi),
+    fisher_observed AS (
+        SELECT g, mo, i, system.main.abs(system.main.sum(m * d)) AS o, 1e-12 * system.main.sum(m * system.main.abs(d)) AS slack
+        FROM kept CROSS JOIN settings WHERE m > 0 AND settings.te = 'fisher' GROUP BY g, mo, i),
+    fisher_sums AS (
+        SELECT k.g, k.mo, k.i, f.r, system.main.sum(f.f * k.d) AS s
+        FROM kept k JOIN flips f ON f.pid = k.pid WHERE k.m > 0 GROUP BY k.g, k.mo, k.i, f.r),
+    fisher AS (
+        SELECT o.g, o.mo, o.i,
+               system.main.count(*) FILTER (WHERE system.main.abs(s.s) >= o.o - o.slack) / system.main.any_value(st.n) AS p
+        FROM fisher_observed o JOIN fisher_sums s
+        ON s.g IS NOT DISTINCT FROM o.g AND s.mo = o.mo AND s.i = o.i
+        CROSS JOIN settings st GROUP BY o.g, o.mo, o.i)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(e.g), e.mo AS model, w.measure AS measure,
                CAST(e.bv[w.j] AS DOUBLE) AS baseline_estimate,
@@ -396,6 +438,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
                CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN st0.te = 'fisher' THEN fi.p
                     WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
@@ -404,6 +447,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
         CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.i = w.i
         LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.i = w.i
+        LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.i = w.i
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
@@ -657,9 +701,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -733,11 +776,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL
-        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        UNION ALL  -- tests 'student' and 'fisher': each pair's sides as one row alone (r = -pid)
         SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
                CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
         FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
-        WHERE ck.ok IS NULL AND settings.te = 'student'),
+        WHERE ck.ok IS NULL AND settings.te IN ('student', 'fisher')),
     measured AS (
         WITH cells AS (
             SELECT g, mo, side, r, kw, system.main.unnest(a) AS label, 1 AS f FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL
@@ -933,8 +976,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
     kept AS (
-        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
-        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m, pid
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw, t.pid
             FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
     centred AS (
         SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
@@ -948,10 +991,34 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                         system.main.any_value(n) - 1) END AS p
         FROM centred GROUP BY g, mo, measure),
     weights_checked AS (
-        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(system.main.any_value(te)) || ' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
         FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
               UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
-        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
+        CROSS JOIN settings WHERE settings.te IN ('student', 'fisher') AND w <> 0 AND w <> 1),
+    binomial AS (
+        FROM _mlsql_half_binomial_buckets((
+            SELECT system.main.list(DISTINCT m) FROM pairs CROSS JOIN settings WHERE m > 1 AND settings.te = 'fisher'))),
+    fisher_draws AS NOT MATERIALIZED (  -- one uniform per pair and permutation
+        SELECT t.pid, t.m, r, ((system.main.hash(st.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw, 'fisher') >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        FROM pairs t CROSS JOIN settings st CROSS JOIN checked ck CROSS JOIN system.main.range(st.n) AS permutation(r)
+        WHERE ck.ok IS NULL AND st.te = 'fisher'),
+    flips AS (  -- each pair's net sign flips 2 K - m, K ~ Binomial(m, 1/2)
+        SELECT pid, r, CASE WHEN u > 0.5 THEN 1 ELSE -1 END AS f FROM fisher_draws WHERE m = 1
+        UNION ALL
+        SELECT d.pid, d.r, 2 * c.k - d.m AS f FROM (FROM fisher_draws WHERE m > 1) d JOIN binomial c
+        ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi),
+    fisher_observed AS (
+        SELECT g, mo, measure, system.main.abs(system.main.sum(m * d)) AS o, 1e-12 * system.main.sum(m * system.main.abs(d)) AS slack
+        FROM kept CROSS JOIN settings WHERE m > 0 AND settings.te = 'fisher' GROUP BY g, mo, measure),
+    fisher_sums AS (
+        SELECT k.g, k.mo, k.measure, f.r, system.main.sum(f.f * k.d) AS s
+        FROM kept k JOIN flips f ON f.pid = k.pid WHERE k.m > 0 GROUP BY k.g, k.mo, k.measure, f.r),
+    fisher AS (
+        SELECT o.g, o.mo, o.measure,
+               system.main.count(*) FILTER (WHERE system.main.abs(s.s) >= o.o - o.slack) / system.main.any_value(st.n) AS p
+        FROM fisher_observed o JOIN fisher_sums s
+        ON s.g IS NOT DISTINCT FROM o.g AND s.mo = o.mo AND s.measure = o.measure
+        CROSS JOIN settings st GROUP BY o.g, o.mo, o.measure),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -968,6 +1035,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
                CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN st0.te = 'fisher' THEN fi.p
                     WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
@@ -976,6 +1044,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
         LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
@@ -1071,9 +1140,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -1147,11 +1215,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL
-        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        UNION ALL  -- tests 'student' and 'fisher': each pair's sides as one row alone (r = -pid)
         SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
                CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
         FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
-        WHERE ck.ok IS NULL AND settings.te = 'student'),
+        WHERE ck.ok IS NULL AND settings.te IN ('student', 'fisher')),
     measured AS (
         SELECT g, mo, side, r, 'accuracy' AS measure, CAST(accuracy(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'accuracy') GROUP BY g, mo, side, r
         UNION ALL
@@ -1189,8 +1257,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
     kept AS (
-        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
-        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m, pid
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw, t.pid
             FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
     centred AS (
         SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
@@ -1204,10 +1272,34 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                         system.main.any_value(n) - 1) END AS p
         FROM centred GROUP BY g, mo, measure),
     weights_checked AS (
-        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(system.main.any_value(te)) || ' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
         FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
               UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
-        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
+        CROSS JOIN settings WHERE settings.te IN ('student', 'fisher') AND w <> 0 AND w <> 1),
+    binomial AS (
+        FROM _mlsql_half_binomial_buckets((
+            SELECT system.main.list(DISTINCT m) FROM pairs CROSS JOIN settings WHERE m > 1 AND settings.te = 'fisher'))),
+    fisher_draws AS NOT MATERIALIZED (  -- one uniform per pair and permutation
+        SELECT t.pid, t.m, r, ((system.main.hash(st.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw, 'fisher') >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        FROM pairs t CROSS JOIN settings st CROSS JOIN checked ck CROSS JOIN system.main.range(st.n) AS permutation(r)
+        WHERE ck.ok IS NULL AND st.te = 'fisher'),
+    flips AS (  -- each pair's net sign flips 2 K - m, K ~ Binomial(m, 1/2)
+        SELECT pid, r, CASE WHEN u > 0.5 THEN 1 ELSE -1 END AS f FROM fisher_draws WHERE m = 1
+        UNION ALL
+        SELECT d.pid, d.r, 2 * c.k - d.m AS f FROM (FROM fisher_draws WHERE m > 1) d JOIN binomial c
+        ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi),
+    fisher_observed AS (
+        SELECT g, mo, measure, system.main.abs(system.main.sum(m * d)) AS o, 1e-12 * system.main.sum(m * system.main.abs(d)) AS slack
+        FROM kept CROSS JOIN settings WHERE m > 0 AND settings.te = 'fisher' GROUP BY g, mo, measure),
+    fisher_sums AS (
+        SELECT k.g, k.mo, k.measure, f.r, system.main.sum(f.f * k.d) AS s
+        FROM kept k JOIN flips f ON f.pid = k.pid WHERE k.m > 0 GROUP BY k.g, k.mo, k.measure, f.r),
+    fisher AS (
+        SELECT o.g, o.mo, o.measure,
+               system.main.count(*) FILTER (WHERE system.main.abs(s.s) >= o.o - o.slack) / system.main.any_value(st.n) AS p
+        FROM fisher_observed o JOIN fisher_sums s
+        ON s.g IS NOT DISTINCT FROM o.g AND s.mo = o.mo AND s.measure = o.measure
+        CROSS JOIN settings st GROUP BY o.g, o.mo, o.measure),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -1224,6 +1316,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
                CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN st0.te = 'fisher' THEN fi.p
                     WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
@@ -1232,6 +1325,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
         LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
@@ -1329,9 +1423,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -1405,11 +1498,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL
-        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        UNION ALL  -- tests 'student' and 'fisher': each pair's sides as one row alone (r = -pid)
         SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
                CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
         FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
-        WHERE ck.ok IS NULL AND settings.te = 'student'),
+        WHERE ck.ok IS NULL AND settings.te IN ('student', 'fisher')),
     measured AS (
         SELECT g, mo, side, r, 'mse' AS measure, CAST(mse(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'mse') GROUP BY g, mo, side, r
         UNION ALL
@@ -1449,8 +1542,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
     kept AS (
-        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
-        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m, pid
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw, t.pid
             FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
     centred AS (
         SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
@@ -1464,10 +1557,34 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                         system.main.any_value(n) - 1) END AS p
         FROM centred GROUP BY g, mo, measure),
     weights_checked AS (
-        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(system.main.any_value(te)) || ' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
         FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
               UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
-        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
+        CROSS JOIN settings WHERE settings.te IN ('student', 'fisher') AND w <> 0 AND w <> 1),
+    binomial AS (
+        FROM _mlsql_half_binomial_buckets((
+            SELECT system.main.list(DISTINCT m) FROM pairs CROSS JOIN settings WHERE m > 1 AND settings.te = 'fisher'))),
+    fisher_draws AS NOT MATERIALIZED (  -- one uniform per pair and permutation
+        SELECT t.pid, t.m, r, ((system.main.hash(st.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw, 'fisher') >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        FROM pairs t CROSS JOIN settings st CROSS JOIN checked ck CROSS JOIN system.main.range(st.n) AS permutation(r)
+        WHERE ck.ok IS NULL AND st.te = 'fisher'),
+    flips AS (  -- each pair's net sign flips 2 K - m, K ~ Binomial(m, 1/2)
+        SELECT pid, r, CASE WHEN u > 0.5 THEN 1 ELSE -1 END AS f FROM fisher_draws WHERE m = 1
+        UNION ALL
+        SELECT d.pid, d.r, 2 * c.k - d.m AS f FROM (FROM fisher_draws WHERE m > 1) d JOIN binomial c
+        ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi),
+    fisher_observed AS (
+        SELECT g, mo, measure, system.main.abs(system.main.sum(m * d)) AS o, 1e-12 * system.main.sum(m * system.main.abs(d)) AS slack
+        FROM kept CROSS JOIN settings WHERE m > 0 AND settings.te = 'fisher' GROUP BY g, mo, measure),
+    fisher_sums AS (
+        SELECT k.g, k.mo, k.measure, f.r, system.main.sum(f.f * k.d) AS s
+        FROM kept k JOIN flips f ON f.pid = k.pid WHERE k.m > 0 GROUP BY k.g, k.mo, k.measure, f.r),
+    fisher AS (
+        SELECT o.g, o.mo, o.measure,
+               system.main.count(*) FILTER (WHERE system.main.abs(s.s) >= o.o - o.slack) / system.main.any_value(st.n) AS p
+        FROM fisher_observed o JOIN fisher_sums s
+        ON s.g IS NOT DISTINCT FROM o.g AND s.mo = o.mo AND s.measure = o.measure
+        CROSS JOIN settings st GROUP BY o.g, o.mo, o.measure),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -1484,6 +1601,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
                CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN st0.te = 'fisher' THEN fi.p
                     WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
@@ -1492,6 +1610,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
         LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
@@ -1581,9 +1700,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
@@ -1657,11 +1775,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL
-        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        UNION ALL  -- tests 'student' and 'fisher': each pair's sides as one row alone (r = -pid)
         SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
                CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
         FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN system.main.range(2) AS sides(side)
-        WHERE ck.ok IS NULL AND settings.te = 'student'),
+        WHERE ck.ok IS NULL AND settings.te IN ('student', 'fisher')),
     measured AS (
         SELECT g, mo, side, r, 'logloss' AS measure, CAST(logloss(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE system.main.list_contains(measures, 'logloss') GROUP BY g, mo, side, r
         UNION ALL
@@ -1693,8 +1811,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
     kept AS (
-        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
-        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+        SELECT g, mo, measure, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m, pid
+        FROM (SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw, t.pid
             FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0) WHERE system.main.isfinite(d)),
     centred AS (
         SELECT g, mo, measure, d, m, system.main.sum(m * d) OVER w / system.main.sum(m) OVER w AS mean, system.main.sum(m) OVER w AS n
@@ -1708,10 +1826,34 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                         system.main.any_value(n) - 1) END AS p
         FROM centred GROUP BY g, mo, measure),
     weights_checked AS (
-        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ''student'' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
+        SELECT CASE WHEN system.main.count(w) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(system.main.any_value(te)) || ' takes unweighted rows, as ranx''s does: every sample_weight must be 1 (NULL skips the row). Got ' || _mlsql_repr(system.main.min(w)) || '.') END AS ok
         FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
               UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
-        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1),
+        CROSS JOIN settings WHERE settings.te IN ('student', 'fisher') AND w <> 0 AND w <> 1),
+    binomial AS (
+        FROM _mlsql_half_binomial_buckets((
+            SELECT system.main.list(DISTINCT m) FROM pairs CROSS JOIN settings WHERE m > 1 AND settings.te = 'fisher'))),
+    fisher_draws AS NOT MATERIALIZED (  -- one uniform per pair and permutation
+        SELECT t.pid, t.m, r, ((system.main.hash(st.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw, 'fisher') >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        FROM pairs t CROSS JOIN settings st CROSS JOIN checked ck CROSS JOIN system.main.range(st.n) AS permutation(r)
+        WHERE ck.ok IS NULL AND st.te = 'fisher'),
+    flips AS (  -- each pair's net sign flips 2 K - m, K ~ Binomial(m, 1/2)
+        SELECT pid, r, CASE WHEN u > 0.5 THEN 1 ELSE -1 END AS f FROM fisher_draws WHERE m = 1
+        UNION ALL
+        SELECT d.pid, d.r, 2 * c.k - d.m AS f FROM (FROM fisher_draws WHERE m > 1) d JOIN binomial c
+        ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi),
+    fisher_observed AS (
+        SELECT g, mo, measure, system.main.abs(system.main.sum(m * d)) AS o, 1e-12 * system.main.sum(m * system.main.abs(d)) AS slack
+        FROM kept CROSS JOIN settings WHERE m > 0 AND settings.te = 'fisher' GROUP BY g, mo, measure),
+    fisher_sums AS (
+        SELECT k.g, k.mo, k.measure, f.r, system.main.sum(f.f * k.d) AS s
+        FROM kept k JOIN flips f ON f.pid = k.pid WHERE k.m > 0 GROUP BY k.g, k.mo, k.measure, f.r),
+    fisher AS (
+        SELECT o.g, o.mo, o.measure,
+               system.main.count(*) FILTER (WHERE system.main.abs(s.s) >= o.o - o.slack) / system.main.any_value(st.n) AS p
+        FROM fisher_observed o JOIN fisher_sums s
+        ON s.g IS NOT DISTINCT FROM o.g AND s.mo = o.mo AND s.measure = o.measure
+        CROSS JOIN settings st GROUP BY o.g, o.mo, o.measure),
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN system.main.bool_and(bm = system.main.round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -1728,6 +1870,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
                CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN st0.te = 'fisher' THEN fi.p
                     WHEN iv.kept >= 1 THEN system.main.least(1.0, 2 * system.main.least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
@@ -1736,6 +1879,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
         LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
@@ -1761,9 +1905,8 @@ CREATE OR REPLACE MACRO _mlsql_compare_refused(source, actual, predicted, model 
                CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
                     ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
                CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'student'
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ''student'' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('fisher') THEN system.main.error('The SQL table macro compare computes p_value by the paired bootstrap or Student''s t test (test := ''bootstrap'' or ''student''); test ' || _mlsql_repr(test) || ' is computed by the Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare).')
+                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
+                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te);
 
 -- _mlsql_compare_not_a_list(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on measures that are not a list of names: its error.
@@ -1774,6 +1917,6 @@ CREATE OR REPLACE MACRO _mlsql_compare_not_a_list(source, actual, predicted, mod
 CREATE OR REPLACE MACRO bootstrap(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     FROM system.main.query('FROM ' || CASE WHEN NOT system.main.starts_with(system.main.typeof(measures), 'VARCHAR[') THEN '_mlsql_bootstrap_not_a_list' WHEN system.main.len(system.main.list_filter(CAST(system.main.json_extract_string(system.main.to_json(measures), '$[*]') AS VARCHAR[]), lambda m: system.main.list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))) > 0 THEN '_mlsql_bootstrap_label_lists' WHEN system.main.list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_classes' WHEN system.main.list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_regression' WHEN system.main.list_contains(['logloss', 'auc', 'average_precision_score', 'area_under_pr', 'brier_score_loss', 'expected_calibration_error'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_scores' WHEN system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_bootstrap_label_sets' ELSE '_mlsql_bootstrap_refused' END || '(' || _mlsql_literal(source) || ', ' || _mlsql_literal(actual) || ', ' || _mlsql_literal(predicted) || ', measures := ' || _mlsql_literal(measures) || ', "by" := ' || _mlsql_literal("by") || ', n_resamples := ' || _mlsql_literal(n_resamples) || ', confidence := ' || _mlsql_literal(confidence) || ', seed := ' || _mlsql_literal(seed) || ', sample_weight := ' || _mlsql_literal(sample_weight) || ', beta := ' || _mlsql_literal(beta) || ', zero_division := ' || _mlsql_literal(zero_division) || ', n_labels := ' || _mlsql_literal(n_labels) || ', options := ' || _mlsql_literal(options) || ', average := ' || _mlsql_literal(average) || ', weights := ' || _mlsql_literal(weights) || ', n_bins := ' || _mlsql_literal(n_bins) || ')');
 
--- compare(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap; test := 'student': Student's paired t test of the per-id values of a per-row measure, as scipy's ttest_rel), mcnemar_p_value (McNemar's exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows' statistics seen m times, for both sides at once). Example: SELECT * FROM compare('runs', 'actual', 'predicted', model := 'model', id := 'id', baseline := 'A', measures := ['micro_f1', 'subset_accuracy']).
+-- compare(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap; test := 'student': Student's paired t test of the per-id values of a per-row measure, as scipy's ttest_rel; test := 'fisher': Fisher's randomization test of the same, as ranx's, from the macro's own draws), mcnemar_p_value (McNemar's exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows' statistics seen m times, for both sides at once). Example: SELECT * FROM compare('runs', 'actual', 'predicted', model := 'model', id := 'id', baseline := 'A', measures := ['micro_f1', 'subset_accuracy']).
 CREATE OR REPLACE MACRO compare(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     FROM system.main.query('FROM ' || CASE WHEN NOT system.main.starts_with(system.main.typeof(measures), 'VARCHAR[') THEN '_mlsql_compare_not_a_list' WHEN system.main.len(system.main.list_filter(CAST(system.main.json_extract_string(system.main.to_json(measures), '$[*]') AS VARCHAR[]), lambda m: system.main.list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))) > 0 THEN '_mlsql_compare_label_lists' WHEN system.main.list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_classes' WHEN system.main.list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_regression' WHEN system.main.list_contains(['logloss', 'auc', 'average_precision_score', 'area_under_pr', 'brier_score_loss', 'expected_calibration_error'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_scores' WHEN system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], system.main.json_extract_string(system.main.to_json(measures), '$[0]')) THEN '_mlsql_compare_label_sets' ELSE '_mlsql_compare_refused' END || '(' || _mlsql_literal(source) || ', ' || _mlsql_literal(actual) || ', ' || _mlsql_literal(predicted) || ', model := ' || _mlsql_literal(model) || ', id := ' || _mlsql_literal(id) || ', baseline := ' || _mlsql_literal(baseline) || ', measures := ' || _mlsql_literal(measures) || ', "by" := ' || _mlsql_literal("by") || ', n_resamples := ' || _mlsql_literal(n_resamples) || ', confidence := ' || _mlsql_literal(confidence) || ', seed := ' || _mlsql_literal(seed) || ', sample_weight := ' || _mlsql_literal(sample_weight) || ', drop_unpaired := ' || _mlsql_literal(drop_unpaired) || ', test := ' || _mlsql_literal(test) || ', beta := ' || _mlsql_literal(beta) || ', zero_division := ' || _mlsql_literal(zero_division) || ', n_labels := ' || _mlsql_literal(n_labels) || ', options := ' || _mlsql_literal(options) || ', average := ' || _mlsql_literal(average) || ', weights := ' || _mlsql_literal(weights) || ', n_bins := ' || _mlsql_literal(n_bins) || ')');

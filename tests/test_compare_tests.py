@@ -9,7 +9,9 @@ plain-Python randomization test over the same documented draws; ranx itself
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import math
 import random
 from collections import Counter
 from typing import Any
@@ -404,11 +406,10 @@ def test_the_sql_macro_checks_test_and_names_where_the_tests_are() -> None:
     call = "FROM compare('runs', 'actual', 'predicted', measures := {}, test := {})"
     with pytest.raises(duckdb.Error, match=r"The 'test' parameter of compare must be one of"):
         con.sql(call.format("['samples_f1']", "'wilcoxon'")).fetchall()
-    with pytest.raises(duckdb.Error, match=r"test 'fisher' is computed by the Python compare"):
-        con.sql(call.format("['samples_f1']", "'fisher'")).fetchall()
-    with pytest.raises(duckdb.Error, match=r"compare's test 'student' compares the per-id values"):
-        con.sql(call.format("['samples_f1', 'micro_f1']", "'student'")).fetchall()
-    for test in ("bootstrap", "student"):
+    for test in ("student", "fisher"):
+        with pytest.raises(duckdb.Error, match=rf"compare's test '{test}' compares the per-id"):
+            con.sql(call.format("['samples_f1', 'micro_f1']", f"'{test}'")).fetchall()
+    for test in ("bootstrap", "student", "fisher"):
         assert len(con.sql(call.format("['samples_f1']", f"'{test}'")).fetchall()) == 1
 
 
@@ -465,3 +466,96 @@ def test_the_sql_macro_computes_student_as_scipy() -> None:
     con.register("runs", data.append_column("w", pa.array([1.0] * 43 + [2.5] + [1.0] * 44)))
     with pytest.raises(duckdb.Error, match=r"compare's test 'student' takes unweighted rows.*2\.5"):
         con.sql(call.format("['mae']", "sample_weight := 'w', test := 'student'")).fetchall()
+
+
+def exact_randomization_p(d: list[float]) -> float:
+    """Plain Python: Fisher's randomization p-value over all 2^n sign flips of the ids'
+    differences (ranx's share of |Σ d*| >= |Σ d|, 1e-12 of Σ|d| allowed for rounding)."""
+    observed = abs(sum(d))
+    slack = 1e-12 * sum(abs(x) for x in d)
+    flips = list(itertools.product((1, -1), repeat=len(d)))
+    hits = sum(
+        abs(sum(s * x for s, x in zip(f, d, strict=True))) >= observed - slack for f in flips
+    )
+    return hits / len(flips)
+
+
+def within_four_errors(got: float, want: float, n: int) -> None:
+    assert abs(got - want) <= 4 * math.sqrt(want * (1 - want) / n), (got, want)
+
+
+def test_the_sql_macro_computes_fisher_as_the_exact_randomization_test() -> None:
+    """The macro's own draws, 4000 permutations, against every sign flip of the ids: numbers
+    (mae, p small; repeated rows are pairs of m > 1, NULL predictions left out) and label
+    sets (samples_f1, p large; two ids repeated); a fixed seed, so it cannot flake."""
+    import mlsql
+
+    con = mlsql.connect()
+    call = (
+        "FROM compare('runs', 'actual', 'predicted', measures := {}, n_resamples := 4000, "
+        "test := 'fisher', seed := 7)"
+    )
+    y, a, b = regression_runs(33, 8)
+    con.register("runs", paired_table(y, a, b))
+    (row,) = con.sql(call.format("['mae']")).fetchall()
+    d = [row_error("mae", u, q) - row_error("mae", u, p) for u, p, q in zip(y, a, b, strict=True)
+         if p is not None and q is not None]  # fmt: skip
+    want = exact_randomization_p(d)
+    assert len(d) == 10 and len(set(zip(y, a, b, strict=True))) < len(y)
+    assert want < 0.05
+    within_four_errors(row[P_VALUE], want, 4000)
+    actual, pa_, pb = two_models(1, 10)
+    actual, pa_, pb = actual + actual[:2], pa_ + pa_[:2], pb + pb[:2]
+    con.register("runs", paired_table(actual, pa_, pb))
+    (row,) = con.sql(call.format("['samples_f1']")).fetchall()
+    base, model = per_id(actual, pa_, pb)
+    want = exact_randomization_p([x - y for x, y in zip(model, base, strict=True)])
+    assert want > 0.5
+    within_four_errors(row[P_VALUE], want, 4000)
+
+
+def test_the_sql_fisher_is_one_on_identical_models_and_repeats_with_its_seed() -> None:
+    """Identical models: p = 1 (label sets and one label per row); a seed gives the same p
+    twice, another seed another p."""
+    import mlsql
+
+    con = mlsql.connect()
+    call = (
+        "FROM compare('runs', 'actual', 'predicted', measures := {}, n_resamples := 500, "
+        "test := 'fisher', seed := {})"
+    )
+    actual, pa_, pb = two_models(1, 12)
+    con.register("runs", paired_table(actual, pa_, pa_))
+    assert [r[P_VALUE] for r in con.sql(call.format("['samples_f1']", 3)).fetchall()] == [1.0]
+    con.register("runs", paired_table(actual, pa_, pb))
+    first, again, other = (
+        con.sql(call.format("['samples_f1']", s)).fetchall()[0][P_VALUE] for s in (3, 3, 4)
+    )
+    assert first == again != other
+    y, p = single_label(random.Random(5), 60)
+    con.register("runs", paired_table(y, p, p))
+    assert [r[P_VALUE] for r in con.sql(call.format("['error_rate']", 3)).fetchall()] == [1.0]
+
+
+def test_the_sql_fisher_refuses_what_the_python_compare_refuses() -> None:
+    """A measure that is no mean over rows, and a weight other than 1: the Python call's
+    messages, naming 'fisher'."""
+    import duckdb
+
+    import mlsql
+
+    con = mlsql.connect()
+    call = "FROM compare('runs', 'actual', 'predicted', measures := {}, test := 'fisher'{})"
+    y, a, b = regression_runs(31, 8)
+    data = paired_table(y, a, b)
+    con.register("runs", data)
+    with pytest.raises(duckdb.Error, match=r"compare's test 'fisher' compares .* Got rmse\."):
+        con.sql(call.format("['mae', 'rmse']", "")).fetchall()
+    weights = pa.array([1.0] * 13 + [2.5] + [1.0] * 10)
+    con.register("runs", data.append_column("w", weights))
+    with pytest.raises(duckdb.Error, match=r"compare's test 'fisher' takes unweighted rows.*2\.5"):
+        con.sql(call.format("['mae']", ", sample_weight := 'w'")).fetchall()
+    actual, pa_, pb = two_models(1, 6)
+    con.register("runs", paired_table(actual, pa_, pb).append_column("w", pa.array([0.5] * 12)))
+    with pytest.raises(duckdb.Error, match=r"compare's test 'fisher' takes unweighted rows.*0\.5"):
+        con.sql(call.format("['samples_f1']", ", sample_weight := 'w'")).fetchall()

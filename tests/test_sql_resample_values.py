@@ -358,6 +358,23 @@ def test_the_bucketed_inverse_cdf_is_the_poisson_distribution(con: Any, m: int) 
         assert seen / n == pytest.approx(stats.poisson.pmf(k, m), abs=2 / n)
 
 
+@pytest.mark.parametrize("m", [2, 5, 192, 193, 14_000])
+def test_the_bucketed_inverse_cdf_is_the_half_binomial_distribution(con: Any, m: int) -> None:
+    """Fisher's draws in the SQL compare: the share of a fine grid of uniforms drawn as each
+    k is scipy's Binomial(m, 1/2) pmf (the whole support up to m = 192, tails cut beyond)."""
+    n = 200_000
+    (counts,) = con.sql(
+        f"SELECT histogram(c.k) FROM (SELECT (i + 0.5) / {n} AS u FROM range({n}) t(i)) d "
+        f"JOIN _mlsql_half_binomial_buckets([{m}]) c ON floor(d.u * 4096)::BIGINT = c.b "
+        "AND d.u > c.lo AND d.u <= c.hi"
+    ).fetchall()[0]
+    assert sum(counts.values()) == n  # one k per uniform
+    for k, seen in counts.items():
+        assert seen / n == pytest.approx(stats.binom.pmf(k, m, 0.5), abs=2 / n)
+    (support,) = con.sql(f"SELECT list(k) FROM _mlsql_half_binomial_cdf([{m}])").fetchall()[0]
+    assert (sorted(support) == list(range(m + 1))) == (m <= 192)
+
+
 # ------------------------------------------------------------------ macro and weighted averages
 def label_lists(n: int, seed: int) -> pa.Table:
     """Label lists with repeats, a NULL element, an empty row, an unknown row and weights."""

@@ -341,7 +341,9 @@ def compare(
     baseline only, c for the model only, p = min(1, 2 P(X <= min(b, c))) with
     X ~ Binomial(b + c, 1/2). The SQL table macro ``compare`` gives the same
     columns, estimates and McNemar p-values in DuckDB alone, for the label-set
-    measures (docs/guides/uncertainty.md), and ``test := 'student'``'s p-values.
+    measures (docs/guides/uncertainty.md), and ``test := 'student'``'s p-values;
+    its ``test := 'fisher'`` draws are its own (a seed repeats the macro's
+    p-value, not this call's).
 
     ``test='student'`` is scipy's ``ttest_rel`` of the per-id values (ranx's
     ``stat_test='student'``); ``test='fisher'`` is ranx's randomization test,

@@ -238,10 +238,17 @@ def _drawn(tuples: str, keep: str) -> str:
         WHERE c.k > 0"""
 
 
-def buckets(q: Qualify) -> Macro:
+def buckets(
+    q: Qualify,
+    name: str = "_mlsql_poisson_buckets",
+    cdf: str = "_mlsql_poisson_cdf",
+    law: str = "Poisson(m)",
+) -> Macro:
     """``_mlsql_poisson_buckets(ms)``: Poisson(m)'s inverse CDF as rows (m, b, k, lo, hi) for an
     equi-join: k is the draw of a uniform u with lo < u <= hi, and each k's interval is listed
-    under every bucket b = floor(u x BUCKETS) it meets.
+    under every bucket b = floor(u x BUCKETS) it meets. ``name``, ``cdf`` and ``law``: the same
+    of another law's CDF macro (m, k, cdf) (``_mlsql_half_binomial_buckets``: Binomial(m, 1/2),
+    Fisher's draws).
 
     An ASOF join on the CDF would do, but DuckDB turns an ASOF join whose left side it
     estimates small into a nested loop over the CDF (``asof_loop_join_threshold``): 7 s for
@@ -250,13 +257,13 @@ def buckets(q: Qualify) -> Macro:
     """
     return Macro(
         "resample.sql",
-        "_mlsql_poisson_buckets",
+        name,
         ("ms",),
         f"""SELECT m, unnest(range(floor(greatest(lo, 0) * {BUCKETS})::BIGINT,
                            floor(cdf * {BUCKETS})::BIGINT + 1)) AS b, k, lo, cdf AS hi
         FROM (SELECT m, k, cdf, coalesce(lag(cdf) OVER (PARTITION BY m ORDER BY k), -1.0) AS lo
-              FROM {q("_mlsql_poisson_cdf")}(ms))""",
-        f"Poisson(m)'s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u "
+              FROM {q(cdf)}(ms))""",
+        f"{law}'s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u "
         f"with lo < u <= hi, listed under each bucket b = floor(u x {BUCKETS}) it meets.",
         public=False,
         table=True,
@@ -344,23 +351,26 @@ def bootstrap(
     )
 
 
-#: SQL of each distinct pair's (g, mo, measure, d, m, bw, xw) from ``paired``'s rows r = -pid
-_PAIR_DIFFS = """SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw
+#: SQL of each distinct pair's (g, mo, measure, d, m, bw, xw, pid) from ``paired``'s rows r = -pid
+_PAIR_DIFFS = """SELECT t.g, t.mo, x.measure, x.xx - x.bx AS d, t.m, t.bw, t.xw, t.pid
             FROM paired x JOIN pairs t ON t.pid = -x.r WHERE x.r < 0"""
+#: the tests whose per-pair values (r = -pid) the macros measure
+ROW_TESTS = "('student', 'fisher')"
 
 
 def student(q: Qualify, key: str, diffs: str) -> str:
     """SQL of the CTEs ``student`` (g, mo, ``key``, p: Student's paired t test p-value) and
-    ``weights_checked`` (NULL, else the Python call's error on a weight other than 0 or 1),
-    as :mod:`mlsql._resample.paired` computes them; ``diffs`` gives each distinct pair's
-    (g, mo, ``key``, d, m, bw, xw): the model row's value minus the baseline row's as one row
-    alone, its ids and both weights. Pairs with an undefined d or a weight of 0 (or NULL) on
-    either side are left out; the variance is two-pass about the mean."""
+    ``weights_checked`` (NULL, else the Python call's error on a weight other than 0 or 1,
+    naming the test), as :mod:`mlsql._resample.paired` computes them; ``diffs`` gives each
+    distinct pair's (g, mo, ``key``, d, m, bw, xw, pid): the model row's value minus the
+    baseline row's as one row alone, its ids, both weights and the pair. Pairs with an
+    undefined d or a weight of 0 (or NULL) on either side are left out (``kept``, which
+    :func:`fisher` reads too); the variance is two-pass about the mean."""
     odd = f"{q('_mlsql_repr')}(min(w))"
-    template = PAIRED.WEIGHT_MESSAGE.replace("{test!r}", "'student'").replace("{got!r}", "{}")
-    message = sql_message(template, odd)
+    template = PAIRED.WEIGHT_MESSAGE.replace("{test!r}", "{}").replace("{got!r}", "{}")
+    message = sql_message(template, f"{q('_mlsql_repr')}(any_value(te))", odd)
     return f"""kept AS (
-        SELECT g, mo, {key}, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m
+        SELECT g, mo, {key}, d, m * (coalesce(bw, 0) > 0)::INT * (coalesce(xw, 0) > 0)::INT AS m, pid
         FROM ({diffs}) WHERE isfinite(d)),
     centred AS (
         SELECT g, mo, {key}, d, m, sum(m * d) OVER w / sum(m) OVER w AS mean, sum(m) OVER w AS n
@@ -377,7 +387,46 @@ def student(q: Qualify, key: str, diffs: str) -> str:
         SELECT CASE WHEN count(w) > 0 THEN error({message}) END AS ok
         FROM (SELECT CAST(coalesce(bw, 0) AS DOUBLE) AS w FROM pairs
               UNION ALL SELECT CAST(coalesce(xw, 0) AS DOUBLE) FROM pairs)
-        CROSS JOIN settings WHERE settings.te = 'student' AND w <> 0 AND w <> 1)"""
+        CROSS JOIN settings WHERE settings.te IN {ROW_TESTS} AND w <> 0 AND w <> 1)"""
+
+
+def fisher(q: Qualify, key: str, pair: list[str]) -> str:
+    """SQL of the CTE ``fisher`` (g, mo, ``key``, p: Fisher's randomization test p-value of the
+    pairs :func:`student` kept), as :mod:`mlsql._resample.paired` computes it but from the
+    macro's own draws: per (seed, permutation r, group, model, pair values ``pair`` of
+    ``pairs``), K ~ Binomial(m, 1/2) of the uniform of their hash (tagged 'fisher'), and the
+    pair's m ids flip 2 K - m of their sign net. m = 1 is u > 1/2; m > 1 the inverse CDF of
+    ``_mlsql_half_binomial_cdf`` by the equi-join of ``_mlsql_half_binomial_buckets``: the
+    whole support up to m = 192; beyond, as the bootstrap's Poisson(m), the tails past 12
+    standard deviations + 12 (below 1e-25) left out; the CDF within 1e-14 of scipy's up to
+    m = 500 (lgamma's rounding: 7e-11 at m = 1e6). p = the share of the n_resamples
+    permutations with |Σ (2K - m) d| >= |Σ m d| - 1e-12 Σ m |d| (ranx's share, no +1); NULL
+    without a kept pair."""
+    hashed = _uniform("st.s, r, t.g, t.mo, " + ", ".join("t." + c for c in pair) + ", 'fisher'")
+    return f"""binomial AS (
+        FROM {q("_mlsql_half_binomial_buckets")}((
+            SELECT list(DISTINCT m) FROM pairs CROSS JOIN settings WHERE m > 1 AND settings.te = 'fisher'))),
+    fisher_draws AS NOT MATERIALIZED (  -- one uniform per pair and permutation
+        SELECT t.pid, t.m, r, {hashed} AS u
+        FROM pairs t CROSS JOIN settings st CROSS JOIN checked ck CROSS JOIN range(st.n) AS permutation(r)
+        WHERE ck.ok IS NULL AND st.te = 'fisher'),
+    flips AS (  -- each pair's net sign flips 2 K - m, K ~ Binomial(m, 1/2)
+        SELECT pid, r, CASE WHEN u > 0.5 THEN 1 ELSE -1 END AS f FROM fisher_draws WHERE m = 1
+        UNION ALL
+        SELECT d.pid, d.r, 2 * c.k - d.m AS f FROM (FROM fisher_draws WHERE m > 1) d JOIN binomial c
+        ON d.m = c.m AND floor(d.u * {BUCKETS})::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi),
+    fisher_observed AS (
+        SELECT g, mo, {key}, abs(sum(m * d)) AS o, 1e-12 * sum(m * abs(d)) AS slack
+        FROM kept CROSS JOIN settings WHERE m > 0 AND settings.te = 'fisher' GROUP BY g, mo, {key}),
+    fisher_sums AS (
+        SELECT k.g, k.mo, k.{key}, f.r, sum(f.f * k.d) AS s
+        FROM kept k JOIN flips f ON f.pid = k.pid WHERE k.m > 0 GROUP BY k.g, k.mo, k.{key}, f.r),
+    fisher AS (
+        SELECT o.g, o.mo, o.{key},
+               count(*) FILTER (WHERE abs(s.s) >= o.o - o.slack) / any_value(st.n) AS p
+        FROM fisher_observed o JOIN fisher_sums s
+        ON s.g IS NOT DISTINCT FROM o.g AND s.mo = o.mo AND s.{key} = o.{key}
+        CROSS JOIN settings st GROUP BY o.g, o.mo, o.{key})"""
 
 
 def compare(
@@ -450,11 +499,11 @@ def compare(
         UNION ALL
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL
-        UNION ALL  -- test 'student': each pair's sides as one row alone (r = -pid)
+        UNION ALL  -- tests 'student' and 'fisher': each pair's sides as one row alone (r = -pid)
         SELECT g, mo, side, -pid AS r, CASE side WHEN 0 THEN ba ELSE xa END AS a,
                CASE side WHEN 0 THEN bp ELSE xp END AS p, 1.0 AS kw
         FROM pairs CROSS JOIN checked ck CROSS JOIN settings CROSS JOIN range(2) AS sides(side)
-        WHERE ck.ok IS NULL AND settings.te = 'student'),
+        WHERE ck.ok IS NULL AND settings.te IN {ROW_TESTS}),
     measured AS (
         {_measured(q, kind, "g, mo, side", func, sets)}),
     paired AS (  -- each resample's value (r NULL: the data's) of the baseline (bx) and the model (xx)
@@ -476,6 +525,7 @@ def compare(
         FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r >= 0)
         CROSS JOIN settings GROUP BY g, mo, measure),
     {student(q, "measure", _PAIR_DIFFS)},
+    {fisher(q, "measure", pair)},
     mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
         SELECT g, mo,
                CASE WHEN bool_and(bm = round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
@@ -492,6 +542,7 @@ def compare(
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
                CASE WHEN st0.te = 'student' THEN st.p
+                    WHEN st0.te = 'fisher' THEN fi.p
                     WHEN iv.kept >= 1 THEN least(1.0, 2 * least((1 + iv.below) / (iv.kept + 1),
                                                              (1 + iv.above) / (iv.kept + 1))) END AS p_value,
                CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
@@ -500,6 +551,7 @@ def compare(
         CROSS JOIN settings st0 CROSS JOIN weights_checked wc
         LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
         LEFT JOIN student st ON st.g IS NOT DISTINCT FROM e.g AND st.mo = e.mo AND st.measure = e.measure
+        LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains({by}, lower(c))) NULLS FIRST,

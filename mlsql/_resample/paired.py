@@ -25,7 +25,10 @@ tuples, m ids each, so memory grows with the distinct tuples, never the rows.
   2 K - m of them net, K ~ Binomial(m, 1/2): the draws are
   ``stream(seed, (*group values, model, 'fisher')).binomial(m, 0.5, size=(n_resamples,
   tuples))`` over the tuples in their sorted order (:mod:`mlsql._resample.run`),
-  so a seed gives the same p-value in every engine.
+  so a seed gives the same p-value in every engine. The SQL table macro ``compare``
+  cannot reproduce numpy's stream: its K are its own draws, from the hash of (seed,
+  permutation, group, model, pair) (:func:`mlsql._duckdb.resample_values.fisher`), so a
+  seed gives the same p-value on every run of the macro, not the Python call's.
 
 Both need unweighted rows: a ``sample_weight`` other than 1 (NULL skips the row)
 is an error, as ranx has no weights.
@@ -66,13 +69,14 @@ TEST_MESSAGE = (
     + ". Got {got} instead."
 )
 #: the tests the SQL table macro ``compare`` computes too
-SQL_TESTS = ("bootstrap", "student")
-#: what the SQL table macro ``compare`` says of the tests it does not compute: Fisher's
-#: draws are numpy's binomials from the Python stream, the macro's are hashes of the pairs
+SQL_TESTS = ("bootstrap", "student", "fisher")
+#: what the SQL table macro ``compare`` would say of a test it does not compute (none now:
+#: it computes all three, Fisher's from its own draws, hashes of the pairs, not numpy's)
 SQL_TEST_MESSAGE = (
-    "The SQL table macro compare computes p_value by the paired bootstrap or Student's t test "
-    "(test := 'bootstrap' or 'student'); test {test} is computed by the Python compare "
-    "(mlsql.compare, mlsql.polars.compare, mlsql.spark.compare)."
+    "The SQL table macro compare computes p_value by the paired bootstrap, Student's t test "
+    "or Fisher's randomization test (test := 'bootstrap', 'student' or 'fisher'; Fisher's "
+    "from the macro's own draws, not the Python call's); test {test} is computed by the "
+    "Python compare (mlsql.compare, mlsql.polars.compare, mlsql.spark.compare)."
 )
 PER_ROW_MESSAGE = (
     "compare's test {test!r} compares the per-id values of a measure that is a mean over "
