@@ -235,7 +235,10 @@ def class_stats(
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
         margin_cell_sum=margin_cell_sum,
-        weight_at=None if matrix is None else lambda i, j: Sql(f"{matrix}[{i} + 1][{j} + 1]"),
+        weight_at=None
+        if matrix is None
+        # cast: DuckDB 1.4 types an entry of a NULL list folded from a text as VARCHAR
+        else lambda i, j: Sql(f"CAST({matrix}[{i} + 1][{j} + 1] AS DOUBLE)"),
     )
 
 
