@@ -122,7 +122,6 @@ PAIR_MEASURES = ("cohen_kappa_score", *KAPPA_TESTS, *BOWKER)
 ZD = P.ZERO_DIVISION
 BETA = P.BETA
 AVERAGE = P.AVERAGE
-WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
 
 
