@@ -918,12 +918,6 @@ AVERAGE = Param(
     "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
     "mean weighted by each class's support. Classes: those seen on either side.",
 )
-WEIGHTS = Param(
-    "weights",
-    None,
-    Nullable(Options(("linear", "quadratic")), value="none"),
-    "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-)
 KAPPA_WEIGHTS = Param(
     "weights",
     None,
@@ -1062,7 +1056,6 @@ PARAMS = {
         COST_FP,
         CORRECTION,
         AVERAGE,
-        WEIGHTS,
         KAPPA_WEIGHTS,
         KAPPA_LABELS,
         K,

@@ -64,12 +64,6 @@ CREATE OR REPLACE MACRO _mlsql_check_average(x, func) AS
          WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted')) THEN system.main.lower(CAST(x AS VARCHAR))
          ELSE system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
--- _mlsql_check_weights(x, func): Validate weights: one of 'linear', 'quadratic'.
-CREATE OR REPLACE MACRO _mlsql_check_weights(x, func) AS 
-    CASE WHEN x IS NULL THEN 'none'
-         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('linear', 'quadratic')) THEN system.main.lower(CAST(x AS VARCHAR))
-         ELSE system.main.error('The ''weights'' parameter of ' || func || ' must be one of ''linear'', ''quadratic''. Got ' || _mlsql_shown(x) || ' instead.') END;
-
 -- _mlsql_check_kappa_weights(x, func): Validate weights: one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a row and a column per label of labels.
 CREATE OR REPLACE MACRO _mlsql_check_kappa_weights(x, func) AS 
     CASE WHEN x IS NULL THEN 'none'

@@ -179,3 +179,108 @@ def test_labels_of_another_kind_than_the_classes_are_refused(engine, given):
     # the same labels as integers are taken
     got = engine.aggregate("cohen_kappa_score", t, **params(engine, labels=[0, 1], **given))
     assert got is not None and math.isfinite(got)
+
+
+# ------------------------------------------------------------------ the kappa tests' matrix
+#: the kappa tests and statsmodels' KappaResults field each one is
+KAPPA_TESTS = {
+    "cohen_kappa_std_error": "std_kappa",
+    "cohen_kappa_z_value": "z_value",
+    "cohen_kappa_p_value": "pvalue_two_sided",
+    "cohen_kappa_p_value_one_sided": "pvalue_one_sided",
+    "cohen_kappa_low": "kappa_low",
+    "cohen_kappa_high": "kappa_upp",
+}
+
+
+def statsmodels_tests(t: pa.Table, labels: list[str], weighted: bool, **given: Any) -> list[float]:
+    """statsmodels' cohens_kappa(table, **given) on the (weighted) confusion matrix over the
+    labels, rows outside them left out: each kappa test's field, in KAPPA_TESTS' order."""
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    cells = np.zeros((len(labels), len(labels)))
+    rows = zip(*(t[c].to_pylist() for c in ("actual", "predicted", "w")), strict=True)
+    for a, p, w in rows:
+        if a in labels and p in labels:
+            cells[labels.index(a), labels.index(p)] += w if weighted else 1
+    if "weights" in given:
+        given = {"weights": np.asarray(given["weights"], float)}
+    result = cohens_kappa(cells, **given)
+    return [float(getattr(result, field)) for field in KAPPA_TESTS.values()]
+
+
+def random_matrix(rng: random.Random, k: int, zero_diagonal: bool) -> list[list[float]]:
+    """k x k non-negative weights, some of them whole and some 0."""
+    return [
+        [
+            0.0 if zero_diagonal and i == j else rng.choice([0, 1, 2, 5, rng.uniform(0, 3)])
+            for j in range(k)
+        ]
+        for i in range(k)
+    ]
+
+
+def test_kappa_tests_with_a_matrix_are_statsmodels(engine):
+    """std_kappa, z, both p-values and the interval of statsmodels' cohens_kappa(table,
+    weights=W) (its 2-D W as given, not rescaled) on a random table: a random matrix with a
+    zero diagonal counted, one without it weighted (every cell weighs in the variances;
+    there var_kappa, var_kappa0 and kappa through the standard error, z and the interval's
+    upper end: Polars' weighted expressions take about a second each to plan)."""
+    rng = random.Random(3)
+    t = table(n=50, seed=3)
+    calls, want = [], []
+    for zero_diagonal, weighted in ((True, False), (False, True)):
+        matrix = random_matrix(rng, len(LABELS), zero_diagonal)
+        given = params(engine, weights=matrix, labels=LABELS)
+        everything = statsmodels_tests(t, LABELS, weighted, weights=matrix)
+        chosen = list(KAPPA_TESTS)
+        if weighted:
+            given["sample_weight"] = "w"
+            chosen = ["cohen_kappa_std_error", "cohen_kappa_z_value", "cohen_kappa_high"]
+        calls += [(name, ("actual", "predicted"), given) for name in chosen]
+        want += [x for name, x in zip(KAPPA_TESTS, everything, strict=True) if name in chosen]
+    got = engine.many(t, calls)
+    assert all(math.isfinite(x) for x in want), want
+    wrong = [(c[0], g, x) for c, g, x in zip(calls, got, want, strict=True) if not close(g, x)]
+    assert not wrong, wrong
+
+
+def test_kappa_tests_named_weights_are_their_matrices(engine):
+    """The |i - j| and (i - j)² matrices over labels are weights 'linear' and 'quadratic' over
+    them, both statsmodels' wt='linear' and wt='quadratic' on the table over the labels (it
+    divides by (k - 1) or (k - 1)², to which the tests are invariant): var_kappa,
+    var_kappa0 and kappa through the standard error, z and the interval's upper end."""
+    t = table(seed=7)
+    k = len(LABELS)
+    chosen = ("cohen_kappa_std_error", "cohen_kappa_z_value", "cohen_kappa_high")
+    calls, want = [], []
+    for name, power in (("linear", 1), ("quadratic", 2)):
+        matrix = [[abs(i - j) ** power for j in range(k)] for i in range(k)]
+        everything = dict(
+            zip(KAPPA_TESTS, statsmodels_tests(t, LABELS, weighted=False, wt=name), strict=True)
+        )
+        for weights in (matrix, name):
+            given = params(engine, weights=weights, labels=LABELS)
+            calls += [(test, ("actual", "predicted"), given) for test in chosen]
+            want += [everything[test] for test in chosen]
+    got = engine.many(t, calls)
+    wrong = [(c[0], g, x) for c, g, x in zip(calls, got, want, strict=True) if not close(g, x)]
+    assert not wrong, wrong
+
+
+def test_kappa_tests_refuse_bad_matrices_with_cohen_kappa_scores_message(engine):
+    """Each bad matrix of test_bad_matrices_have_one_message, given to a kappa test, gets
+    cohen_kappa_score's message under the test's own name."""
+    cases = [
+        ({"weights": [[0, 1], [1, 0]]}, "[[0, 1], [1, 0]]"),
+        ({"weights": [[0, 1], [1, 0]], "labels": LABELS}, "[[0, 1], [1, 0]]"),
+        ({"weights": [[0, 1], [-1, 0]], "labels": ["a", "b"]}, "[[0, 1], [-1, 0]]"),
+        ({"weights": [[0, 1, 2], [1, 0, 1]], "labels": ["a", "b"]}, "[[0, 1, 2], [1, 0, 1]]"),
+    ]
+    names = list(KAPPA_TESTS)
+    for n, (given, shown) in enumerate(cases):
+        name = names[n % len(names)] if n else names[-1]
+        want = f"The 'weights' parameter of {name} must be {RULE}. Got {shown} instead."
+        with pytest.raises(Exception) as err:
+            engine.aggregate(name, table(8), **params(engine, **given))
+        assert str(err.value).removeprefix("Invalid Input Error: ") == want, name

@@ -39,7 +39,6 @@ RULES = {
     "average": "one of 'micro', 'macro', 'weighted'",
     "score_average": "one of 'micro', 'macro', 'weighted', 'samples'",
     "brier_average": "one of 'micro', 'macro', 'samples'",
-    "weights": "one of 'linear', 'quadratic'",
     "kappa_weights": (
         "one of 'linear', 'quadratic', or a square matrix of finite numbers >= 0 with a row "
         "and a column per label of labels"
@@ -136,7 +135,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "correction": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "brier_average": "Micro",
-             "weights": None, "table_beta": None, "kappa_weights": [[0, 1], [2.5, 0]],
+             "table_beta": None, "kappa_weights": [[0, 1], [2.5, 0]],
              "kappa_labels": ["b", "a"],
              "n_bins": 1, "strategy": "Quantile", "thresholds": 2, "norm": "L2", "threshold_bins": None, "p": 0.5,
              "drop_intermediate": True, "scale_by_half": "Auto"}  # fmt: skip

@@ -299,14 +299,20 @@ PEERS: dict[str, tuple[Peer, ...]] = {
         sm("cohens_kappa(table, weights=W).kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
     ),
     "cohen_kappa_std_error": (
-        sm("cohens_kappa(table, wt=...).std_kappa", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table, wt=... or weights=W).std_kappa",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "cohen_kappa_z_value": (
-        sm("cohens_kappa(table, wt=...).z_value", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table, wt=... or weights=W).z_value",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "cohen_kappa_p_value": (
         sm(
-            "cohens_kappa(table, wt=...).pvalue_two_sided",
+            "cohens_kappa(table, wt=... or weights=W).pvalue_two_sided",
             "statsmodels.stats.inter_rater.cohens_kappa",
         ),
     ),
@@ -336,15 +342,21 @@ PEERS: dict[str, tuple[Peer, ...]] = {
     ),
     "cohen_kappa_p_value_one_sided": (
         sm(
-            "cohens_kappa(table, wt=...).pvalue_one_sided",
+            "cohens_kappa(table, wt=... or weights=W).pvalue_one_sided",
             "statsmodels.stats.inter_rater.cohens_kappa",
         ),
     ),
     "cohen_kappa_low": (
-        sm("cohens_kappa(table, wt=...).kappa_low", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table, wt=... or weights=W).kappa_low",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "cohen_kappa_high": (
-        sm("cohens_kappa(table, wt=...).kappa_upp", "statsmodels.stats.inter_rater.cohens_kappa"),
+        sm(
+            "cohens_kappa(table, wt=... or weights=W).kappa_upp",
+            "statsmodels.stats.inter_rater.cohens_kappa",
+        ),
     ),
     "matthews_corrcoef": (sk("matthews_corrcoef"),),
     "class_error_rate": _NONE,

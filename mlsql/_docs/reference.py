@@ -88,8 +88,7 @@ PARAMETERS = {
         "labels or over the rows, one number (every label has the group's rows, every row "
         "the group's labels); `'weighted'` is refused."
     ),
-    "weights": "`None` (plain kappa), `'linear'` or `'quadratic'` (over the sorted classes).",
-    # cohen_kappa_score's (by check key): a matrix too, over its labels
+    # cohen_kappa_score's and the kappa tests' (by check key): a matrix too, over its labels
     "kappa_weights": (
         "`None` (plain kappa), `'linear'` or `'quadratic'` (over the sorted classes, or the "
         "order of `labels`), or a k x k matrix of disagreement weights, finite and >= 0, for "

@@ -33,6 +33,14 @@ invariant to that scale, so they equal the positions' weights, and its weighted 
 absent from both sides (a row and column of zeros) spaces the scores differently: here
 such a class does not exist, its neighbours are one position apart.
 
+``weights`` a k x k matrix with ``labels`` (as ``cohen_kappa_score`` takes them, the checks
+and messages of :data:`mlsql._params.KAPPA_WEIGHTS` and :data:`~mlsql._params.KAPPA_LABELS`)
+gives statsmodels' ``cohens_kappa(table, weights=W)`` on the confusion matrix over the
+labels in their order, the rows whose classes are not labels left out: the weighted
+variances below with d_ij the matrix's w_ij (``ClassStats.weight_at``). statsmodels
+takes a 2-D W as it is (agreement weights 1 - W, not rescaled); kappa and both variances
+are invariant to that offset and to W's scale, and every cell counts, the diagonal too.
+
 Notes
 -----
 NULL over no known rows and over known rows of total weight 0; NaN where statsmodels divides 0 by 0: every row of one
@@ -127,9 +135,13 @@ def _variances(t: dict[str, E]) -> tuple[E, E, E]:
     return kappa, var, var0
 
 
-def kappa_weight(ops: Any, weights: str, i: E, j: E) -> E:
+def kappa_weight(ops: Any, weights: str, i: E, j: E, s: ClassStats | None = None) -> E:
     """Disagreement weight of classes at positions i and j: 1 off the diagonal (plain
-    kappa, ``weights`` "none"), |i - j| or (i - j)²."""
+    kappa, ``weights`` "none"), |i - j| or (i - j)², or ("matrix") the given matrix's
+    w_ij, read by ``s``'s :attr:`~mlsql.measures.single_label.ClassStats.weight_at`."""
+    if weights == "matrix":
+        assert s is not None and s.weight_at is not None, "a weights matrix needs labels"
+        return s.weight_at(i, j)
     if weights == "none":
         return ops.when(i == j, 0.0, 1.0)
     if weights == "linear":
@@ -145,7 +157,7 @@ def _weighted_terms(ops: Any, s: ClassStats, weights: str) -> dict[str, E]:
     rc = Σ A_i r_i² + Σ P_j c_j² = Σ M_ij (r_i² + c_j²)."""
 
     def d(a: ClassView, b: ClassView) -> E:
-        return kappa_weight(ops, weights, a.index, b.index)
+        return kappa_weight(ops, weights, a.index, b.index, s)
 
     def row(a: ClassView, b: ClassView) -> E:  # r_i's term (a: class i, b: class l)
         return d(a, b) * b.predicted
@@ -159,9 +171,9 @@ def _weighted_terms(ops: Any, s: ClassStats, weights: str) -> dict[str, E]:
 
     return {
         "n": s.n,
-        "dis": s.row_pair_sum(lambda i, j: kappa_weight(ops, weights, i, j)),
+        "dis": s.row_pair_sum(lambda i, j: kappa_weight(ops, weights, i, j, s)),
         "chance": s.pair_sum(lambda a, b: d(a, b) * a.actual * b.predicted),
-        "dd": s.row_pair_sum(lambda i, j: _square(kappa_weight(ops, weights, i, j))),
+        "dd": s.row_pair_sum(lambda i, j: _square(kappa_weight(ops, weights, i, j, s))),
         "dy": margins(lambda a, b, r, c: d(a, b) * (r + c)),
         "yy": margins(lambda a, b, r, c: _square(r + c)),
         "ee": s.pair_sum(lambda a, b: _square(d(a, b)) * a.actual * b.predicted),
@@ -179,7 +191,8 @@ def _weighted_variances(t: dict[str, E]) -> tuple[E, E, E]:
     X_ij = d_ij - (1 - kappa)(r_i + c_j) / n over the cells' shares, and var_kappa0 is
     Var(Y) / ((1 - pe_w)² n) for Y_ij = d_ij - (r_i + c_j) / n over the chance shares
     A_i P_j / n²: both are invariant to the scale of d, so the positions' |i - j| and
-    (i - j)² serve as they are. In counts, with q = 1 - kappa = n dis / chance:
+    (i - j)² serve as they are, and so does a given matrix, which statsmodels takes as d
+    unscaled (w = 1 - d: the constant 1 leaves both variances as they are). In counts, with q = 1 - kappa = n dis / chance:
     var_kappa = (n² dd - 2 q n dy + q² yy - n dis²) / chance² and
     var_kappa0 = (n² ee - n rc + chance²) / (n chance²), each term divided by chance
     before it is multiplied (the sums of whole weights are integers on some engines, and
@@ -200,7 +213,7 @@ def _weighted_variances(t: dict[str, E]) -> tuple[E, E, E]:
 def _bound(ops: Any, s: ClassStats, body: Any, weights: str = "none") -> E:
     """``body(kappa, var_kappa, var_kappa0)`` with the sums bound once, NULL over no known
     rows (or known rows of total weight 0) and NaN where every row is of one class on both
-    sides; ``weights`` "none" (plain kappa), "linear" or "quadratic"."""
+    sides; ``weights`` "none" (plain kappa), "linear", "quadratic" or "matrix"."""
     plain = weights == "none"
     t = _terms(ops, s) if plain else _weighted_terms(ops, s, weights)
     names = list(t)
@@ -223,12 +236,15 @@ def _one_side(s: ClassStats) -> E:
     return s.axis.sum(whole) > 0
 
 
-def _choose(ops: Any, weights: Any, build: Any) -> E:
+def _choose(ops: Any, s: ClassStats, weights: Any, build: Any) -> E:
     """``build(w)`` for the ``weights`` named (each option built only when ``weights`` is
-    not known in Python), as ``cohen_kappa_score`` chooses its weights."""
+    not known in Python), as ``cohen_kappa_score`` chooses its weights: "matrix" where the
+    engine reads a given matrix over the labels (``s.weight_at``)."""
     options: dict[str, Callable[[], E]] = {
         w: partial(build, w) for w in ("none", "linear", "quadratic")
     }
+    if s.weight_at is not None:
+        options["matrix"] = partial(build, "matrix")
     return F.choose(ops, weights, options)
 
 
@@ -241,9 +257,9 @@ def _std_error(ops: Any, s: ClassStats, weights: str) -> E:
     return _bound(ops, s, body, weights)
 
 
-def std_error(ops: Any, s: ClassStats, weights: Any = "none") -> E:
+def std_error(ops: Any, s: ClassStats, weights: Any = "none", labels: Any = None) -> E:
     """sqrt(var_kappa) (statsmodels' std_kappa); 0 where either side holds one class."""
-    return _choose(ops, weights, lambda w: _std_error(ops, s, w))
+    return _choose(ops, s, weights, lambda w: _std_error(ops, s, w))
 
 
 def _z_value(ops: Any, s: ClassStats, weights: str) -> E:
@@ -253,29 +269,29 @@ def _z_value(ops: Any, s: ClassStats, weights: str) -> E:
     return ops.when(_one_side(s) & (s.n > 0), ops.nan(), _bound(ops, s, body, weights))
 
 
-def z_value(ops: Any, s: ClassStats, weights: Any = "none") -> E:
+def z_value(ops: Any, s: ClassStats, weights: Any = "none", labels: Any = None) -> E:
     """kappa / sqrt(var_kappa0) (statsmodels' z_value); NaN where var_kappa0 is 0 (and so is
     kappa): a side holds one class, or no class occurs on both sides (Σ A_i P_i = 0)."""
-    return _choose(ops, weights, lambda w: _z_value(ops, s, w))
+    return _choose(ops, s, weights, lambda w: _z_value(ops, s, w))
 
 
-def p_value(ops: Any, s: ClassStats, weights: Any = "none") -> E:
+def p_value(ops: Any, s: ClassStats, weights: Any = "none", labels: Any = None) -> E:
     """2 P(Z > |z|) = erfc(|z| / sqrt 2) (statsmodels' pvalue_two_sided)."""
 
     def build(w: str) -> E:
         z = _z_value(ops, s, w)
         return ops.let((z,), lambda z: C.erfc(ops, ops.when(z < 0, -z, z) / 2**0.5), "kappa_z")
 
-    return _choose(ops, weights, build)
+    return _choose(ops, s, weights, build)
 
 
-def p_value_one_sided(ops: Any, s: ClassStats, weights: Any = "none") -> E:
+def p_value_one_sided(ops: Any, s: ClassStats, weights: Any = "none", labels: Any = None) -> E:
     """P(Z > z) (statsmodels' pvalue_one_sided, ``norm.sf(z_value)``): the two-sided tail's
     half, see :func:`mlsql.measures.contingency.normal_upper_tail`."""
-    return _choose(ops, weights, lambda w: C.normal_upper_tail(ops, _z_value(ops, s, w)))
+    return _choose(ops, s, weights, lambda w: C.normal_upper_tail(ops, _z_value(ops, s, w)))
 
 
-def interval(ops: Any, s: ClassStats, side: int, weights: Any = "none") -> E:
+def interval(ops: Any, s: ClassStats, side: int, weights: Any = "none", labels: Any = None) -> E:
     """kappa + side x 1.959963984540054 x std_kappa (statsmodels' kappa_low, kappa_upp)."""
 
     def body(kappa: E, var: E, var0: E) -> E:
@@ -284,4 +300,4 @@ def interval(ops: Any, s: ClassStats, side: int, weights: Any = "none") -> E:
     def build(w: str) -> E:
         return _bound(ops, s, body, w) + side * Z_975 * _std_error(ops, s, w)
 
-    return _choose(ops, weights, build)
+    return _choose(ops, s, weights, build)

@@ -43,7 +43,8 @@ Notes
   statsmodels' ``cohens_kappa(table)`` std_kappa, z_value, pvalue_two_sided,
   pvalue_one_sided, kappa_low and kappa_upp (the 95% interval, kappa ± 1.96 std_kappa), the table's
   rows ``actual`` and columns ``predicted`` (:mod:`mlsql.measures.kappa_tests`); ``weights``
-  as ``cohen_kappa_score`` takes it, statsmodels' ``wt='linear'`` or ``wt='quadratic'``.
+  and ``labels`` as ``cohen_kappa_score`` takes them, statsmodels' ``wt='linear'``,
+  ``wt='quadratic'`` or (a matrix over the labels) ``weights=W``.
   They are NaN where statsmodels divides 0 by 0 (one class on both sides; for z
   and p also one class on a side, or no class on both sides), and the standard
   error is 0 where the variance is 0 exactly, where statsmodels gives a tiny
@@ -60,8 +61,9 @@ Notes
   matrix of disagreement weights for the k labels (finite, >= 0; row: actual, column:
   predicted): statsmodels' ``cohens_kappa(table, weights=W)``, kappa =
   1 - Σ w_ij M_ij / Σ w_ij A_i P_j / n. A matrix without labels, or of another size, is
-  an error (:func:`mlsql._params.kappa_matrix`). The kappa tests below take the named
-  weightings only, and bootstrap, compare and slices resample kappa over the classes seen.
+  an error (:func:`mlsql._params.kappa_matrix`). The kappa tests above take the same
+  ``weights`` and ``labels`` (statsmodels' ``cohens_kappa(table, weights=W)``'s variances),
+  and bootstrap, compare and slices resample kappa over the classes seen.
 - ``matthews_corrcoef`` is undefined when either side holds one class only:
   ``zero_division`` (default 0 as scikit-learn; 'diagnose': 1 if every row is
   right, else 0).
@@ -120,7 +122,6 @@ PAIR_MEASURES = ("cohen_kappa_score", *KAPPA_TESTS, *BOWKER)
 ZD = P.ZERO_DIVISION
 BETA = P.BETA
 AVERAGE = P.AVERAGE
-WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
 
 
@@ -478,7 +479,8 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, labels: Any, zero_divisi
 KAPPA_SUMMARIES = {
     "cohen_kappa_std_error": (
         "Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa "
-        "std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.",
+        "std_kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels, as "
+        "cohen_kappa_score's.",
         K.std_error,
     ),
     "cohen_kappa_z_value": (
@@ -498,15 +500,15 @@ KAPPA_SUMMARIES = {
     ),
     "cohen_kappa_low": (
         "Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.",
-        lambda ops, s, weights: K.interval(ops, s, -1, weights),
+        lambda ops, s, weights, labels: K.interval(ops, s, -1, weights, labels),
     ),
     "cohen_kappa_high": (
         "Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.",
-        lambda ops, s, weights: K.interval(ops, s, 1, weights),
+        lambda ops, s, weights, labels: K.interval(ops, s, 1, weights, labels),
     ),
 }
 for _name, (_summary, _build) in KAPPA_SUMMARIES.items():
-    measure(_name, "aggregate", FAMILY, _summary, params=(WEIGHTS,))(_build)
+    measure(_name, "aggregate", FAMILY, _summary, params=(P.KAPPA_WEIGHTS, P.KAPPA_LABELS))(_build)
 
 BOWKER_SUMMARIES = {
     "bowker_statistic": (

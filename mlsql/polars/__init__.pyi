@@ -2642,6 +2642,7 @@ def cohen_kappa_high(
     predicted: _IntoExpr,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2652,8 +2653,13 @@ def cohen_kappa_high(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2678,6 +2684,7 @@ def cohen_kappa_low(
     predicted: _IntoExpr,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2688,8 +2695,13 @@ def cohen_kappa_low(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2714,6 +2726,7 @@ def cohen_kappa_p_value(
     predicted: _IntoExpr,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2724,8 +2737,13 @@ def cohen_kappa_p_value(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2750,6 +2768,7 @@ def cohen_kappa_p_value_one_sided(
     predicted: _IntoExpr,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2760,8 +2779,13 @@ def cohen_kappa_p_value_one_sided(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2833,9 +2857,10 @@ def cohen_kappa_std_error(
     predicted: _IntoExpr,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
-    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels, as cohen_kappa_score's.
 
     Parameters
     ----------
@@ -2843,8 +2868,13 @@ def cohen_kappa_std_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2869,6 +2899,7 @@ def cohen_kappa_z_value(
     predicted: _IntoExpr,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -2879,8 +2910,13 @@ def cohen_kappa_z_value(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

@@ -2749,6 +2749,7 @@ def cohen_kappa_high(
     predicted: _IntoColumn,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Upper end of kappa's 95% interval, kappa + 1.96 std_kappa: statsmodels' kappa_upp.
@@ -2759,8 +2760,13 @@ def cohen_kappa_high(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2789,6 +2795,7 @@ def cohen_kappa_low(
     predicted: _IntoColumn,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Lower end of kappa's 95% interval, kappa - 1.96 std_kappa: statsmodels' kappa_low.
@@ -2799,8 +2806,13 @@ def cohen_kappa_low(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2829,6 +2841,7 @@ def cohen_kappa_p_value(
     predicted: _IntoColumn,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Two-sided p-value of kappa = 0 over k classes: statsmodels' cohens_kappa pvalue_two_sided.
@@ -2839,8 +2852,13 @@ def cohen_kappa_p_value(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2869,6 +2887,7 @@ def cohen_kappa_p_value_one_sided(
     predicted: _IntoColumn,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """One-sided p-value of kappa = 0 against kappa > 0, P(Z > z), over k classes: statsmodels' cohens_kappa pvalue_one_sided.
@@ -2879,8 +2898,13 @@ def cohen_kappa_p_value_one_sided(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -2969,9 +2993,10 @@ def cohen_kappa_std_error(
     predicted: _IntoColumn,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
-    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear' or 'quadratic' as cohen_kappa_score's.
+    """Cohen's kappa's asymptotic standard error over k classes: statsmodels' cohens_kappa std_kappa; weights NULL (plain), 'linear', 'quadratic' or a matrix over labels, as cohen_kappa_score's.
 
     Parameters
     ----------
@@ -2979,8 +3004,13 @@ def cohen_kappa_std_error(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.
@@ -3009,6 +3039,7 @@ def cohen_kappa_z_value(
     predicted: _IntoColumn,
     *,
     weights: str | Sequence[Sequence[float]] | None = None,
+    labels: Sequence[Any] | None = None,
     sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """kappa / its standard error under kappa = 0, over k classes: statsmodels' cohens_kappa z_value.
@@ -3019,8 +3050,13 @@ def cohen_kappa_z_value(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {'linear', 'quadratic'}, optional
-        Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
+    weights : {'linear', 'quadratic'} or list of lists of float, optional
+        Disagreement weights: 'linear' |i - j| or 'quadratic' (i - j)² over the classes'
+        positions (the sorted classes, or labels' order), or a k x k matrix of finite numbers
+        >= 0 for the k labels (row: actual, column: predicted), statsmodels' 2-D weights.
+    labels : list, optional
+        The classes in the weights matrix's order (scikit-learn's labels): rows whose actual
+        or predicted class is not among them are left out; default: the classes seen, sorted.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

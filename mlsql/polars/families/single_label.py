@@ -158,16 +158,17 @@ def class_stats(
         }
         n = w.sum()
 
+    def view(at: pl.Expr) -> SL.ClassView:
+        """The class at sorted position ``at``; its index is its label's position when the
+        weights are read over labels (``lookup``)."""
+        place = at if lookup is None else index.gather(at)
+        return SL.ClassView(
+            place, per_class["actual"].gather(at), per_class["predicted"].gather(at)
+        )
+
     def pair_sum(term: Any) -> pl.Expr:
         cells = pl.int_range(0, size * size, dtype=pl.Int64)
         i, j = cells // size, cells % size
-
-        def view(at: pl.Expr) -> SL.ClassView:
-            place = at if lookup is None else index.gather(at)
-            return SL.ClassView(
-                place, per_class["actual"].gather(at), per_class["predicted"].gather(at)
-            )
-
         return OPS.sum(term(view(i), view(j)))
 
     def row_pair_sum(term: Any) -> pl.Expr:
@@ -179,11 +180,6 @@ def class_stats(
         return OPS.sum(each if weight is None else each * weight.filter(mask))
 
     def cell_sum(term: Any) -> pl.Expr:
-        def view(at: pl.Expr) -> SL.ClassView:
-            return SL.ClassView(
-                at, per_class["actual"].gather(at), per_class["predicted"].gather(at)
-            )
-
         ia = classes.search_sorted(a).cast(pl.Int64)
         ip = classes.search_sorted(p).cast(pl.Int64)
         each = term(view(ia), view(ip))
@@ -207,11 +203,6 @@ def class_stats(
         return cells.implode().list.eval(body(pl.element())).list.first()
 
     def margin_cell_sum(term: Any, row: Any, col: Any) -> pl.Expr:
-        def view(at: pl.Expr) -> SL.ClassView:
-            return SL.ClassView(
-                at, per_class["actual"].gather(at), per_class["predicted"].gather(at)
-            )
-
         cells = pl.int_range(0, size * size, dtype=pl.Int64)
         outer, inner = cells // size, cells % size
         starts = pl.int_range(0, size + 1, dtype=pl.Int64) * size

@@ -902,8 +902,9 @@ def _kappa_over(
     pairs: dict[tuple[Any, Any], float],
     checked: dict[str, Any],
 ) -> Column:
-    """``cohen_kappa_score`` over its labels (bounded, :func:`counted_classes`): the rows
-    whose classes are not labels left out, the weights read from ``pairs``
+    """``cohen_kappa_score`` and the kappa tests over their labels (bounded,
+    :func:`counted_classes`, with the cells the tests' variances sum over): the rows whose
+    classes are not labels left out, the weights read from ``pairs``
     (:func:`mlsql._params.kappa_matrix`) at the sorted labels' positions."""
     classes = sorted(dict.fromkeys(a for a, _ in pairs))
     k = len(classes)
@@ -912,7 +913,10 @@ def _kappa_over(
     def weight_at(i: Any, j: Any) -> Column:
         return F.element_at(flat, (column(i) * k + column(j) + 1).cast("int"))
 
-    counted, row_pair_sum = counted_classes(actual, predicted, classes, weight, skip_outside=True)
+    cells = m.name in SL.KAPPA_TESTS  # their variances sum over the cells
+    counted, row_pair_sum = counted_classes(
+        actual, predicted, classes, weight, cells, skip_outside=True
+    )
     params = {**checked, "weights": "matrix"}
 
     def formula(s: Column) -> Column:
