@@ -10,6 +10,7 @@ not run: their SQL must parse in sqlglot's dialect of each.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import sys
@@ -30,13 +31,19 @@ from tests.test_multilabel_conformance import FILES, cases, rows_of
 ibis = pytest.importorskip("ibis", reason="ibis is missing: pip install -e '.[ibis]'")
 
 from mlsql._ibis.evaluate import plan  # noqa: E402
-from mlsql._ibis.families import LOWERED  # noqa: E402
+from mlsql._ibis.families import LOWERED, lowered  # noqa: E402
 
-#: the measures evaluate takes over ibis: every aggregate of the lowered families
-LOWERED_MEASURES = [m for m in measures() if m.family in LOWERED and m.name in EV.allowed()]
+#: the measures evaluate takes over ibis: every aggregate of the lowered families (but the
+#: measures of a family not lowered yet)
+LOWERED_MEASURES = [m for m in measures() if lowered(m) and m.name in EV.allowed()]
 BACKENDS = ("duckdb", "datafusion", "postgres")
 #: the data kind of each lowered family
-KIND = {"multilabel": "label_lists", "binary": "binary", "regression": "numbers"}
+KIND = {
+    "multilabel": "label_lists",
+    "binary": "binary",
+    "regression": "numbers",
+    "single_label": "classes",
+}
 
 
 class Live:
@@ -167,8 +174,27 @@ def test_binary_conformance(live: Live) -> None:
     )
 
 
+def test_single_label_conformance(live: Live) -> None:
+    """The lecture's ten rows and twenty animals (tests/test_single_label_conformance.py):
+    accuracy and error rate of each, in one evaluate per example."""
+    from tests.conftest import conformance
+
+    slides = conformance("slides_single_label.json")
+    for example in ("ten_rows", "animals"):
+        data = slides[example]
+        t = live.table(pa.table({"actual": data["actual"], "predicted": data["predicted"]}))
+        names = [k for k in data["expected"] if k in LOWERED_NAMES]
+        assert {"accuracy", "error_rate"} <= set(names)
+        got = estimates(mlsql.evaluate(t, "actual", "predicted", names))
+        assert got == pytest.approx([data["expected"][k] for k in names], rel=1e-12)
+
+
 def measures_by_name() -> dict[str, Measure]:
     return {m.name: m for m in LOWERED_MEASURES}
+
+
+#: the names of the lowered measures
+LOWERED_NAMES = frozenset(m.name for m in LOWERED_MEASURES)
 
 
 # ---------------------------------------------------------------- the registry's measures
@@ -267,6 +293,81 @@ def test_regression_weights_count_as_repeated_rows(live: Live) -> None:
     )
 
 
+#: the single-label measures, with parameters that reach every averaging and zero_division
+SINGLE_LABEL = [
+    "accuracy",
+    "error_rate",
+    ("precision_score", {"average": "micro"}),
+    "precision_score",
+    ("recall_score", {"average": "weighted"}),
+    ("f1_score", {"zero_division": "diagnose"}),
+    ("fbeta_score", {"beta": 2.0, "average": "weighted", "zero_division": 1}),
+    "balanced_accuracy_score",
+    "matthews_corrcoef",
+]
+
+
+def test_single_label_weights_count_as_repeated_rows(live: Live) -> None:
+    """The class table's sums of weights: integer weights equal repeated rows, a NULL weight
+    or label skips the row, a class seen on one side only counts, a NULL group is a group,
+    a group whose rows are all unknown gives NULL, and one whose rows all weigh 0 gives each
+    measure's value over no weight (as every engine: README, "Sample weights")."""
+    rows = [
+        ("x", "a", "a", 2),
+        ("x", "b", "a", 1),
+        ("x", "c", "c", 3),
+        ("x", "a", "d", 1),  # d: predicted only
+        ("x", None, "a", 5),
+        (None, "b", "b", 1),
+        (None, "a", "b", 2),
+        (None, "c", "a", None),
+        ("y", "a", "b", 4),
+        ("y", "b", "b", 1),
+        ("z", None, "a", 1),  # every row unknown
+        ("z", "a", None, 2),
+    ]
+    weighted = live.table(
+        pa.table(
+            {
+                "g": [g for g, *_ in rows],
+                "actual": [a for _, a, _, _ in rows],
+                "predicted": [p for _, _, p, _ in rows],
+                "w": pa.array([None if w is None else float(w) for *_, w in rows], pa.float64()),
+            }
+        )
+    )
+    kept = [r for r in rows for _ in range(r[3] or 0)]
+    plain = live.table(
+        pa.table(
+            {
+                "g": [g for g, *_ in kept],
+                "actual": [a for _, a, _, _ in kept],
+                "predicted": [p for _, _, p, _ in kept],
+            }
+        )
+    )
+    got = mlsql.evaluate(weighted, "actual", "predicted", SINGLE_LABEL, by="g", sample_weight="w")
+    want = mlsql.evaluate(plain, "actual", "predicted", SINGLE_LABEL, by="g")
+    a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+    k = len(SINGLE_LABEL)
+    assert [r["g"] for r in a] == [None] * k + ["x"] * k + ["y"] * k + ["z"] * k
+    assert [(r["g"], r["measure"]) for r in a] == [(r["g"], r["measure"]) for r in b]
+    assert all(
+        math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12, abs_tol=1e-15)
+        for x, y in zip(a[: 3 * k], b, strict=False)
+    )
+    assert [r["estimate"] for r in a[3 * k :]] == [r["estimate"] for r in b[3 * k :]] == [None] * k
+    # the x group's exact fractions: M = a:{a:2, d:1}, b:{a:1}, c:{c:3} (n = 7)
+    x = {r["measure"]: r["estimate"] for r in a[k : 2 * k]}
+    assert x["accuracy"] == pytest.approx(float(Fraction(5, 7)), rel=1e-12)
+    assert x["balanced_accuracy_score"] == pytest.approx(float(Fraction(2, 3) / 3 + Fraction(1, 3)))
+    # weights all 0 on known rows: the shares NULL, the ratios their zero_division value
+    # (0, 'diagnose': 1 where tp + fp + fn = 0, 1), balanced accuracy NULL (no class occurs)
+    zero = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"], "w": [0.0, 0.0]}))
+    got0 = estimates(mlsql.evaluate(zero, "actual", "predicted", SINGLE_LABEL, sample_weight="w"))
+    assert got0 == [None, None, 0.0, 0.0, 0.0, 1.0, 1.0, None, 0.0]
+
+
 def test_groups_in_order_with_null_first(live: Live) -> None:
     """One row per group and measure, ordered by group (NULL first), then the measures; the
     exact fractions of each group."""
@@ -337,11 +438,76 @@ def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
     )
 
 
+#: single-label inputs of the wrong types, by why
+BAD_LABELS = {
+    "mixed": pa.table({"actual": ["a", "b"], "predicted": [1, 2]}),
+    "a list": pa.table({"actual": ["a", "b"], "predicted": [["a"], ["b"]]}),
+    "a flag": pa.table({"actual": [True, False], "predicted": [1, 0]}),
+}
+
+
+@functools.cache
+def duck_connection() -> Any:
+    """One mlsql connection for the DuckDB engine's messages (each takes a second to open)."""
+    return mlsql.connect()
+
+
+@functools.cache
+def engines_words(why: str, name: str) -> tuple[str, ...]:
+    """The words before "Got" of the message of mlsql.evaluate on Polars and DuckDB for
+    :data:`BAD_LABELS`' ``why`` (computed once: DuckDB's connection takes seconds)."""
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    data = BAD_LABELS[why]
+    polars = _message(lambda: mp.evaluate(pl.from_arrow(data), "actual", "predicted", [name]))
+    out = [polars.split(" Got ")[0]]
+    if not (why == "a list" and name == "f1_score"):  # DuckDB's class macros bind a list
+        con = duck_connection()
+        duck = _message(
+            lambda: mlsql.evaluate(data, "actual", "predicted", [name], con=con).fetchall()
+        )
+        out.append(duck.split(" Got ")[0])
+    return tuple(out)
+
+
+def test_single_label_errors_are_the_engines(live: Live) -> None:
+    """Labels of two kinds, a list where one label belongs, another type: the message of
+    mlsql.evaluate on Polars and DuckDB, with ibis' names of the types; integer widths mix
+    as there."""
+    for why, data in BAD_LABELS.items():
+        t = live.table(data)
+        for name in ("accuracy", "f1_score"):
+            got = _message(lambda n=name, t=t: mlsql.evaluate(t, "actual", "predicted", [n]))
+            words = got.split(" Got ")[0]
+            assert all(w == words for w in engines_words(why, name)), (why, got)
+            types = [str(t[c].type()) for c in ("actual", "predicted")]
+            if why == "a list":
+                assert got.endswith(f"Got predicted {types[1]}.")
+            else:
+                assert got.endswith(f"Got actual {types[0]} and predicted {types[1]}.")
+    widths = pa.table(
+        {"actual": pa.array([1, 2, None], pa.int8()), "predicted": pa.array([1, 1, 2], pa.int64())}
+    )
+    assert estimates(
+        mlsql.evaluate(live.table(widths), "actual", "predicted", ["accuracy", "f1_score"])
+    ) == [0.5, pytest.approx(1 / 3, rel=1e-12)]
+
+
 def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
-    """A measure of a family not lowered to ibis."""
+    """A measure of a family not lowered to ibis, and one of a lowered family that is not
+    lowered yet (the reason named)."""
     t = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}))
-    with pytest.raises(MlsqlError, match=rf"ibis table \({live.name}\) does not take accuracy yet"):
-        mlsql.evaluate(t, "actual", "predicted", ["accuracy"])
+    with pytest.raises(MlsqlError, match=rf"ibis table \({live.name}\) does not take hitrate yet"):
+        mlsql.evaluate(t, "actual", "predicted", ["hitrate"])
+    with pytest.raises(
+        MlsqlError,
+        match=rf"ibis table \({live.name}\) does not take bowker_statistic yet: of the "
+        r"single_label family, mlsql lowers to ibis so far accuracy, .*, not bowker_statistic "
+        r"\(it sums over",
+    ):
+        mlsql.evaluate(t, "actual", "predicted", ["accuracy", "bowker_statistic"])
 
 
 def test_datafusion_s_parser_limit_is_named() -> None:
@@ -424,6 +590,13 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     q = plan(numbers, "actual", "predicted", regression, by="g").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(regression) + 2  # the group, the measures, 2 checks
+    classes = ibis.table(
+        {"g": "string", "actual": "string", "predicted": "string", "w": "float64"}, name="cls"
+    )
+    single = [m.name for m in LOWERED_MEASURES if m.family == "single_label"]
+    q = plan(classes, "actual", "predicted", single, by="g", sample_weight="w").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    assert len(parsed.selects) == 1 + len(single) + 1  # the group, the measures, the weight
 
 
 # ---------------------------------------------------------------- the guide

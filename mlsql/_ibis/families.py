@@ -18,7 +18,7 @@ name (:func:`mlsql._ibis.backends.check`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import ibis
@@ -30,9 +30,10 @@ from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
 from mlsql._ibis import backend_name, stats
-from mlsql._ibis.ops import FLOAT, Checks, IbisOps, null
+from mlsql._ibis.ops import FLOAT, Checks, ClassAxisOps, IbisOps, null
 from mlsql._weights import weighted
 from mlsql.measures import regression as RG
+from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 
 #: the projected statistics' names
@@ -44,11 +45,13 @@ FLAG_ACTUAL, FLAG_PREDICTED = "__mlsql_fa", "__mlsql_fp"
 class Lowering:
     """A family's per-row statistics (:attr:`rows`), the grouped passes its sums need first
     (:attr:`passes`: the projected rows with each row's group values joined beside it, or
-    None), and its measures' aggregates (:attr:`value`)."""
+    None), its measures' aggregates (:attr:`value`), and the measures of the family not
+    lowered yet, each with the reason (:attr:`not_yet`)."""
 
     rows: Callable[[EV.Item, dict[str, ir.Column], dict[str, Any], Checks], None]
     value: Callable[[EV.Item, ir.Table, ir.FloatingColumn | None, IbisOps], Any]
     passes: Callable[[list[EV.Item], ir.Table, list[str], bool], ir.Table] | None = None
+    not_yet: dict[str, str] = field(default_factory=dict)
 
 
 def _formula(item: EV.Item, ops: IbisOps, *args: Any, w: Any = None) -> Any:
@@ -231,9 +234,111 @@ def regression_value(
     return _formula(item, ops, stats)
 
 
+# ---------------------------------------------------------------- single label
+#: the checked labels (NULL where the row is unknown), both of one type
+LABEL_A, LABEL_P = "__mlsql_la", "__mlsql_lp"
+#: the columns of the table of (group, class) rows: the class, its row total, column total
+#: and diagonal (counts, or sums of weights)
+CLASS, ROW_TOTAL, COLUMN_TOTAL, DIAGONAL = "__mlsql_cls", "__mlsql_r", "__mlsql_c", "__mlsql_d"
+#: the measures the single-label family lowers: those of n, the rows where actual = predicted,
+#: and each class's row total, column total and diagonal
+AGREEMENT = ("accuracy", "error_rate")
+_PAIRS = "it sums over pairs of classes or over the confusion matrix's cells"
+_ONE_COLUMN = "it reads one label column"
+_PARAM_LABEL = "it compares the rows with labels given as parameters"
+SINGLE_LABEL_NOT_YET = {
+    **dict.fromkeys(SL.PAIR_MEASURES, _PAIRS),
+    "majority_error": _ONE_COLUMN,
+    "prevalence": _ONE_COLUMN,
+    "class_error_rate": _PARAM_LABEL,
+    "cost_error": _PARAM_LABEL,
+}
+
+
+def single_label_rows(
+    item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks
+) -> None:
+    """Both labels of one type (the engines' checks and messages), NULL where either is."""
+    m = item.measure
+    columns = [cols[r] for r in item.roles]
+    common = stats.check_single_labels(m.name, m.inputs, [c.type() for c in columns])
+    if LABEL_A not in out:
+        a, p = cols["actual"], cols["predicted"]
+        known = a.notnull() & p.notnull()
+        out[LABEL_A] = known.ifelse(a.cast(common), null(common))
+        out[LABEL_P] = known.ifelse(p.cast(common), null(common))
+
+
+def class_table(rows: ir.Table, keys: list[str], weighted: bool) -> ir.Table:
+    """One row per (group, class) of the known rows: rows truly of the class, predicted as
+    it, and both (sums of the weights when weighted). The classes are those on either side;
+    a hash aggregate, so memory per group grows with its classes, never with its rows."""
+    known = rows.filter(rows[LABEL_A].notnull())
+    one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
+    zero = ibis.literal(0.0, type=FLOAT)
+    right = (known[LABEL_A] == known[LABEL_P]).ifelse(one, zero)
+    groups = {k: known[k] for k in keys}
+    sides = known.select(
+        **groups, **{CLASS: known[LABEL_A], ROW_TOTAL: one, COLUMN_TOTAL: zero, DIAGONAL: right}
+    ).union(
+        known.select(
+            **groups, **{CLASS: known[LABEL_P], ROW_TOTAL: zero, COLUMN_TOTAL: one, DIAGONAL: zero}
+        ),
+        distinct=False,
+    )
+    return sides.group_by([*keys, CLASS]).aggregate(
+        **{c: sides[c].sum() for c in (ROW_TOTAL, COLUMN_TOTAL, DIAGONAL)}
+    )
+
+
+def _refused_sum(name: str) -> Callable[..., Any]:
+    def refused(*args: Any) -> Any:
+        raise AssertionError(f"{name} is not lowered to ibis (SINGLE_LABEL_NOT_YET)")
+
+    return refused
+
+
+def single_label_value(
+    item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisOps
+) -> Any:
+    """The formula over n and the rows where actual = predicted (accuracy, error rate), or
+    over the class axis: the table of (group, class) rows, its sums over the group's classes
+    joined to the rows' aggregates by group (:class:`~mlsql._ibis.ops.ClassAxisOps`)."""
+    a, p = rows[LABEL_A], rows[LABEL_P]
+    known = a.notnull()
+    n = ops.count(a) if w is None else ops.sum(known.ifelse(w, null()))
+    count = None if w is None else ops.count(a)
+    if item.name in AGREEMENT:
+        one = ibis.literal(1.0, type=FLOAT) if w is None else w
+        right = ops.sum((a == p).ifelse(one, ibis.literal(0.0, type=FLOAT)))
+        return _formula(item, ops, SL.Agreement(n, right))
+    plan = ops.plan
+    if plan.classes is None:
+        plan.classes = class_table(rows, plan.keys, w is not None)
+    t = plan.classes
+    s = SL.ClassStats(
+        n=n,
+        index=None,
+        actual=t[ROW_TOTAL],
+        predicted=t[COLUMN_TOTAL],
+        correct=t[DIAGONAL],
+        axis=ClassAxisOps(ops.checks, plan),
+        pair_sum=_refused_sum("pair_sum"),
+        row_pair_sum=_refused_sum("row_pair_sum"),
+        rows=count,
+    )
+    return _formula(item, ops, s)
+
+
 #: the families lowered to ibis, by registry family
 LOWERED: dict[str, Lowering] = {
     "multilabel": Lowering(label_set_rows, label_set_value),
     "binary": Lowering(binary_rows, binary_value),
     "regression": Lowering(regression_rows, regression_value, regression_passes),
+    "single_label": Lowering(single_label_rows, single_label_value, not_yet=SINGLE_LABEL_NOT_YET),
 }
+
+
+def lowered(m: Any) -> bool:
+    """Whether ``evaluate`` over an ibis table takes the registry measure ``m``."""
+    return m.family in LOWERED and m.name not in LOWERED[m.family].not_yet

@@ -130,6 +130,12 @@ class Plan:
 
     aggregates: dict[str, ir.Value] = field(default_factory=dict)
     layers: list[dict[str, Any]] = field(default_factory=list)
+    #: the group columns' names (in the projected rows and in :attr:`classes`)
+    keys: list[str] = field(default_factory=list)
+    #: a second table per group (the single-label family's rows per (group, class)), and the
+    #: aggregates over it, joined to the rows' aggregates by group (:meth:`aggregate_classes`)
+    classes: ir.Table | None = None
+    class_aggregates: dict[str, ir.Value] = field(default_factory=dict)
     _names: dict[Any, str] = field(default_factory=dict)
     #: every column's type (aggregates and bound values), and each bound value's layer
     _types: dict[str, Any] = field(default_factory=dict)
@@ -141,6 +147,15 @@ class Plan:
         if key not in self._names:
             name = self._names[key] = f"__mlsql_s{len(self._names)}"
             self.aggregates[name] = expr
+            self._types[name] = expr.type()
+        return _[self._names[key]]
+
+    def aggregate_classes(self, expr: ir.Value) -> Deferred:
+        """A reference to ``expr``'s column, an aggregate over :attr:`classes` per group."""
+        key = expr.op()
+        if key not in self._names:
+            name = self._names[key] = f"__mlsql_x{len(self._names)}"
+            self.class_aggregates[name] = expr
             self._types[name] = expr.type()
         return _[self._names[key]]
 
@@ -164,8 +179,23 @@ class Plan:
         return tuple(out)
 
     def apply(self, aggregated: ir.Table) -> ir.Table:
-        """The aggregated table with every layer of bound values added, in order."""
+        """The aggregated table, joined to the aggregates over :attr:`classes` (each group's
+        row, NULL-safe on the group keys; NULL for a group without classes), with every layer
+        of bound values added, in order."""
         out = aggregated
+        if self.classes is not None:
+            per_group = (
+                self.classes.group_by(self.keys).aggregate(**self.class_aggregates)
+                if self.keys
+                else self.classes.aggregate(**self.class_aggregates)
+            )
+            if not self.keys:
+                out = out.cross_join(per_group)
+            else:
+                renamed = {f"__mlsql_j{k}": g for k, g in enumerate(self.keys)}
+                per_group = per_group.rename(renamed)
+                on = [out[g].identical_to(per_group[j]) for j, g in renamed.items()]
+                out = out.left_join(per_group, on).drop(*renamed)
         for layer in self.layers:
             out = out.mutate(**layer)
         return out
@@ -269,3 +299,22 @@ class IbisOps:
         if any(deferred(v) for v in values):
             return body(*self.plan.bind(values))
         return body(*values)
+
+
+class ClassAxisOps(IbisOps):
+    """The class axis of :class:`~mlsql.measures.single_label.ClassStats`: per-class values
+    are columns of the table of (group, class) rows (:attr:`Plan.classes`), and ``sum``,
+    ``mean`` and ``count`` reduce them over the group's classes (an aggregate of that table,
+    joined to the rows' aggregates by group)."""
+
+    def sum(self, x: Any) -> Any:
+        """Σ over the group's classes, as a double (NULL over no classes)."""
+        return self.plan.aggregate_classes(value(x).sum().cast(FLOAT))
+
+    def mean(self, x: Any) -> Any:
+        """Mean over the group's classes of the non-NULL values."""
+        return self.plan.aggregate_classes(value(x).cast(FLOAT).mean())
+
+    def count(self, x: Any) -> Any:
+        """Classes where ``x`` is not NULL."""
+        return self.plan.aggregate_classes(value(x).count())
