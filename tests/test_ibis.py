@@ -174,19 +174,23 @@ def test_binary_conformance(live: Live) -> None:
     )
 
 
+#: the measure of a conformance file's key
+MEASURE = {"kappa": "cohen_kappa_score"}
+
+
 def test_single_label_conformance(live: Live) -> None:
     """The lecture's ten rows and twenty animals (tests/test_single_label_conformance.py):
-    accuracy and error rate of each, in one evaluate per example."""
+    accuracy, error rate and kappa of each, in one evaluate per example."""
     from tests.conftest import conformance
 
     slides = conformance("slides_single_label.json")
     for example in ("ten_rows", "animals"):
         data = slides[example]
         t = live.table(pa.table({"actual": data["actual"], "predicted": data["predicted"]}))
-        names = [k for k in data["expected"] if k in LOWERED_NAMES]
-        assert {"accuracy", "error_rate"} <= set(names)
-        got = estimates(mlsql.evaluate(t, "actual", "predicted", names))
-        assert got == pytest.approx([data["expected"][k] for k in names], rel=1e-12)
+        keys = [k for k in data["expected"] if MEASURE.get(k, k) in LOWERED_NAMES]
+        assert {"accuracy", "error_rate", "kappa"} <= set(keys)
+        got = estimates(mlsql.evaluate(t, "actual", "predicted", [MEASURE.get(k, k) for k in keys]))
+        assert got == pytest.approx([data["expected"][k] for k in keys], rel=1e-12)
 
 
 def measures_by_name() -> dict[str, Measure]:
@@ -305,6 +309,15 @@ SINGLE_LABEL = [
     "balanced_accuracy_score",
     "matthews_corrcoef",
 ]
+#: the measures of class pairs and cells (the p-values' tails, long SQL, are the reference
+#: test's: here the sums of weights they read are)
+KAPPA = [
+    "cohen_kappa_score",
+    ("cohen_kappa_score", {"weights": "linear"}),
+    "cohen_kappa_std_error",
+    ("cohen_kappa_std_error", {"weights": "quadratic"}),
+    "bowker_statistic",
+]
 
 
 def test_single_label_weights_count_as_repeated_rows(live: Live) -> None:
@@ -346,14 +359,16 @@ def test_single_label_weights_count_as_repeated_rows(live: Live) -> None:
             }
         )
     )
-    got = mlsql.evaluate(weighted, "actual", "predicted", SINGLE_LABEL, by="g", sample_weight="w")
-    want = mlsql.evaluate(plain, "actual", "predicted", SINGLE_LABEL, by="g")
+    names = SINGLE_LABEL + KAPPA
+    got = mlsql.evaluate(weighted, "actual", "predicted", names, by="g", sample_weight="w")
+    want = mlsql.evaluate(plain, "actual", "predicted", names, by="g")
     a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
-    k = len(SINGLE_LABEL)
+    k = len(names)
     assert [r["g"] for r in a] == [None] * k + ["x"] * k + ["y"] * k + ["z"] * k
     assert [(r["g"], r["measure"]) for r in a] == [(r["g"], r["measure"]) for r in b]
     assert all(
         math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12, abs_tol=1e-15)
+        or math.isnan(x["estimate"]) == math.isnan(y["estimate"]) is True
         for x, y in zip(a[: 3 * k], b, strict=False)
     )
     assert [r["estimate"] for r in a[3 * k :]] == [r["estimate"] for r in b[3 * k :]] == [None] * k
@@ -503,11 +518,26 @@ def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
         mlsql.evaluate(t, "actual", "predicted", ["hitrate"])
     with pytest.raises(
         MlsqlError,
-        match=rf"ibis table \({live.name}\) does not take bowker_statistic yet: of the "
-        r"single_label family, mlsql lowers to ibis so far accuracy, .*, not bowker_statistic "
-        r"\(it sums over",
+        match=rf"ibis table \({live.name}\) does not take bowker_p_value yet: of the "
+        r"single_label family, mlsql lowers to ibis so far accuracy, .*, not bowker_p_value "
+        r"\(its chi-square tail",
     ):
-        mlsql.evaluate(t, "actual", "predicted", ["accuracy", "bowker_statistic"])
+        mlsql.evaluate(t, "actual", "predicted", ["accuracy", "bowker_p_value"])
+    kappa = ("cohen_kappa_score", {"labels": ["a", "b"]})
+    with pytest.raises(
+        MlsqlError, match=rf"ibis table \({live.name}\) does not take cohen_kappa_score with labels"
+    ):
+        mlsql.evaluate(t, "actual", "predicted", [kappa])
+    matrix = ("cohen_kappa_score", {"weights": [[0, 1], [1, 0]]})  # a matrix needs labels
+    assert _message(lambda: mlsql.evaluate(t, "actual", "predicted", [matrix])) == _message(
+        lambda: mlsql.evaluate(
+            pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}),
+            "actual",
+            "predicted",
+            [matrix],
+            con=duck_connection(),
+        ).fetchall()
+    )
 
 
 def test_datafusion_s_parser_limit_is_named() -> None:
