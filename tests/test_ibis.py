@@ -502,12 +502,17 @@ def test_single_label_errors_are_the_engines(live: Live) -> None:
                 assert got.endswith(f"Got predicted {types[1]}.")
             else:
                 assert got.endswith(f"Got actual {types[0]} and predicted {types[1]}.")
-    widths = pa.table(
-        {"actual": pa.array([1, 2, None], pa.int8()), "predicted": pa.array([1, 1, 2], pa.int64())}
-    )
-    assert estimates(
-        mlsql.evaluate(live.table(widths), "actual", "predicted", ["accuracy", "f1_score"])
-    ) == [0.5, pytest.approx(1 / 3, rel=1e-12)]
+    kinds = {  # integer widths mix; floats and booleans are classes too, as in every engine
+        "widths": ([1, 2, None], pa.int8(), [1, 1, 2], pa.int64()),
+        "floats": ([0.5, 2.0, None], pa.float64(), [0.5, 0.5, 2.0], pa.float64()),
+        "flags": ([True, False, None], pa.bool_(), [True, True, False], pa.bool_()),
+    }
+    for a, ta, p, tp in kinds.values():
+        data = pa.table({"actual": pa.array(a, ta), "predicted": pa.array(p, tp)})
+        got = estimates(
+            mlsql.evaluate(live.table(data), "actual", "predicted", ["accuracy", "f1_score"])
+        )
+        assert got == [0.5, pytest.approx(1 / 3, rel=1e-12)]
 
 
 def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
