@@ -27,6 +27,7 @@ import ibis.expr.types as ir
 from ibis import _
 
 from mlsql import _classification_params as CP
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
@@ -252,15 +253,20 @@ CELL_A, CELL_P, CELL, MIRROR = "__mlsql_ca", "__mlsql_cp", "__mlsql_m", "__mlsql
 MARGIN_R, MARGIN_C = "__mlsql_mr", "__mlsql_mc"
 #: the measures of n and the rows where actual = predicted
 AGREEMENT = ("accuracy", "error_rate")
-_ONE_COLUMN = "it reads one label column"
-_PARAM_LABEL = "it compares the rows with labels given as parameters"
+#: the measures of one label column, its label (NULL where it or the weight is), and the side
+#: table of its classes' counts (weights)
+ONE_COLUMN = ("majority_error", "prevalence")
+LABEL_1, LABELS, LABEL_COUNT = "__mlsql_l1", "labels", "__mlsql_n"
+#: parameters that name a class, and what they are (their message when missing, as Polars'
+#: and Spark's)
+REQUIRED = {
+    "positive": "the class whose share is wanted",
+    "label": "the class whose error rate is wanted",
+}
 SINGLE_LABEL_NOT_YET = {
     "bowker_p_value": "its chi-square tail sums a series as long as the data's classes make it, "
     "for which mlsql has no portable SQL yet",
-    "majority_error": _ONE_COLUMN,
-    "prevalence": _ONE_COLUMN,
-    "class_error_rate": _PARAM_LABEL,
-    "cost_error": _PARAM_LABEL,
+    "cost_error": "its costs are a table of labels, which mlsql does not write as SQL values yet",
 }
 KAPPA_LABELS_MESSAGE = (
     "evaluate on an ibis table ({backend}) does not take {name} with labels yet (a class "
@@ -276,11 +282,31 @@ def single_label_rows(
     m = item.measure
     columns = [cols[r] for r in item.roles]
     common = stats.check_single_labels(m.name, m.inputs, [c.type() for c in columns])
+    _check_classes(item, columns[0].type())
+    if len(item.roles) == 1:
+        out.setdefault(LABEL_1, cols["actual"].cast(common))
+        return
     if LABEL_A not in out:
         a, p = cols["actual"], cols["predicted"]
         known = a.notnull() & p.notnull()
         out[LABEL_A] = known.ifelse(a.cast(common), null(common))
         out[LABEL_P] = known.ifelse(p.cast(common), null(common))
+
+
+def _check_classes(item: EV.Item, dtype: Any) -> None:
+    """A parameter that names a class (:data:`REQUIRED`) is given, and is a label of the
+    first input's type: the engines' messages (its kind, its integer type's range)."""
+    params = checked_params(item.measure, item.params)
+    kind = stats.scalar_kind(dtype)
+    bounds = None
+    if dtype.is_integer():
+        bounds = LT.integer_bounds(dtype.nbytes * 8, dtype.is_signed_integer())
+    for name, what in REQUIRED.items():
+        if name not in params:
+            continue
+        if params[name] is None:
+            raise MlsqlError(f"{item.name} needs the '{name}' parameter ({what}).")
+        LT.check_label_value(params[name], kind, str(dtype), name, item.name, bounds)
 
 
 def _col(prefix: str, name: str) -> str:
@@ -435,7 +461,42 @@ def single_label_value(
 ) -> Any:
     """The formula over n and the rows where actual = predicted (accuracy, error rate), or
     over the class axis (:func:`class_stats`)."""
+    one = ibis.literal(1.0, type=FLOAT) if w is None else w
+    zero = ibis.literal(0.0, type=FLOAT)
+    if item.name in ONE_COLUMN:
+        x = rows[LABEL_1]
+        plan = ops.plan
+        if LABELS not in plan.sides:
+            seen = rows.filter(x.notnull())
+            weight = seen[EV.WEIGHT] if w is not None else ibis.literal(1.0, type=FLOAT)
+            counts = (
+                seen.select(*plan.keys, **{LABEL_1: seen[LABEL_1], LABEL_COUNT: weight})
+                .group_by([*plan.keys, LABEL_1])
+                .aggregate(**{LABEL_COUNT: _[LABEL_COUNT].sum()})
+            )
+            plan.side(LABELS, counts)
+        n = ops.count(x).cast(FLOAT) if w is None else ops.sum(x.notnull().ifelse(w, null()))
+        largest = plan.aggregate_side(LABELS, _[LABEL_COUNT], "max")
+
+        def matching(v: Any) -> Any:
+            return ops.sum((x == v).ifelse(one, zero))
+
+        return _formula(item, ops, SL.LabelStats(n, largest, matching))
     a, p = rows[LABEL_A], rows[LABEL_P]
+    if item.name == "class_error_rate":
+        n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
+
+        def table(label: Any) -> Table2x2:
+            def cell(in_a: bool, in_p: bool) -> Any:
+                hit = ((a == label) == in_a) & ((p == label) == in_p)  # NULL where unknown
+                return ops.sum(hit.ifelse(one, zero))
+
+            return Table2x2(
+                cell(True, True), cell(False, True), cell(True, False), cell(False, False)
+            )
+
+        count = None if w is None else ops.count(a)
+        return _formula(item, ops, SL.OneVsRest(n, table, count))
     if item.name in AGREEMENT:
         one = ibis.literal(1.0, type=FLOAT) if w is None else w
         n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
