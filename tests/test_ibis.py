@@ -395,6 +395,47 @@ def test_single_label_weights_count_as_repeated_rows(live: Live) -> None:
     assert got0 == [None, None, 0.0, 0.0, 0.0, 1.0, 1.0, None, 0.0]
 
 
+def test_cost_error_s_exact_fractions(live: Live) -> None:
+    """cost_error: a given cost per (actual, predicted), 1 off the diagonal and 0 on it
+    otherwise; weighted, a row's cost times its weight over the known rows' weight; costs of
+    another label kind and a missing costs in the engines' words."""
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    data = pa.table(
+        {
+            "actual": ["a", "a", "b", "c", "c", None],
+            "predicted": ["a", "c", "a", "c", "b", "a"],
+            "w": [1.0, 2.0, 0.0, 1.0, None, 4.0],
+        }
+    )
+    t = live.table(data)
+    costs = {"costs": {"a": {"c": 5.0, "a": 0.5}, ("b", "a"): 2.0}}
+    # rows' costs 0.5, 5, 2, 0, 1 (the default), the NULL row left out
+    assert estimates(mlsql.evaluate(t, "actual", "predicted", [("cost_error", costs)])) == [
+        pytest.approx(float(Fraction(17, 10)), rel=1e-12)
+    ]
+    weighted = mlsql.evaluate(t, "actual", "predicted", [("cost_error", costs)], sample_weight="w")
+    # 0.5 * 1 + 5 * 2 + 2 * 0 + 0 * 1 over the weight 4 (the NULL weight's row left out)
+    assert estimates(weighted) == [pytest.approx(float(Fraction(21, 8)), rel=1e-12)]
+    frame = pl.from_arrow(data)
+    for bad in ({"costs": {1: {2: 3.0}}}, {}):
+        got = _message(lambda b=bad: mlsql.evaluate(t, "actual", "predicted", [("cost_error", b)]))
+        polars = _message(
+            lambda b=bad: mp.evaluate(frame, "actual", "predicted", [("cost_error", b)])
+        ).split("\n")[0]
+        assert re.sub(r"\(\w+\)", "(T)", got) == re.sub(r"\(\w+\)", "(T)", polars) or (
+            not bad
+            and got
+            == "cost_error needs the 'costs' parameter (a mapping actual -> {predicted: cost})."
+        ), (got, polars)
+    got = _message(
+        lambda: mlsql.evaluate(t, "actual", "predicted", [("cost_error", {"costs": "x"})])
+    )
+    assert got.startswith("The 'costs' parameter of cost_error must be a mapping actual ->")
+
+
 def test_groups_in_order_with_null_first(live: Live) -> None:
     """One row per group and measure, ordered by group (NULL first), then the measures; the
     exact fractions of each group."""
@@ -689,7 +730,11 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
         {"g": "string", "actual": "string", "predicted": "string", "w": "float64"}, name="cls"
     )
     single = [m.name for m in LOWERED_MEASURES if m.family == "single_label"]
-    given = {"prevalence": {"positive": "a"}, "class_error_rate": {"label": "a"}}
+    given = {
+        "prevalence": {"positive": "a"},
+        "class_error_rate": {"label": "a"},
+        "cost_error": {"costs": {"a": {"b": 2.0}}},
+    }
     calls = [(n, given.get(n, {})) for n in single]
     q = plan(classes, "actual", "predicted", calls, by="g", sample_weight="w").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)

@@ -33,6 +33,7 @@ from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
+from mlsql._front.inputs import mapping_costs
 from mlsql._ibis import backend_name, stats
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same
 from mlsql._weights import weighted
@@ -262,11 +263,17 @@ LABEL_1, LABELS, LABEL_COUNT = "__mlsql_l1", "labels", "__mlsql_n"
 REQUIRED = {
     "positive": "the class whose share is wanted",
     "label": "the class whose error rate is wanted",
+    "costs": "a mapping actual -> {predicted: cost}",
 }
+#: the forms of ``costs`` ibis takes (each engine names its own: Polars a DataFrame too,
+#: Spark a Column of maps, DuckDB a MAP)
+COSTS_MESSAGE = (
+    "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}} or a "
+    "mapping (actual, predicted) -> cost, the costs finite numbers. Got {got} instead."
+)
 SINGLE_LABEL_NOT_YET = {
     "bowker_p_value": "its chi-square tail sums a series as long as the data's classes make it, "
     "for which mlsql has no portable SQL yet",
-    "cost_error": "its costs are a table of labels, which mlsql does not write as SQL values yet",
 }
 KAPPA_LABELS_MESSAGE = (
     "evaluate on an ibis table ({backend}) does not take {name} with labels yet (a class "
@@ -306,7 +313,10 @@ def _check_classes(item: EV.Item, dtype: Any) -> None:
             continue
         if params[name] is None:
             raise MlsqlError(f"{item.name} needs the '{name}' parameter ({what}).")
-        LT.check_label_value(params[name], kind, str(dtype), name, item.name, bounds)
+        if name == "costs" and mapping_costs(params[name]) is None:
+            raise MlsqlError(COSTS_MESSAGE.format(func=item.name, got=repr(params[name])))
+        for label in LT.label_values(name, params[name]):
+            LT.check_label_value(label, kind, str(dtype), name, item.name, bounds)
 
 
 def _col(prefix: str, name: str) -> str:
@@ -497,6 +507,23 @@ def single_label_value(
 
         count = None if w is None else ops.count(a)
         return _formula(item, ops, SL.OneVsRest(n, table, count))
+    if item.name == "cost_error":
+        known = a.notnull()
+        n = ops.count(a).cast(FLOAT) if w is None else ops.sum(known.ifelse(w, null()))
+
+        def rows_where(hit: Any) -> Any:
+            return ops.sum(hit.ifelse(one, zero))
+
+        def total_cost(costs: Any) -> Any:
+            # 1 per error, corrected where a cost is given (as every engine)
+            out = rows_where(a != p)
+            for x, y, c in mapping_costs(costs) or []:
+                default = 0.0 if x == y else 1.0
+                if c != default:
+                    out = out + (c - default) * rows_where((a == x) & (p == y))
+            return ops.when(ops.count(a) == 0, None, out)
+
+        return _formula(item, ops, SL.CostStats(n, total_cost))
     if item.name in AGREEMENT:
         one = ibis.literal(1.0, type=FLOAT) if w is None else w
         n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
