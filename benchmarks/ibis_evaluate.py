@@ -10,7 +10,12 @@ labels include ``tag0000``..``tag0009``; ``p_flag``: its predicted ones do). Eac
 case is one ``evaluate`` by model:
 
 - ``label sets``: micro_f1, samples_f1, subset_accuracy, hamming_loss(n_labels=1000);
-- ``binary``: binary_f1, binary_kappa, binary_mcnemar_p_value.
+- ``binary``: binary_f1, binary_kappa, binary_mcnemar_p_value;
+- ``classes`` (one label per row: ``a_class``/``p_class``, ``c`` and the last digit of the
+  row's first true/predicted label, ten classes; NULL for an empty list): accuracy, macro
+  f1_score, matthews_corrcoef, cohen_kappa_score, cohen_kappa_std_error(quadratic).
+
+``--cases`` picks some of them.
 
 It runs on DuckDB as ``mlsql.evaluate`` reads a Parquet file (``mlsql.connect()``,
 the native kernels where built), and through ibis on DuckDB, DataFusion 51 (the
@@ -52,6 +57,17 @@ CASES = {
         ["micro_f1", "samples_f1", "subset_accuracy", ("hamming_loss", {"n_labels": 1000})],
     ),
     "binary": ("a_flag", "p_flag", ["binary_f1", "binary_kappa", "binary_mcnemar_p_value"]),
+    "classes": (
+        "a_class",
+        "p_class",
+        [
+            "accuracy",
+            ("f1_score", {"average": "macro"}),
+            "matthews_corrcoef",
+            "cohen_kappa_score",
+            ("cohen_kappa_std_error", {"weights": "quadratic"}),
+        ],
+    ),
 }
 
 
@@ -75,7 +91,18 @@ def data(rows: int, root: Path) -> Path:
             out[r] = h
         return pa.array(out, pa.int64())
 
+    def first_class(column: str) -> pa.Array:
+        first = pc.list_slice(table[column], 0, 1)
+        digit = pc.utf8_slice_codeunits(pc.list_flatten(first), -1)
+        parents = pc.list_parent_indices(first).to_pylist()
+        out: list[str | None] = [None] * table.num_rows
+        for r, d in zip(parents, digit.to_pylist(), strict=True):
+            out[r] = f"c{d}"
+        return pa.array(out, pa.string())
+
     table = table.append_column("a_flag", flag("actual")).append_column("p_flag", flag("predicted"))
+    table = table.append_column("a_class", first_class("actual"))
+    table = table.append_column("p_class", first_class("predicted"))
     path = root / "preds.parquet"
     pq.write_table(table, path, row_group_size=100_000)
     return path
@@ -106,10 +133,10 @@ def load_postgres(server: Any, path: Path) -> None:
     with psycopg.connect(server.conninfo, autocommit=True) as con:
         con.execute(
             "CREATE TABLE preds (model text, actual text[], predicted text[], "
-            "a_flag bigint, p_flag bigint)"
+            "a_flag bigint, p_flag bigint, a_class text, p_class text)"
         )
         with con.cursor().copy(
-            "COPY preds (model, actual, predicted, a_flag, p_flag) FROM STDIN"
+            "COPY preds (model, actual, predicted, a_flag, p_flag, a_class, p_class) FROM STDIN"
         ) as copy:
             for batch in table.to_batches(100_000):
                 for row in zip(*(c.to_pylist() for c in batch.columns), strict=True):
@@ -121,7 +148,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
     args = parser.parse_args()
+    cases = args.cases
     with tempfile.TemporaryDirectory(prefix="mlsql-ibis-bench-") as tmp:
         path = data(args.rows, Path(tmp))
         print(f"{args.rows:,} rows; load average {os.getloadavg()[0]:.1f}", flush=True)
@@ -139,16 +168,16 @@ def main() -> None:
             print(f"{engine:<22} {case:<11} {cpu:8.2f} CPU s {wall:8.2f} s", flush=True)
 
         con = mlsql.connect()
-        for case in CASES:
+        for case in cases:
             run("duckdb (mlsql)", case, con.read_parquet(str(path)), this_process)
         duck = ibis.duckdb.connect()
-        for case in CASES:
+        for case in cases:
             run("duckdb (ibis)", case, duck.read_parquet(path), this_process)
         from datafusion import SessionConfig, SessionContext
 
         config = SessionConfig().set("datafusion.sql_parser.recursion_limit", "200")
         fusion = ibis.datafusion.connect(SessionContext(config))
-        for case in CASES:
+        for case in cases:
             run("datafusion (ibis)", case, fusion.read_parquet(path), this_process)
 
         from tests import pg_server
@@ -166,7 +195,7 @@ def main() -> None:
             def server_clock() -> float:
                 return process_cpu(backend) or 0.0
 
-            for case in CASES:
+            for case in cases:
                 run("postgres (ibis)", case, pg.table("preds"), server_clock)
         finally:
             server.stop()

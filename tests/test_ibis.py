@@ -10,8 +10,10 @@ not run: their SQL must parse in sqlglot's dialect of each.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
+import re
 import sys
 from collections.abc import Iterator
 from fractions import Fraction
@@ -30,13 +32,19 @@ from tests.test_multilabel_conformance import FILES, cases, rows_of
 ibis = pytest.importorskip("ibis", reason="ibis is missing: pip install -e '.[ibis]'")
 
 from mlsql._ibis.evaluate import plan  # noqa: E402
-from mlsql._ibis.families import LOWERED  # noqa: E402
+from mlsql._ibis.families import LOWERED, lowered  # noqa: E402
 
-#: the measures evaluate takes over ibis: every aggregate of the lowered families
-LOWERED_MEASURES = [m for m in measures() if m.family in LOWERED and m.name in EV.allowed()]
+#: the measures evaluate takes over ibis: every aggregate of the lowered families (but the
+#: measures of a family not lowered yet)
+LOWERED_MEASURES = [m for m in measures() if lowered(m) and m.name in EV.allowed()]
 BACKENDS = ("duckdb", "datafusion", "postgres")
 #: the data kind of each lowered family
-KIND = {"multilabel": "label_lists", "binary": "binary", "regression": "numbers"}
+KIND = {
+    "multilabel": "label_lists",
+    "binary": "binary",
+    "regression": "numbers",
+    "single_label": "classes",
+}
 
 
 class Live:
@@ -63,7 +71,8 @@ class Live:
     def table(self, data: pa.Table) -> Any:
         """``data`` as a new table of the backend (each call a new name)."""
         self.n += 1
-        name = f"t{self.n}"
+        # not t<N>: ibis 12 names its CTEs so, and a CTE shadows a table of that name
+        name = f"preds{self.n}"
         if self.name == "duckdb":
             self.con.con.register(name, data)
         elif self.name == "datafusion":
@@ -167,8 +176,31 @@ def test_binary_conformance(live: Live) -> None:
     )
 
 
+#: the measure of a conformance file's key
+MEASURE = {"kappa": "cohen_kappa_score"}
+
+
+def test_single_label_conformance(live: Live) -> None:
+    """The lecture's ten rows and twenty animals (tests/test_single_label_conformance.py):
+    accuracy, error rate and kappa of each, in one evaluate per example."""
+    from tests.conftest import conformance
+
+    slides = conformance("slides_single_label.json")
+    for example in ("ten_rows", "animals"):
+        data = slides[example]
+        t = live.table(pa.table({"actual": data["actual"], "predicted": data["predicted"]}))
+        keys = [k for k in data["expected"] if MEASURE.get(k, k) in LOWERED_NAMES]
+        assert {"accuracy", "error_rate", "kappa"} <= set(keys)
+        got = estimates(mlsql.evaluate(t, "actual", "predicted", [MEASURE.get(k, k) for k in keys]))
+        assert got == pytest.approx([data["expected"][k] for k in keys], rel=1e-12)
+
+
 def measures_by_name() -> dict[str, Measure]:
     return {m.name: m for m in LOWERED_MEASURES}
+
+
+#: the names of the lowered measures
+LOWERED_NAMES = frozenset(m.name for m in LOWERED_MEASURES)
 
 
 # ---------------------------------------------------------------- the registry's measures
@@ -267,6 +299,143 @@ def test_regression_weights_count_as_repeated_rows(live: Live) -> None:
     )
 
 
+#: the single-label measures, with parameters that reach every averaging and zero_division
+SINGLE_LABEL = [
+    "accuracy",
+    "error_rate",
+    ("precision_score", {"average": "micro"}),
+    "precision_score",
+    ("recall_score", {"average": "weighted"}),
+    ("f1_score", {"zero_division": "diagnose"}),
+    ("fbeta_score", {"beta": 2.0, "average": "weighted", "zero_division": 1}),
+    "balanced_accuracy_score",
+    "matthews_corrcoef",
+]
+#: the measures of one label column, and of a class given as a parameter
+NAMED = [
+    "majority_error",
+    ("prevalence", {"positive": "a"}),
+    ("class_error_rate", {"label": "a"}),
+    ("class_error_rate", {"label": "d", "zero_division": "diagnose"}),
+]
+#: the measures of class pairs and cells (the p-values' tails, long SQL, are the reference
+#: test's: here the sums of weights they read are)
+KAPPA = [
+    "cohen_kappa_score",
+    ("cohen_kappa_score", {"weights": "linear"}),
+    "cohen_kappa_std_error",
+    ("cohen_kappa_std_error", {"weights": "quadratic"}),
+    "bowker_statistic",
+]
+
+
+def test_single_label_weights_count_as_repeated_rows(live: Live) -> None:
+    """The class table's sums of weights: integer weights equal repeated rows, a NULL weight
+    or label skips the row, a class seen on one side only counts, a NULL group is a group,
+    a group whose rows are all unknown gives NULL, and one whose rows all weigh 0 gives each
+    measure's value over no weight (as every engine: README, "Sample weights")."""
+    rows = [
+        ("x", "a", "a", 2),
+        ("x", "b", "a", 1),
+        ("x", "c", "c", 3),
+        ("x", "a", "d", 1),  # d: predicted only
+        ("x", None, "a", 5),
+        (None, "b", "b", 1),
+        (None, "a", "b", 2),
+        (None, "c", "a", None),
+        ("y", "a", "b", 4),
+        ("y", "b", "b", 1),
+        ("z", None, "a", 1),  # every row unknown
+        ("z", "a", None, 2),
+    ]
+    weighted = live.table(
+        pa.table(
+            {
+                "g": [g for g, *_ in rows],
+                "actual": [a for _, a, _, _ in rows],
+                "predicted": [p for _, _, p, _ in rows],
+                "w": pa.array([None if w is None else float(w) for *_, w in rows], pa.float64()),
+            }
+        )
+    )
+    kept = [r for r in rows for _ in range(r[3] or 0)]
+    plain = live.table(
+        pa.table(
+            {
+                "g": [g for g, *_ in kept],
+                "actual": [a for _, a, _, _ in kept],
+                "predicted": [p for _, _, p, _ in kept],
+            }
+        )
+    )
+    names = SINGLE_LABEL + KAPPA + NAMED
+    got = mlsql.evaluate(weighted, "actual", "predicted", names, by="g", sample_weight="w")
+    want = mlsql.evaluate(plain, "actual", "predicted", names, by="g")
+    a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+    k = len(names)
+    assert [r["g"] for r in a] == [None] * k + ["x"] * k + ["y"] * k + ["z"] * k
+    assert [(r["g"], r["measure"]) for r in a] == [(r["g"], r["measure"]) for r in b]
+    assert all(
+        math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12, abs_tol=1e-15)
+        or math.isnan(x["estimate"]) == math.isnan(y["estimate"]) is True
+        for x, y in zip(a[: 3 * k], b, strict=False)
+    )
+    # the z group: no row known on both sides, one label (weight 2) known alone
+    z = [r["estimate"] for r in a[3 * k :]]
+    assert z == [r["estimate"] for r in b[3 * k :]]
+    assert z == [None] * (k - 4) + [0.0, 1.0, None, None]  # the measures of one column known
+    # the x group's exact fractions: M = a:{a:2, d:1}, b:{a:1}, c:{c:3} (n = 7)
+    x = {r["measure"]: r["estimate"] for r in a[k : 2 * k]}
+    assert x["accuracy"] == pytest.approx(float(Fraction(5, 7)), rel=1e-12)
+    assert x["balanced_accuracy_score"] == pytest.approx(float(Fraction(2, 3) / 3 + Fraction(1, 3)))
+    # weights all 0 on known rows: the shares NULL, the ratios their zero_division value
+    # (0, 'diagnose': 1 where tp + fp + fn = 0, 1), balanced accuracy NULL (no class occurs)
+    zero = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"], "w": [0.0, 0.0]}))
+    got0 = estimates(mlsql.evaluate(zero, "actual", "predicted", SINGLE_LABEL, sample_weight="w"))
+    assert got0 == [None, None, 0.0, 0.0, 0.0, 1.0, 1.0, None, 0.0]
+
+
+def test_cost_error_s_exact_fractions(live: Live) -> None:
+    """cost_error: a given cost per (actual, predicted), 1 off the diagonal and 0 on it
+    otherwise; weighted, a row's cost times its weight over the known rows' weight; costs of
+    another label kind and a missing costs in the engines' words."""
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    data = pa.table(
+        {
+            "actual": ["a", "a", "b", "c", "c", None],
+            "predicted": ["a", "c", "a", "c", "b", "a"],
+            "w": [1.0, 2.0, 0.0, 1.0, None, 4.0],
+        }
+    )
+    t = live.table(data)
+    costs = {"costs": {"a": {"c": 5.0, "a": 0.5}, ("b", "a"): 2.0}}
+    # rows' costs 0.5, 5, 2, 0, 1 (the default), the NULL row left out
+    assert estimates(mlsql.evaluate(t, "actual", "predicted", [("cost_error", costs)])) == [
+        pytest.approx(float(Fraction(17, 10)), rel=1e-12)
+    ]
+    weighted = mlsql.evaluate(t, "actual", "predicted", [("cost_error", costs)], sample_weight="w")
+    # 0.5 * 1 + 5 * 2 + 2 * 0 + 0 * 1 over the weight 4 (the NULL weight's row left out)
+    assert estimates(weighted) == [pytest.approx(float(Fraction(21, 8)), rel=1e-12)]
+    frame = pl.from_arrow(data)
+    for bad in ({"costs": {1: {2: 3.0}}}, {}):
+        got = _message(lambda b=bad: mlsql.evaluate(t, "actual", "predicted", [("cost_error", b)]))
+        polars = _message(
+            lambda b=bad: mp.evaluate(frame, "actual", "predicted", [("cost_error", b)])
+        ).split("\n")[0]
+        assert re.sub(r"\(\w+\)", "(T)", got) == re.sub(r"\(\w+\)", "(T)", polars) or (
+            not bad
+            and got
+            == "cost_error needs the 'costs' parameter (a mapping actual -> {predicted: cost})."
+        ), (got, polars)
+    got = _message(
+        lambda: mlsql.evaluate(t, "actual", "predicted", [("cost_error", {"costs": "x"})])
+    )
+    assert got.startswith("The 'costs' parameter of cost_error must be a mapping actual ->")
+
+
 def test_groups_in_order_with_null_first(live: Live) -> None:
     """One row per group and measure, ordered by group (NULL first), then the measures; the
     exact fractions of each group."""
@@ -337,11 +506,144 @@ def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
     )
 
 
+#: single-label inputs of the wrong types, by why
+BAD_LABELS = {
+    "mixed": pa.table({"actual": ["a", "b"], "predicted": [1, 2]}),
+    "a list": pa.table({"actual": ["a", "b"], "predicted": [["a"], ["b"]]}),
+    "a flag": pa.table({"actual": [True, False], "predicted": [1, 0]}),
+}
+
+
+@functools.cache
+def duck_connection() -> Any:
+    """One mlsql connection for the DuckDB engine's messages (each takes a second to open)."""
+    return mlsql.connect()
+
+
+@functools.cache
+def engines_words(why: str, name: str) -> tuple[str, ...]:
+    """The words before "Got" of the message of mlsql.evaluate on Polars and DuckDB for
+    :data:`BAD_LABELS`' ``why`` (computed once: DuckDB's connection takes seconds)."""
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    data = BAD_LABELS[why]
+    polars = _message(lambda: mp.evaluate(pl.from_arrow(data), "actual", "predicted", [name]))
+    out = [polars.split(" Got ")[0]]
+    if not (why == "a list" and name == "f1_score"):  # DuckDB's class macros bind a list
+        con = duck_connection()
+        duck = _message(
+            lambda: mlsql.evaluate(data, "actual", "predicted", [name], con=con).fetchall()
+        )
+        out.append(duck.split(" Got ")[0])
+    return tuple(out)
+
+
+#: a class given as a parameter, badly: out of int8's range, of another kind, missing
+NAMED_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("class_error_rate", {"label": 1000}),
+    ("prevalence", {"positive": "z"}),
+    ("class_error_rate", {}),
+    ("prevalence", {}),
+]
+
+
+@functools.cache
+def named_words(i: int) -> tuple[str, ...]:
+    """The message of mlsql.evaluate on Polars and DuckDB (where it checks the call: a
+    missing parameter is DuckDB's binder error) for a class given as a parameter, over int8
+    labels; computed once."""
+    call = NAMED_CALLS[i]
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    data = pa.table(
+        {"actual": pa.array([1, 2, None], pa.int8()), "predicted": pa.array([1, 1, 2], pa.int8())}
+    )
+    out = [
+        _message(lambda: mp.evaluate(pl.from_arrow(data), "actual", "predicted", [call])).split(
+            "\n"
+        )[0]
+    ]
+    if call[1]:
+        con = duck_connection()
+        out.append(
+            _message(
+                lambda: mlsql.evaluate(data, "actual", "predicted", [call], con=con).fetchall()
+            )
+        )
+    return tuple(out)
+
+
+def test_single_label_errors_are_the_engines(live: Live) -> None:
+    """Labels of two kinds, a list where one label belongs, another type: the message of
+    mlsql.evaluate on Polars and DuckDB, with ibis' names of the types; integer widths mix
+    as there."""
+    for why, data in BAD_LABELS.items():
+        t = live.table(data)
+        for name in ("accuracy", "f1_score"):
+            got = _message(lambda n=name, t=t: mlsql.evaluate(t, "actual", "predicted", [n]))
+            words = got.split(" Got ")[0]
+            assert all(w == words for w in engines_words(why, name)), (why, got)
+            types = [str(t[c].type()) for c in ("actual", "predicted")]
+            if why == "a list":
+                assert got.endswith(f"Got predicted {types[1]}.")
+            else:
+                assert got.endswith(f"Got actual {types[0]} and predicted {types[1]}.")
+    # a class given as a parameter: of the first input's type, within its range
+    small = pa.table(
+        {"actual": pa.array([1, 2, None], pa.int8()), "predicted": pa.array([1, 1, 2], pa.int8())}
+    )
+    t = live.table(small)
+    for i, call in enumerate(NAMED_CALLS):
+        if i == 0 and not t.actual.type().is_int8():  # the test's PostgreSQL table: bigint
+            continue
+        got = _message(lambda c=call: mlsql.evaluate(t, "actual", "predicted", [c]))
+        words = re.sub(r"\(\w+\)", "(T)", got)
+        assert all(re.sub(r"\(\w+\)", "(T)", w) == words for w in named_words(i)), got
+    kinds = {  # integer widths mix; floats and booleans are classes too, as in every engine
+        "widths": ([1, 2, None], pa.int8(), [1, 1, 2], pa.int64()),
+        "floats": ([0.5, 2.0, None], pa.float64(), [0.5, 0.5, 2.0], pa.float64()),
+        "flags": ([True, False, None], pa.bool_(), [True, True, False], pa.bool_()),
+    }
+    for a, ta, p, tp in kinds.values():
+        data = pa.table({"actual": pa.array(a, ta), "predicted": pa.array(p, tp)})
+        got = estimates(
+            mlsql.evaluate(live.table(data), "actual", "predicted", ["accuracy", "f1_score"])
+        )
+        assert got == [0.5, pytest.approx(1 / 3, rel=1e-12)]
+
+
 def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
-    """A measure of a family not lowered to ibis."""
+    """A measure of a family not lowered to ibis, and one of a lowered family that is not
+    lowered yet (the reason named)."""
     t = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}))
-    with pytest.raises(MlsqlError, match=rf"ibis table \({live.name}\) does not take accuracy yet"):
-        mlsql.evaluate(t, "actual", "predicted", ["accuracy"])
+    with pytest.raises(MlsqlError, match=rf"ibis table \({live.name}\) does not take hitrate yet"):
+        mlsql.evaluate(t, "actual", "predicted", ["hitrate"])
+    with pytest.raises(
+        MlsqlError,
+        match=rf"ibis table \({live.name}\) does not take bowker_p_value yet: of the "
+        r"single_label family, mlsql lowers to ibis so far .*accuracy, .*, not bowker_p_value "
+        r"\(its chi-square tail",
+    ):
+        mlsql.evaluate(t, "actual", "predicted", ["accuracy", "bowker_p_value"])
+    kappa = ("cohen_kappa_score", {"labels": ["a", "b"]})
+    with pytest.raises(
+        MlsqlError, match=rf"ibis table \({live.name}\) does not take cohen_kappa_score with labels"
+    ):
+        mlsql.evaluate(t, "actual", "predicted", [kappa])
+    matrix = ("cohen_kappa_score", {"weights": [[0, 1], [1, 0]]})  # a matrix needs labels
+    assert _message(lambda: mlsql.evaluate(t, "actual", "predicted", [matrix])) == _message(
+        lambda: mlsql.evaluate(
+            pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}),
+            "actual",
+            "predicted",
+            [matrix],
+            con=duck_connection(),
+        ).fetchall()
+    )
 
 
 def test_datafusion_s_parser_limit_is_named() -> None:
@@ -424,6 +726,19 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     q = plan(numbers, "actual", "predicted", regression, by="g").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(regression) + 2  # the group, the measures, 2 checks
+    classes = ibis.table(
+        {"g": "string", "actual": "string", "predicted": "string", "w": "float64"}, name="cls"
+    )
+    single = [m.name for m in LOWERED_MEASURES if m.family == "single_label"]
+    given = {
+        "prevalence": {"positive": "a"},
+        "class_error_rate": {"label": "a"},
+        "cost_error": {"costs": {"a": {"b": 2.0}}},
+    }
+    calls = [(n, given.get(n, {})) for n in single]
+    q = plan(classes, "actual", "predicted", calls, by="g", sample_weight="w").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    assert len(parsed.selects) == 1 + len(single) + 1  # the group, the measures, the weight
 
 
 # ---------------------------------------------------------------- the guide

@@ -126,7 +126,8 @@ def evaluate(
         ``con``), a relation, or an Arrow table, Polars or pandas DataFrame. An
         ibis table expression is evaluated in its own database (PostgreSQL,
         DataFusion, BigQuery, ...; ``pip install 'mlsql[ibis]'``), for the
-        families lowered to ibis so far (label sets, binary, regression), and gives an ibis
+        families lowered to ibis so far (label sets, binary, regression, single labels:
+        docs/guides/ibis.md says which of them), and gives an ibis
         table of the same columns.
     actual, predicted : str
         The columns of the truth and of the prediction (labels, label lists,

@@ -10,8 +10,9 @@ reason when its family is not lowered to ibis (:data:`mlsql._ibis.families.LOWER
 from __future__ import annotations
 
 from mlsql._errors import MlsqlError
+from mlsql._evaluate import front as EV
 from mlsql._ibis.families import LOWERED
-from mlsql._registry import Measure
+from mlsql._registry import Measure, measures
 
 #: backends whose planner would inline the per-row statistics into every aggregate that reads
 #: them (PostgreSQL pulls a plain subquery up into its parent, so each array subquery ran once
@@ -26,9 +27,33 @@ NOT_LOWERED_MESSAGE = (
 )
 
 
+NOT_YET_MESSAGE = (
+    "evaluate on an ibis table ({backend}) does not take {name} yet: of the {family} family, "
+    "mlsql lowers to ibis so far {lowered}, not {name} ({why}). Evaluate it on DuckDB, Polars "
+    "or Spark (mlsql.evaluate over a DuckDB relation, mlsql.polars.evaluate, "
+    "mlsql.spark.evaluate)."
+)
+
+
 def check(m: Measure, backend: str) -> None:
     """Raise the reason ``backend`` cannot evaluate ``m`` (nothing when it can)."""
-    if m.family not in LOWERED:
+    lowering = LOWERED.get(m.family)
+    if lowering is not None and m.name in lowering.not_yet:
+        taken = [
+            x.name
+            for x in measures(family=m.family)
+            if x.name in EV.allowed() and x.name not in lowering.not_yet
+        ]
+        raise MlsqlError(
+            NOT_YET_MESSAGE.format(
+                backend=backend,
+                name=m.name,
+                family=m.family,
+                lowered=", ".join(taken),
+                why=lowering.not_yet[m.name],
+            )
+        )
+    if lowering is None:
         raise MlsqlError(
             NOT_LOWERED_MESSAGE.format(
                 backend=backend,

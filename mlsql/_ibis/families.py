@@ -18,21 +18,27 @@ name (:func:`mlsql._ibis.backends.check`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import ibis
 import ibis.expr.types as ir
+from ibis import _
 
 from mlsql import _classification_params as CP
+from mlsql import _label_types as LT
+from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
+from mlsql._front.inputs import mapping_costs
 from mlsql._ibis import backend_name, stats
-from mlsql._ibis.ops import FLOAT, Checks, IbisOps, null
+from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same
 from mlsql._weights import weighted
 from mlsql.measures import regression as RG
+from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 
 #: the projected statistics' names
@@ -44,11 +50,13 @@ FLAG_ACTUAL, FLAG_PREDICTED = "__mlsql_fa", "__mlsql_fp"
 class Lowering:
     """A family's per-row statistics (:attr:`rows`), the grouped passes its sums need first
     (:attr:`passes`: the projected rows with each row's group values joined beside it, or
-    None), and its measures' aggregates (:attr:`value`)."""
+    None), its measures' aggregates (:attr:`value`), and the measures of the family not
+    lowered yet, each with the reason (:attr:`not_yet`)."""
 
     rows: Callable[[EV.Item, dict[str, ir.Column], dict[str, Any], Checks], None]
     value: Callable[[EV.Item, ir.Table, ir.FloatingColumn | None, IbisOps], Any]
     passes: Callable[[list[EV.Item], ir.Table, list[str], bool], ir.Table] | None = None
+    not_yet: dict[str, str] = field(default_factory=dict)
 
 
 def _formula(item: EV.Item, ops: IbisOps, *args: Any, w: Any = None) -> Any:
@@ -231,9 +239,313 @@ def regression_value(
     return _formula(item, ops, stats)
 
 
+# ---------------------------------------------------------------- single label
+#: the checked labels (NULL where the row is unknown), both of one type
+LABEL_A, LABEL_P = "__mlsql_la", "__mlsql_lp"
+#: the side tables of the class axis (:meth:`mlsql._ibis.ops.Plan.aggregate_side`)
+CLASSES, PAIRS, CELLS, MIRRORS = "classes", "pairs", "cells", "mirrors"
+#: a class's columns: its label, position among the group's sorted classes, row total, column
+#: total and diagonal (counts, or sums of weights); a side table of two classes holds them
+#: prefixed ``i`` and ``j`` (:func:`_view`)
+CLASS, INDEX, ROW_TOTAL, COLUMN_TOTAL, DIAGONAL = "k", "x", "r", "c", "d"
+#: a cell's (actual, predicted) labels, its count (weight) and its mirror's
+CELL_A, CELL_P, CELL, MIRROR = "__mlsql_ca", "__mlsql_cp", "__mlsql_m", "__mlsql_mm"
+#: a cell's margins r_i and c_j (:attr:`~mlsql.measures.single_label.ClassStats.margin_cell_sum`)
+MARGIN_R, MARGIN_C = "__mlsql_mr", "__mlsql_mc"
+#: the measures of n and the rows where actual = predicted
+AGREEMENT = ("accuracy", "error_rate")
+#: the measures of one label column, its label (NULL where it or the weight is), and the side
+#: table of its classes' counts (weights)
+ONE_COLUMN = ("majority_error", "prevalence")
+LABEL_1, LABELS, LABEL_COUNT = "__mlsql_l1", "labels", "__mlsql_n"
+#: parameters that name a class, and what they are (their message when missing, as Polars'
+#: and Spark's)
+REQUIRED = {
+    "positive": "the class whose share is wanted",
+    "label": "the class whose error rate is wanted",
+    "costs": "a mapping actual -> {predicted: cost}",
+}
+#: the forms of ``costs`` ibis takes (each engine names its own: Polars a DataFrame too,
+#: Spark a Column of maps, DuckDB a MAP)
+COSTS_MESSAGE = (
+    "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}} or a "
+    "mapping (actual, predicted) -> cost, the costs finite numbers. Got {got} instead."
+)
+SINGLE_LABEL_NOT_YET = {
+    "bowker_p_value": "its chi-square tail sums a series as long as the data's classes make it, "
+    "for which mlsql has no portable SQL yet",
+}
+KAPPA_LABELS_MESSAGE = (
+    "evaluate on an ibis table ({backend}) does not take {name} with labels yet (a class "
+    "axis over given labels, and a weights matrix over them): leave labels out (the classes "
+    "seen, sorted), or evaluate it on DuckDB, Polars or Spark."
+)
+
+
+def single_label_rows(
+    item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks
+) -> None:
+    """Both labels of one type (the engines' checks and messages), NULL where either is."""
+    m = item.measure
+    columns = [cols[r] for r in item.roles]
+    common = stats.check_single_labels(m.name, m.inputs, [c.type() for c in columns])
+    _check_classes(item, columns[0].type())
+    if len(item.roles) == 1:
+        out.setdefault(LABEL_1, cols["actual"].cast(common))
+        return
+    if LABEL_A not in out:
+        a, p = cols["actual"], cols["predicted"]
+        known = a.notnull() & p.notnull()
+        out[LABEL_A] = known.ifelse(a.cast(common), null(common))
+        out[LABEL_P] = known.ifelse(p.cast(common), null(common))
+
+
+def _check_classes(item: EV.Item, dtype: Any) -> None:
+    """A parameter that names a class (:data:`REQUIRED`) is given, and is a label of the
+    first input's type: the engines' messages (its kind, its integer type's range)."""
+    params = checked_params(item.measure, item.params)
+    kind = stats.scalar_kind(dtype)
+    bounds = None
+    if dtype.is_integer():
+        bounds = LT.integer_bounds(dtype.nbytes * 8, dtype.is_signed_integer())
+    for name, what in REQUIRED.items():
+        if name not in params:
+            continue
+        if params[name] is None:
+            raise MlsqlError(f"{item.name} needs the '{name}' parameter ({what}).")
+        if name == "costs" and mapping_costs(params[name]) is None:
+            raise MlsqlError(COSTS_MESSAGE.format(func=item.name, got=repr(params[name])))
+        for label in LT.label_values(name, params[name]):
+            LT.check_label_value(label, kind, str(dtype), name, item.name, bounds)
+
+
+def _col(prefix: str, name: str) -> str:
+    return f"__mlsql_{prefix}{name}"
+
+
+def class_table(rows: ir.Table, keys: list[str], weighted: bool) -> ir.Table:
+    """One row per (group, class) of the known rows: its position among the group's sorted
+    classes, rows truly of the class, predicted as it, and both (sums of the weights when
+    weighted). The classes are those on either side; a hash aggregate, so memory per group
+    grows with its classes, never with its rows."""
+    known = rows.filter(rows[LABEL_A].notnull())
+    one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
+    zero = ibis.literal(0.0, type=FLOAT)
+    right = (known[LABEL_A] == known[LABEL_P]).ifelse(one, zero)
+    groups = {k: known[k] for k in keys}
+    c = partial(_col, "")
+    sides = known.select(
+        **groups,
+        **{c(CLASS): known[LABEL_A], c(ROW_TOTAL): one, c(COLUMN_TOTAL): zero, c(DIAGONAL): right},
+    ).union(
+        known.select(
+            **groups,
+            **{
+                c(CLASS): known[LABEL_P],
+                c(ROW_TOTAL): zero,
+                c(COLUMN_TOTAL): one,
+                c(DIAGONAL): zero,
+            },
+        ),
+        distinct=False,
+    )
+    totals = sides.group_by([*keys, c(CLASS)]).aggregate(
+        **{n: sides[n].sum() for n in (c(ROW_TOTAL), c(COLUMN_TOTAL), c(DIAGONAL))}
+    )
+    position = ibis.rank().over(group_by=[totals[k] for k in keys], order_by=totals[c(CLASS)])
+    return totals.mutate(**{c(INDEX): position})
+
+
+def _prefixed(classes: ir.Table, keys: list[str], prefix: str) -> ir.Table:
+    """The class table's columns renamed ``__mlsql_<prefix><column>``."""
+    names = (CLASS, INDEX, ROW_TOTAL, COLUMN_TOTAL)
+    return classes.select(*keys, **{_col(prefix, n): classes[_col("", n)] for n in names})
+
+
+def _view(prefix: str) -> SL.ClassView:
+    """The class view of a side table's class ``prefix`` (deferred: read where it is summed)."""
+    return SL.ClassView(
+        _[_col(prefix, INDEX)], _[_col(prefix, ROW_TOTAL)], _[_col(prefix, COLUMN_TOTAL)]
+    )
+
+
+def _class_sides(plan: Plan, rows: ir.Table, weighted: bool) -> None:
+    """The side tables of the class axis, once per query: the classes; the class pairs of
+    each group (k² rows per group of k classes); the cells that occur, each beside its two
+    classes; the cells beside their mirror's count (0 where the mirror does not occur)."""
+    if CLASSES in plan.sides:
+        return
+    keys = plan.keys
+    classes = class_table(rows, keys, weighted)
+    plan.side(CLASSES, classes)
+    i, j = _prefixed(classes, keys, "i"), _prefixed(classes, keys, "j")
+    plan.side(PAIRS, beside(i, j, keys))
+    known = rows.filter(rows[LABEL_A].notnull())
+    one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
+    cells = (
+        known.select(*keys, **{CELL_A: known[LABEL_A], CELL_P: known[LABEL_P], CELL: one})
+        .group_by([*keys, CELL_A, CELL_P])
+        .aggregate(**{CELL: _[CELL].sum()})
+    )
+    located = beside(cells, i, keys, ((CELL_A, _col("i", CLASS)),))
+    plan.side(CELLS, beside(located, j, keys, ((CELL_P, _col("j", CLASS)),)))
+    mirror = cells.select(
+        *keys, **{"__mlsql_ma": cells[CELL_P], "__mlsql_mp": cells[CELL_A], MIRROR: cells[CELL]}
+    )
+    renamed = {f"__mlsql_j{k}": g for k, g in enumerate(keys)}
+    r = mirror.rename(renamed)
+    on = [same(cells[g], r[n]) for n, g in renamed.items()]
+    on += [cells[CELL_A] == r["__mlsql_ma"], cells[CELL_P] == r["__mlsql_mp"]]
+    mirrored = cells.left_join(r, on).select(
+        *keys, **{CELL: cells[CELL], MIRROR: r[MIRROR].fill_null(0.0)}
+    )
+    plan.side(MIRRORS, mirrored)
+
+
+def class_stats(rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisOps) -> SL.ClassStats:
+    """:class:`~mlsql.measures.single_label.ClassStats` over the side tables of the class
+    axis: per-class values are deferred columns of the table of (group, class) rows, and each
+    sum over classes, class pairs or cells is an aggregate of its side table, joined to the
+    rows' aggregates by group (:meth:`mlsql._ibis.ops.Plan.aggregate_side`)."""
+    plan = ops.plan
+    _class_sides(plan, rows, w is not None)
+    a = rows[LABEL_A]
+    # a double: PostgreSQL and DataFusion divide integers as integers (1 / n is 0)
+    n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
+    i, j = _view("i"), _view("j")
+
+    def pair_sum(term: Any) -> Any:
+        return plan.aggregate_side(PAIRS, term(i, j), "sum")
+
+    def row_pair_sum(term: Any) -> Any:
+        return plan.aggregate_side(CELLS, _[CELL] * term(i.index, j.index), "sum")
+
+    def cell_sum(term: Any) -> Any:
+        return plan.aggregate_side(CELLS, _[CELL] * term(i, j), "sum")
+
+    def mirror_sum(term: Any) -> Any:
+        return plan.aggregate_side(MIRRORS, term(_[CELL], _[MIRROR]), "sum")
+
+    def margin_cell_sum(term: Any, row: Any, col: Any) -> Any:
+        # r_i = Σ_l row(view_i, view_l) and c_j = Σ_l col(view_l, view_j), over the pairs;
+        # the cells beside them are one side table per (row, col), however many terms read it
+        keys, pairs = plan.keys, plan.sides[PAIRS]
+        r, c = row(i, j).resolve(pairs), col(i, j).resolve(pairs)
+        key = ("margins", r.op(), c.op())
+        if key not in plan.side_names:
+            by_i = pairs.group_by([*keys, _col("i", INDEX)]).aggregate(
+                **{MARGIN_R: r.sum().cast(FLOAT)}
+            )
+            by_j = pairs.group_by([*keys, _col("j", INDEX)]).aggregate(
+                **{MARGIN_C: c.sum().cast(FLOAT)}
+            )
+            by_i = by_i.rename({"__mlsql_ri": _col("i", INDEX)})
+            by_j = by_j.rename({"__mlsql_rj": _col("j", INDEX)})
+            side = beside(plan.sides[CELLS], by_i, keys, ((_col("i", INDEX), "__mlsql_ri"),))
+            side = beside(side, by_j, keys, ((_col("j", INDEX), "__mlsql_rj"),))
+            plan.side_names[key] = name = f"margins{len(plan.sides)}"
+            plan.side(name, side.drop("__mlsql_ri", "__mlsql_rj"))
+        name = plan.side_names[key]
+        each = _[CELL] * term(i, j, _[MARGIN_R], _[MARGIN_C])
+        return plan.aggregate_side(name, each, "sum")
+
+    c = partial(_col, "")
+    return SL.ClassStats(
+        n=n,
+        index=_[c(INDEX)],
+        actual=_[c(ROW_TOTAL)],
+        predicted=_[c(COLUMN_TOTAL)],
+        correct=_[c(DIAGONAL)],
+        axis=SideOps(ops.checks, plan, CLASSES),
+        pair_sum=pair_sum,
+        row_pair_sum=row_pair_sum,
+        rows=None if w is None else ops.count(a),
+        cell_sum=cell_sum,
+        mirror_sum=mirror_sum,
+        margin_cell_sum=margin_cell_sum,
+    )
+
+
+def single_label_value(
+    item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisOps
+) -> Any:
+    """The formula over n and the rows where actual = predicted (accuracy, error rate), or
+    over the class axis (:func:`class_stats`)."""
+    one = ibis.literal(1.0, type=FLOAT) if w is None else w
+    zero = ibis.literal(0.0, type=FLOAT)
+    if item.name in ONE_COLUMN:
+        x = rows[LABEL_1]
+        plan = ops.plan
+        if LABELS not in plan.sides:
+            seen = rows.filter(x.notnull())
+            weight = seen[EV.WEIGHT] if w is not None else ibis.literal(1.0, type=FLOAT)
+            counts = (
+                seen.select(*plan.keys, **{LABEL_1: seen[LABEL_1], LABEL_COUNT: weight})
+                .group_by([*plan.keys, LABEL_1])
+                .aggregate(**{LABEL_COUNT: _[LABEL_COUNT].sum()})
+            )
+            plan.side(LABELS, counts)
+        n = ops.count(x).cast(FLOAT) if w is None else ops.sum(x.notnull().ifelse(w, null()))
+        largest = plan.aggregate_side(LABELS, _[LABEL_COUNT], "max")
+
+        def matching(v: Any) -> Any:
+            return ops.sum((x == v).ifelse(one, zero))
+
+        return _formula(item, ops, SL.LabelStats(n, largest, matching))
+    a, p = rows[LABEL_A], rows[LABEL_P]
+    if item.name == "class_error_rate":
+        n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
+
+        def table(label: Any) -> Table2x2:
+            def cell(in_a: bool, in_p: bool) -> Any:
+                hit = ((a == label) == in_a) & ((p == label) == in_p)  # NULL where unknown
+                return ops.sum(hit.ifelse(one, zero))
+
+            return Table2x2(
+                cell(True, True), cell(False, True), cell(True, False), cell(False, False)
+            )
+
+        count = None if w is None else ops.count(a)
+        return _formula(item, ops, SL.OneVsRest(n, table, count))
+    if item.name == "cost_error":
+        known = a.notnull()
+        n = ops.count(a).cast(FLOAT) if w is None else ops.sum(known.ifelse(w, null()))
+
+        def rows_where(hit: Any) -> Any:
+            return ops.sum(hit.ifelse(one, zero))
+
+        def total_cost(costs: Any) -> Any:
+            # 1 per error, corrected where a cost is given (as every engine)
+            out = rows_where(a != p)
+            for x, y, c in mapping_costs(costs) or []:
+                default = 0.0 if x == y else 1.0
+                if c != default:
+                    out = out + (c - default) * rows_where((a == x) & (p == y))
+            return ops.when(ops.count(a) == 0, None, out)
+
+        return _formula(item, ops, SL.CostStats(n, total_cost))
+    if item.name in AGREEMENT:
+        one = ibis.literal(1.0, type=FLOAT) if w is None else w
+        n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
+        right = ops.sum((a == p).ifelse(one, ibis.literal(0.0, type=FLOAT)))
+        return _formula(item, ops, SL.Agreement(n, right))
+    m = item.measure
+    if any(x.check_key == P.KAPPA_LABELS.check_key for x in m.params):
+        params = checked_params(m, item.params)  # a matrix without labels: the weights' error
+        if P.kappa_matrix(params["weights"], params["labels"], m.name) is not None:
+            raise MlsqlError(KAPPA_LABELS_MESSAGE.format(backend=backend_name(rows), name=m.name))
+    return _formula(item, ops, class_stats(rows, w, ops))
+
+
 #: the families lowered to ibis, by registry family
 LOWERED: dict[str, Lowering] = {
     "multilabel": Lowering(label_set_rows, label_set_value),
     "binary": Lowering(binary_rows, binary_value),
     "regression": Lowering(regression_rows, regression_value, regression_passes),
+    "single_label": Lowering(single_label_rows, single_label_value, not_yet=SINGLE_LABEL_NOT_YET),
 }
+
+
+def lowered(m: Any) -> bool:
+    """Whether ``evaluate`` over an ibis table takes the registry measure ``m``."""
+    return m.family in LOWERED and m.name not in LOWERED[m.family].not_yet

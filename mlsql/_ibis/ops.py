@@ -130,6 +130,15 @@ class Plan:
 
     aggregates: dict[str, ir.Value] = field(default_factory=dict)
     layers: list[dict[str, Any]] = field(default_factory=list)
+    #: the group columns' names (in the projected rows and in every side table)
+    keys: list[str] = field(default_factory=list)
+    #: tables beside the rows, each holding the group columns (the single-label family's
+    #: classes, class pairs and cells per group): name -> table
+    sides: dict[str, ir.Table] = field(default_factory=dict)
+    #: per side table, its aggregates: column name -> (per-item value, reduction)
+    side_aggregates: dict[str, dict[str, tuple[Any, str]]] = field(default_factory=dict)
+    #: a side table's name by what it is made of (a lowering's key), so it is made once
+    side_names: dict[Any, str] = field(default_factory=dict)
     _names: dict[Any, str] = field(default_factory=dict)
     #: every column's type (aggregates and bound values), and each bound value's layer
     _types: dict[str, Any] = field(default_factory=dict)
@@ -142,6 +151,27 @@ class Plan:
             name = self._names[key] = f"__mlsql_s{len(self._names)}"
             self.aggregates[name] = expr
             self._types[name] = expr.type()
+        return _[self._names[key]]
+
+    def side(self, name: str, table: ir.Table) -> None:
+        """Register the side table ``table`` under ``name`` (once; see :attr:`sides`)."""
+        self.sides.setdefault(name, table)
+        self.side_aggregates.setdefault(name, {})
+
+    def aggregate_side(self, side: str, x: Any, how: str) -> Deferred:
+        """A reference to the ``how`` (sum, mean, count, max) of ``x`` over each group's rows of
+        the side table ``side``. ``x`` is a deferred value of the side table's columns and
+        of the rows' aggregates (a group's n may be compared with a class's count): the side
+        table is joined to the rows' aggregates by group before it is aggregated."""
+        table = self.sides[side]
+        rows = {n: self._types[n] for n in self.aggregates}
+        probe = ibis.table({**table.schema(), **rows}, name="__mlsql_side")
+        reduced = _reduce(_resolve(x, probe), how)
+        key = (side, reduced.op())
+        if key not in self._names:
+            name = self._names[key] = f"__mlsql_x{len(self._names)}"
+            self.side_aggregates[side][name] = (x, how)
+            self._types[name] = reduced.type()
         return _[self._names[key]]
 
     def bind(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -164,11 +194,85 @@ class Plan:
         return tuple(out)
 
     def apply(self, aggregated: ir.Table) -> ir.Table:
-        """The aggregated table with every layer of bound values added, in order."""
+        """The aggregated table, joined to the aggregates over each side table (each group's
+        row, NULL-safe on the group keys; NULL for a group without side rows), with every layer
+        of bound values added, in order."""
         out = aggregated
+        renamed = {f"__mlsql_j{k}": g for k, g in enumerate(self.keys)}
+        for side, found in self.side_aggregates.items():
+            if not found:
+                continue
+            frame = beside(self.sides[side], aggregated, self.keys)
+            values = {n: _reduce(_resolve(x, frame), how) for n, (x, how) in found.items()}
+            per_group = (
+                frame.group_by(self.keys).aggregate(**values)
+                if self.keys
+                else frame.aggregate(**values)
+            )
+            if not self.keys:
+                out = out.cross_join(per_group)
+                continue
+            per_group = per_group.rename(renamed)
+            on = [same(out[g], per_group[j]) for j, g in renamed.items()]
+            out = out.left_join(per_group, on).drop(*renamed)
         for layer in self.layers:
             out = out.mutate(**layer)
         return out
+
+
+def same(a: ir.Value, b: ir.Value) -> ir.BooleanValue:
+    """``a IS NOT DISTINCT FROM b`` as two equalities a hash join takes: the values with NULL
+    as a stand-in of their type, and whether each is NULL (``identical_to`` is no equality a
+    database hashes, and ibis writes it unparenthesised, which DataFusion 51 reads as a
+    comparison with ``y AND p`` when a label's equality follows). A type without a stand-in
+    here is compared as ``a = b OR (a IS NULL AND b IS NULL)``."""
+    dtype = a.type()
+    stand_in: Any = None
+    if dtype.is_string():
+        stand_in = ""
+    elif dtype.is_integer() or dtype.is_floating() or dtype.is_decimal():
+        stand_in = 0
+    elif dtype.is_boolean():
+        stand_in = False
+    if stand_in is None:
+        return (a == b).fill_null(False) | (a.isnull() & b.isnull())
+    return (a.fill_null(stand_in) == b.fill_null(stand_in)) & (a.isnull() == b.isnull())
+
+
+def beside(
+    left: ir.Table, right: ir.Table, keys: list[str], on: tuple[tuple[str, str], ...] = ()
+) -> ir.Table:
+    """``left`` joined to ``right`` on the group columns ``keys`` (NULL-safe) and on the
+    (left column, right column) pairs ``on``; right's group columns dropped (no keys and no
+    pairs: a cross join)."""
+    renamed = {f"__mlsql_j{k}": g for k, g in enumerate(keys)}
+    r = right.rename(renamed)
+    preds = [same(left[g], r[j]) for j, g in renamed.items()]
+    preds += [left[a] == r[b] for a, b in on]
+    if not preds:
+        return left.cross_join(r)
+    return left.join(r, preds).drop(*renamed)
+
+
+def _resolve(x: Any, table: ir.Table) -> ir.Value:
+    """A per-item value over ``table``: a deferred one resolved, a constant one a column of
+    that constant (so that it can be summed)."""
+    if deferred(x):
+        return x.resolve(table)
+    c = value(x)
+    first = table[table.columns[0]]
+    return ibis.ifelse(first.isnull(), c, c)
+
+
+def _reduce(x: ir.Value, how: str) -> ir.Value:
+    """The SQL aggregate ``how`` of a per-item value: a sum, mean or max as a double, a count."""
+    if how == "sum":
+        return x.sum().cast(FLOAT)
+    if how == "mean":
+        return x.cast(FLOAT).mean()
+    if how == "max":
+        return x.max().cast(FLOAT)
+    return x.count()
 
 
 class IbisOps:
@@ -268,4 +372,32 @@ class IbisOps:
         aggregates); per-row values are written where ``body`` names them."""
         if any(deferred(v) for v in values):
             return body(*self.plan.bind(values))
+        return body(*values)
+
+
+class SideOps(IbisOps):
+    """Formula primitives whose ``sum``, ``mean`` and ``count`` reduce over a side table's
+    rows per group (:meth:`Plan.aggregate_side`): the class axis of
+    :class:`~mlsql.measures.single_label.ClassStats`, whose per-class values are deferred
+    columns of the table of (group, class) rows."""
+
+    def __init__(self, checks: Checks, plan: Plan, side: str) -> None:
+        super().__init__(checks, plan)
+        self.side = side
+
+    def sum(self, x: Any) -> Any:
+        """Σ over the group's side rows, as a double (NULL over none)."""
+        return self.plan.aggregate_side(self.side, x, "sum")
+
+    def mean(self, x: Any) -> Any:
+        """Mean over the group's side rows of the non-NULL values."""
+        return self.plan.aggregate_side(self.side, x, "mean")
+
+    def count(self, x: Any) -> Any:
+        """The group's side rows where ``x`` is not NULL."""
+        return self.plan.aggregate_side(self.side, x, "count")
+
+    def let(self, values: tuple[Any, ...], body: Any, name: str = "") -> Any:
+        """``body(*values)``, each value written where it is named (a side row's values are
+        columns of the side table, which no layer over the aggregates holds)."""
         return body(*values)

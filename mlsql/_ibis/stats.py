@@ -18,6 +18,7 @@ import ibis.expr.types as ir
 from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
+from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._ibis.ops import FLOAT, null
 
 
@@ -56,6 +57,62 @@ def check_label_lists(func: str, names: Sequence[str], dtypes: Sequence[dt.DataT
             raise MlsqlError(LT.NOT_A_LIST_MESSAGE.format(func=func, name=name, type=dtype))
     kinds = [kind(d.value_type) if d.is_array() else LT.NULL for d in dtypes]
     LT.check_labels(func, names, kinds, [str(d) for d in dtypes])
+
+
+#: label kinds whose types mix freely (integer widths may differ), as in Polars' guard
+MIXING = (LT.TEXT, LT.INTEGER, "float", "decimal")
+
+
+def scalar_kind(dtype: dt.DataType) -> str:
+    """The kind of a single-label input's type: :func:`kind`, with floats and decimals
+    (which single labels take, as every engine's) as kinds of their own."""
+    if dtype.is_floating():
+        return "float"
+    if dtype.is_decimal():
+        return "decimal"
+    return kind(dtype)
+
+
+def check_single_labels(
+    func: str, names: Sequence[str], dtypes: Sequence[dt.DataType]
+) -> dt.DataType:
+    """Raise the engines' message unless every input holds one label per row, all of one
+    kind (a NULL column fits any); return the type both sides are read as.
+
+    Examples
+    --------
+    >>> import ibis.expr.datatypes as dt
+    >>> check_single_labels("accuracy", ["actual", "predicted"], [dt.int8, dt.int64])
+    Int64(nullable=True)
+    >>> check_single_labels("accuracy", ["actual", "predicted"], [dt.string, dt.int64])
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: accuracy needs actual and predicted of the same label type (both text, both integers, ...). Got actual string and predicted int64.
+    """
+    for name, dtype in zip(names, dtypes, strict=True):
+        if dtype.is_nested():
+            raise MlsqlError(LABEL_MESSAGE.format(func=func, name=name, type=dtype))
+    kinds = [scalar_kind(d) for d in dtypes]
+    plain = [d.copy(nullable=True) for d in dtypes]
+    for i in range(len(dtypes)):
+        for j in range(i + 1, len(dtypes)):
+            a, b = kinds[i], kinds[j]
+            if not (LT.NULL in (a, b) or (a == b and a in MIXING) or plain[i] == plain[j]):
+                raise MlsqlError(
+                    LT.MISMATCH_MESSAGE.format(
+                        func=func,
+                        left=names[i],
+                        right=names[j],
+                        left_type=dtypes[i],
+                        right_type=dtypes[j],
+                    )
+                )
+    known = [d for d, k in zip(plain, kinds, strict=True) if k != LT.NULL]
+    if not known:
+        return dt.string
+    if any(d.is_signed_integer() for d in known):  # never a signed value as unsigned
+        return dt.int64
+    return dt.highest_precedence(known)
 
 
 #: backends for which ibis compiles no array filter: a list's NULLs are removed with
