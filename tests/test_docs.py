@@ -84,7 +84,10 @@ def test_every_function_has_an_example_with_its_output() -> None:
 
 
 def test_every_parameter_is_described() -> None:
-    undescribed = sorted({p.name for m in MEASURES for p in m.params} - set(PARAMETERS))
+    # the reference looks a parameter up by its check key first, then by its name
+    undescribed = sorted(
+        {p.name for m in MEASURES for p in m.params if not {p.check_key, p.name} & set(PARAMETERS)}
+    )
     assert not undescribed, f"add to mlsql._docs.reference.PARAMETERS: {undescribed}"
 
 
