@@ -535,3 +535,104 @@ def test_evaluate_per_category_keeps_the_columns_verdicts(kind, row, asked):
     assert message is not None, str(own.value)
     with pytest.raises(Exception, match=re.escape(message.group(0))):
         ms.evaluate(df, "a", None, [asked], by="g").collect()
+
+
+def _label_set_rows(seed: int, n: int = 150) -> list[tuple[Any, ...]]:
+    """(g, actual labels, scores, w) rows over the labels a-e: label sets of 0-3 labels,
+    scores of 0-3 labels (a true label unscored counts 0), a group holding a label no other
+    has, weights with zeros and NULLs, and rows with a NULL side."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, ...]] = []
+    for _ in range(n):
+        g = rng.choice((1, 2, None))
+        pool = "abcd" if g != 2 else "abcde"
+        actual = rng.sample(pool, rng.randint(0, 3))
+        scores = {
+            x: rng.choice((0.0, 0.5, 1.0, rng.random()))
+            for x in rng.sample(pool, rng.randint(0, 3))
+        }
+        rows.append((g, actual, scores, rng.choice((0.0, None, 1.0, 2.5, rng.random()))))
+    return [*rows, (1, None, {"a": 0.5}, 1.0), (2, ["a"], None, 1.0), (3, ["z"], {"y": 0.25}, 0.0)]
+
+
+def _brier_oracle(rows, weighted):
+    """Σ w (p - y)² over each group's cells / Σ w / the group's labels (true or scored, of
+    the known rows of positive weight when weighted): plain Python, by group."""
+    out = {}
+    for g in {r[0] for r in rows}:
+        known = [r for r in rows if r[0] == g and r[1] is not None and r[2] is not None]
+        if weighted:
+            known = [r for r in known if r[3] is not None]
+        w = [(r[3] if weighted else 1.0) for r in known]
+        labels = {
+            x
+            for r, wr in zip(known, w, strict=True)
+            if wr > 0 or not weighted
+            for x in [*r[1], *r[2]]
+        }
+        total = sum(w)
+        if not known or not labels or total == 0:
+            out[g] = None
+            continue
+        loss = sum(
+            wr * sum((r[2].get(x, 0.0) - (x in r[1])) ** 2 for x in labels)
+            for r, wr in zip(known, w, strict=True)
+        )
+        out[g] = loss / total / len(labels)
+    return out
+
+
+BRIER_ASKED = ["multilabel_brier_score", ("multilabel_brier_score", {"average": "samples"})]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_evaluate_counts_the_labels_of_the_brier_score(weighted):
+    """``ms.evaluate`` of ``multilabel_brier_score`` collects no label sets (the labels are
+    counted per group first): its values are a plain-Python oracle's, the Column's and
+    DuckDB's ``evaluate``'s."""
+    import pyarrow as pa
+
+    rows = _label_set_rows(3)
+    schema = "g int, a array<string>, s map<string, double>, w double"
+    df = session().createDataFrame(rows, schema)
+    out, got = _evaluated(df, BRIER_ASKED, weighted)
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert not ROWS_IN_ONE_ARRAY.search(plan), plan
+    oracle = _brier_oracle(rows, weighted)
+    labels = {m for _, m in got}
+    assert len(labels) == 2
+    _same(got, {(g, m): v for g, v in oracle.items() for m in labels})
+    _same(got, _one_level(df, BRIER_ASKED, weighted))
+    scores = pa.map_(pa.string(), pa.float64())
+    table = pa.table(
+        {
+            "g": [r[0] for r in rows],
+            "a": pa.array([r[1] for r in rows], pa.list_(pa.string())),
+            "s": pa.array([None if r[2] is None else list(r[2].items()) for r in rows], scores),
+            "w": [r[3] for r in rows],
+        }
+    )
+    _same(got, _duckdb(table, BRIER_ASKED, weighted))
+
+
+def test_evaluate_brier_keeps_the_columns_verdict():
+    """A probability above 1 raises the Column's own error through ``ms.evaluate``."""
+    df = session().createDataFrame(
+        [(1, ["a"], {"a": 1.5}, 1.0)], "g int, a array<string>, s map<string, double>, w double"
+    )
+    asked = "multilabel_brier_score"
+    with pytest.raises(Exception) as own:
+        df.agg(ms.FUNCTIONS[asked](df["a"], df["s"])).first()
+    message = re.search(rf"{asked} [^\n]*?\.(?=[\"' \n]|$)", str(own.value))
+    assert message is not None, str(own.value)
+    with pytest.raises(Exception, match=re.escape(message.group(0))):
+        ms.evaluate(df, "a", "s", [asked], by="g").collect()
+
+
+def test_the_docs_name_evaluate_for_the_brier_score():
+    from mlsql.spark import evaluate_brier
+    from mlsql.spark.families import _memory
+
+    assert set(_memory.COUNTED_LABELS) == set(evaluate_brier.BRIER)
+    for name in evaluate_brier.BRIER:
+        assert _memory.LABEL_COUNTS in (ms.FUNCTIONS[name].__doc__ or ""), name

@@ -61,7 +61,9 @@ Notes
   their scored and true labels) and the label universe: DuckDB and Spark keep the
   group's distinct label sets (a ``histogram`` / ``collect_set`` of each known
   row's sorted labels: memory grows with the distinct sets, at most the rows),
-  Polars the group's distinct labels.
+  Polars the group's distinct labels. Spark's ``ms.evaluate`` counts the labels
+  per group first (the rows' labels exploded, distinct, counted, joined back):
+  memory grows with groups x labels, never with rows.
 - Cost (average precision, ROC AUC): every engine holds the group's (row, label) cells that are scored or
   true, sorts them (DuckDB twice) and walks the sorted runs once; cells of
   unscored negatives are counted, never built. DuckDB with mlsql's native

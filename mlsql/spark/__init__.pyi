@@ -3609,7 +3609,9 @@ def evaluate(
     binned AUC and AP and the calibration errors run over cells per bin: the rows
     grouped by (by..., label, bin) or (by..., bin) first (memory: groups x bins,
     never rows); the agreement measures over the ratings (outcomes) exploded and
-    grouped by (by..., category) or (by..., column) first.
+    grouped by (by..., category) or (by..., column) first; the label-set Brier
+    score over its labels exploded and counted per group first (memory: groups x
+    labels, never rows).
 
     Examples
     --------
@@ -6226,7 +6228,9 @@ def multilabel_brier_score(
     The label universe is a union of the rows' label sets; Spark has no aggregate that
     unions arrays, so the group's distinct label sets are collected (collect_set): memory
     grows with the distinct sets, at most the rows (its sum and count are streaming).
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (the rows' labels exploded and
+    counted per group first, then joined to the rows; memory grows with groups x
+    labels, never with rows).
     """
 
 def multilabel_counts(

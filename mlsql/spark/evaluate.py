@@ -17,7 +17,9 @@ the means per group, then the centred sums over the rows joined to them, where e
 measure's own Column would hold the group's values. The binned AUC/AP and the calibration
 errors run over cells per bin (:mod:`mlsql.spark.evaluate_bins`), and the agreement
 measures over cells per category or column (:mod:`mlsql.spark.evaluate_agreement`), whatever
-else is asked for: memory groups x bins (categories). Other measures run in one level, in the memory their own
+else is asked for: memory groups x bins (categories). The label-set Brier score counts the
+group's labels in a grouped pass first (:mod:`mlsql.spark.evaluate_brier`): memory groups x
+labels. Other measures run in one level, in the memory their own
 Columns take.
 """
 
@@ -34,6 +36,7 @@ from mlsql._evaluate import front as EV
 from mlsql._registry import measures
 from mlsql.spark import evaluate_agreement as EA
 from mlsql.spark import evaluate_bins as EB
+from mlsql.spark import evaluate_brier as EBR
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
@@ -115,7 +118,9 @@ def evaluate(
     binned AUC and AP and the calibration errors run over cells per bin: the rows
     grouped by (by..., label, bin) or (by..., bin) first (memory: groups x bins,
     never rows); the agreement measures over the ratings (outcomes) exploded and
-    grouped by (by..., category) or (by..., column) first.
+    grouped by (by..., category) or (by..., column) first; the label-set Brier
+    score over its labels exploded and counted per group first (memory: groups x
+    labels, never rows).
 
     Examples
     --------
@@ -165,8 +170,17 @@ def evaluate(
             if not ER.applies([item]) and (cells := module.key(item)) is not None:
                 celled.setdefault((module.__name__, cells), []).append((i, item))
     in_cells = {i for chosen in celled.values() for i, _ in chosen}
-    others = [(i, item) for i, item in rest if not ER.applies([item]) and i not in in_cells]
+    # the label-set Brier score counts its labels in a grouped pass, not in collected sets
+    briers = [(i, item) for i, item in rest if EBR.applies(item)]
+    others = [
+        (i, item)
+        for i, item in rest
+        if not ER.applies([item]) and i not in in_cells and not EBR.applies(item)
+    ]
     parts += [_others(rows, groups, c, sample_weight is not None) for c in (passes, others) if c]
+    if briers:
+        wide = EBR.values(rows, groups, briers, sample_weight is not None)
+        parts.append(_long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in briers]))
     for (module_name, _), per_cell in celled.items():
         module = EB if module_name == EB.__name__ else EA
         wide = module.values(rows, groups, per_cell, sample_weight is not None, MEASURES)

@@ -63,12 +63,23 @@ def _joined(rows: DataFrame, groups: list[str], per_group: dict[str, Column]) ->
     Spark's memory accounting for as long as the plan lives: a session of many ``evaluate``
     calls piles them up, and an out-of-memory error in a local task ends the JVM."""
     named = [c.alias(name) for name, c in per_group.items()]
+    found = rows.groupBy(*groups).agg(*named) if groups else rows.agg(*named)
+    return join_per_group(rows, groups, found)
+
+
+def join_per_group(
+    rows: DataFrame, groups: list[str], found: DataFrame, how: str = "inner"
+) -> DataFrame:
+    """``rows`` with the columns of ``found`` (one row per group: the group columns and its
+    values) beside each row, joined null-safe on the group keys as :func:`_joined` joins
+    (``how``: "left" keeps the rows of a group ``found`` lacks, its values NULL)."""
     if not groups:
-        return rows.crossJoin(rows.agg(*named))
+        return rows.crossJoin(found)
     keys = [F.col(g).alias(f"{_KEY}{k}") for k, g in enumerate(groups)]
-    found = rows.groupBy(*groups).agg(*named).select(*keys, *per_group)
+    values = [c for c in found.columns if c not in groups]
+    found = found.select(*keys, *values)
     on = [rows[g].eqNullSafe(found[f"{_KEY}{k}"]) for k, g in enumerate(groups)]
-    return rows.join(found.hint(JOIN_HINT), on, "inner").drop(
+    return rows.join(found.hint(JOIN_HINT), on, how).drop(
         *(f"{_KEY}{k}" for k in range(len(groups)))
     )
 

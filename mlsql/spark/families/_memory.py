@@ -8,9 +8,10 @@ binary AUC and AP name ``ms.evaluate``, their bounded form (a two-level
 ``groupBy`` plan: memory grows with groups x classes or distinct cells, not
 rows), and so do the centred regression measures and ``rae`` (grouped passes:
 memory grows with the groups), the binned AUC/AP and calibration errors (cells
-per bin: memory grows with groups x bins) and the agreement measures (cells per
-category or column); the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks each
-aggregate's plan against its own list.
+per bin: memory grows with groups x bins), the agreement measures (cells per
+category or column) and the label-set Brier score (labels counted per group);
+the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks
+each aggregate's plan against its own list.
 """
 
 from __future__ import annotations
@@ -145,6 +146,13 @@ CATEGORIES = (
 #: the measures ``ms.evaluate`` runs over cells per category or column
 #: (:mod:`mlsql.spark.evaluate_agreement`)
 AGREED = ("fleiss_kappa", "cochrans_q_statistic", "cochrans_q_p_value")
+LABEL_COUNTS = (
+    "``ms.evaluate`` computes it with bounded memory (the rows' labels exploded and\n"
+    "counted per group first, then joined to the rows; memory grows with groups x\n"
+    "labels, never with rows)."
+)
+#: the measures ``ms.evaluate`` runs over labels counted per group (:mod:`mlsql.spark.evaluate_brier`)
+COUNTED_LABELS = ("multilabel_brier_score",)
 #: what the others say: ``ms.evaluate`` runs their own Column, so no bounded form exists yet
 NO_BOUNDED_FORM = "No bounded form exists yet: ``ms.evaluate`` runs this same Column."
 #: the measures ``ms.evaluate`` runs over distinct cells (:func:`mlsql.spark.evaluate.cell_measures`)
@@ -166,6 +174,8 @@ def note(name: str) -> str:
             if name in BINNED
             else CATEGORIES
             if name in AGREED
+            else LABEL_COUNTS
+            if name in COUNTED_LABELS
             else NO_BOUNDED_FORM
         )
         form = TABLE_FORMS.get(name, measure_form)

@@ -309,28 +309,57 @@ def _brier_row(func: str, actual: Column, scores: Column) -> Column:
     return let_fields({"truth": _distinct(actual)}, row)
 
 
-def brier_build(m: Measure) -> Callable[..., Column]:
+def _brier_rows(
+    m: Measure, actual: Column, scores: Column, sample_weight: Column | None
+) -> tuple[Column, Column, Column]:
+    """A row's Brier terms (:func:`_brier_row`), whether it is known (both inputs, and its
+    weight when weighted) and whether its labels count in the universe (known, and of
+    positive weight when weighted)."""
+    known = actual.isNotNull() & scores.isNotNull()
+    if sample_weight is not None:
+        known = known & sample_weight.isNotNull()
+    counted = known if sample_weight is None else known & (sample_weight > 0)
+    return _brier_row(m.name, actual, scores), known, counted
+
+
+def brier_build(m: Measure, n_labels: Column | None = None) -> Callable[..., Column]:
     """The Column of ``multilabel_brier_score``: a sum and a count over the known rows, and
-    the number of labels from the group's distinct label sets (``collect_set``)."""
+    the number of labels from the group's distinct label sets (``collect_set``), or
+    ``n_labels`` (an aggregate) where the caller counted them (``ms.evaluate``:
+    :mod:`mlsql.spark.evaluate_brier`)."""
 
     def build(
         actual: Column, scores: Column, *, average: str, sample_weight: Column | None = None
     ) -> Column:
-        known = actual.isNotNull() & scores.isNotNull()
-        if sample_weight is not None:
-            known = known & sample_weight.isNotNull()
-        row = _brier_row(m.name, actual, scores)
+        row, known, counted = _brier_rows(m, actual, scores, sample_weight)
         w = F.lit(1.0) if sample_weight is None else sample_weight
         n = F.count(F.when(known, 1)) if sample_weight is None else F.sum(F.when(known, w))
-        counted = known if sample_weight is None else known & (sample_weight > 0)
-        sets = F.collect_set(F.when(counted, row["labels"]))
+        if n_labels is None:
+            sets = F.collect_set(F.when(counted, row["labels"]))
+            labels = F.size(F.array_distinct(F.flatten(sets)))
+        else:
+            labels = n_labels
         low, high = (F.when(known, row[k]) for k in ("low", "high"))
         stats = LS.LabelBrierStats(
             n=in_range(m.name, "scores", low, n, high=high),
             total_loss=exact_sum(F.when(known, row["loss"] * w)),
-            n_labels=F.size(F.array_distinct(F.flatten(sets))),
+            n_labels=labels,
         )
         return column(m.build(OPS, stats, average=average))  # type: ignore[misc]
+
+    return build
+
+
+def brier_labels(m: Measure) -> Callable[..., Column]:
+    """A row's labels (true and scored, distinct) where they count in the group's label
+    universe, else NULL: a row expression, which ``ms.evaluate`` explodes and counts per
+    group instead of collecting the label sets."""
+
+    def build(
+        actual: Column, scores: Column, *, average: str, sample_weight: Column | None = None
+    ) -> Column:
+        row, _, counted = _brier_rows(m, actual, scores, sample_weight)
+        return F.when(counted, row["labels"])
 
     return build
 
