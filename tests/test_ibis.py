@@ -436,6 +436,188 @@ def test_cost_error_s_exact_fractions(live: Live) -> None:
     assert got.startswith("The 'costs' parameter of cost_error must be a mapping actual ->")
 
 
+def test_kappa_over_given_labels(live: Live) -> None:
+    """cohen_kappa_score with labels: scikit-learn's (rows of another class left out, the
+    labels' order weighed, a label no row has keeping its position), weighted too, by group
+    (one group lacking a label another has), and a weights matrix over them (statsmodels'
+    1 - Σ w M / (Σ w A P / n), here 1 - 3 / (18 / 5) = 1/6); labels of another kind in the
+    engines' words."""
+    from sklearn.metrics import cohen_kappa_score
+
+    a = ["a", "a", "a", "b", "b", "c", "a"]
+    p = ["a", "a", "b", "b", "a", "a", "c"]
+    w = [1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 2.0]
+    t = live.table(pa.table({"actual": a, "predicted": p, "w": w}))
+    given = [
+        {"labels": ["b", "a"]},
+        {"labels": ["c", "a", "b"], "weights": "linear"},
+        {"labels": ["c", "a", "b"], "weights": "quadratic"},
+        {"labels": ["c", "d", "a", "b"], "weights": "linear"},  # d: no row has it
+        {"labels": ["d", "b", "c", "a"], "weights": "quadratic"},
+    ]
+    calls = [("cohen_kappa_score", g) for g in given]
+    for weight in (None, "w"):
+        got = estimates(mlsql.evaluate(t, "actual", "predicted", calls, sample_weight=weight))
+        want = [
+            cohen_kappa_score(a, p, **g, sample_weight=None if weight is None else w) for g in given
+        ]
+        assert got == pytest.approx(want, rel=1e-12)
+    # by group: y has no c (nor d), x all three; each group's scikit-learn value
+    g = ["x", "y", "x", "y", "x", "x", "y"]
+    a2, p2 = [*a, "b", "a"], [*p, "b", "a"]
+    g2, w2 = [*g, "y", "y"], [*w, 2.0, 1.0]
+    grouped = live.table(pa.table({"g": g2, "actual": a2, "predicted": p2, "w": w2}))
+    for weight in (None, "w"):
+        out = mlsql.evaluate(grouped, "actual", "predicted", calls, by="g", sample_weight=weight)
+        rows = out.to_pyarrow().to_pylist()
+        assert [r["g"] for r in rows] == ["x"] * len(given) + ["y"] * len(given)
+        want = []
+        for group in ("x", "y"):
+            at = [k for k, x in enumerate(g2) if x == group]
+            for given_ in given:
+                want.append(
+                    cohen_kappa_score(
+                        [a2[k] for k in at],
+                        [p2[k] for k in at],
+                        **given_,
+                        sample_weight=None if weight is None else [w2[k] for k in at],
+                    )
+                )
+        assert [r["estimate"] for r in rows] == pytest.approx(want, rel=1e-12)
+    matrix = ("cohen_kappa_score", {"labels": ["b", "a"], "weights": [[0, 2], [1, 0]]})
+    assert estimates(mlsql.evaluate(t, "actual", "predicted", [matrix])) == [
+        pytest.approx(1 / 6, rel=1e-12)
+    ]
+    bad = ("cohen_kappa_score", {"labels": [1, 2]})
+    got = _message(lambda: mlsql.evaluate(t, "actual", "predicted", [bad]))
+    duck = _message(
+        lambda: mlsql.evaluate(
+            pa.table({"actual": a, "predicted": p}),
+            "actual",
+            "predicted",
+            [bad],
+            con=duck_connection(),
+        ).fetchall()
+    )
+    assert re.sub(r"\([\w\[\]]+\)", "(T)", got) == re.sub(r"\([\w\[\]]+\)", "(T)", duck)
+
+
+#: the kappa tests and the field of statsmodels' cohens_kappa each one is
+KAPPA_TESTS = {
+    "cohen_kappa_std_error": "std_kappa",
+    "cohen_kappa_z_value": "z_value",
+    "cohen_kappa_p_value": "pvalue_two_sided",
+    "cohen_kappa_p_value_one_sided": "pvalue_one_sided",
+    "cohen_kappa_low": "kappa_low",
+    "cohen_kappa_high": "kappa_upp",
+}
+#: (group, actual, predicted, weight): e is no label (its rows left out), y has no c
+KAPPA_ROWS = [
+    ("x", "a", "a", 1.0),
+    ("x", "a", "a", 2.0),
+    ("x", "a", "b", 1.0),
+    ("x", "b", "b", 1.0),
+    ("x", "b", "a", 3.0),
+    ("x", "c", "c", 1.0),
+    ("x", "c", "a", 2.0),
+    ("x", "a", "c", 1.0),
+    ("x", "e", "a", 1.0),
+    ("x", "a", "e", 2.0),
+    ("x", "b", "b", 0.5),
+    ("x", "c", "b", 1.0),
+    ("y", "a", "a", 2.0),
+    ("y", "a", "b", 1.0),
+    ("y", "b", "b", 1.0),
+    ("y", "b", "a", 1.0),
+    ("y", "a", "a", 1.0),
+    ("y", "b", "b", 3.0),
+    ("y", "e", "e", 1.0),
+    ("y", "b", "a", 0.5),
+]
+#: the labels (d: no row has it) and the weightings over them: plain, linear, a matrix
+KAPPA_LABELS = ["d", "c", "a", "b"]
+KAPPA_GIVEN: list[dict[str, Any]] = [
+    {"labels": KAPPA_LABELS},
+    {"labels": KAPPA_LABELS, "weights": "linear"},
+    {"labels": KAPPA_LABELS, "weights": [[0, 2, 1, 4], [1, 0, 3, 1], [2, 1, 0, 1], [5, 1, 2, 0]]},
+]
+#: the standard error over each weighting, compared with DuckDB's evaluate
+KAPPA_STD_ERRORS = [("cohen_kappa_std_error", g) for g in KAPPA_GIVEN]
+
+
+def kappa_data() -> pa.Table:
+    columns = ("g", "actual", "predicted", "w")
+    return pa.table({c: [r[k] for r in KAPPA_ROWS] for k, c in enumerate(columns)})
+
+
+@functools.cache
+def duckdb_kappa_std_errors(by: str | None, weight: str | None) -> tuple[tuple[Any, ...], ...]:
+    """DuckDB's evaluate of :data:`KAPPA_STD_ERRORS` on :func:`kappa_data` (computed once:
+    its kappa tests over labels take seconds)."""
+    out = mlsql.evaluate(
+        kappa_data(),
+        "actual",
+        "predicted",
+        KAPPA_STD_ERRORS,
+        by=by,
+        sample_weight=weight,
+        con=duck_connection(),
+    )
+    return tuple(out.fetchall())
+
+
+def test_kappa_tests_over_given_labels(live: Live) -> None:
+    """The kappa tests with labels (one no row has, rows of another class left out), plain,
+    linear and a weights matrix over them, counted and weighted, by group (one group lacking
+    a label the other has): statsmodels' cohens_kappa on each group's confusion matrix over
+    the labels; the standard error, by group and over all rows, DuckDB's evaluate's."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    t = live.table(kappa_data())
+    labels = KAPPA_LABELS
+
+    def statsmodels_tests(group: str, weighted: bool, g: dict[str, Any]) -> list[float]:
+        cells = np.zeros((len(labels), len(labels)))
+        for key, x, y, w in KAPPA_ROWS:
+            if key == group and x in labels and y in labels:
+                cells[labels.index(x), labels.index(y)] += w if weighted else 1
+        if "weights" not in g:
+            result = cohens_kappa(cells)
+        elif g["weights"] == "linear":
+            result = cohens_kappa(cells, wt="linear")
+        else:
+            result = cohens_kappa(cells, weights=np.asarray(g["weights"], float))
+        return [float(getattr(result, f)) for f in KAPPA_TESTS.values()]
+
+    # weighted: both variances and kappa through the standard error, z and the upper end
+    # (ibis plans each kappa test for about a second)
+    weighted = ("cohen_kappa_std_error", "cohen_kappa_z_value", "cohen_kappa_high")
+    for weight, chosen in ((None, tuple(KAPPA_TESTS)), ("w", weighted)):
+        calls = [(name, g) for g in KAPPA_GIVEN for name in chosen]
+        out = mlsql.evaluate(t, "actual", "predicted", calls, by="g", sample_weight=weight)
+        got = out.to_pyarrow().to_pylist()
+        want = [
+            x
+            for group in ("x", "y")
+            for g in KAPPA_GIVEN
+            for name, x in zip(
+                KAPPA_TESTS, statsmodels_tests(group, weight is not None, g), strict=True
+            )
+            if name in chosen
+        ]
+        assert all(math.isfinite(x) for x in want), want
+        assert [r["g"] for r in got] == ["x"] * len(calls) + ["y"] * len(calls)
+        assert [r["estimate"] for r in got] == pytest.approx(want, rel=1e-9)
+        duck = duckdb_kappa_std_errors("g", weight)
+        std = [r for r in got if r["measure"].startswith("cohen_kappa_std_error(")]
+        assert [(r["g"], r["measure"]) for r in std] == [tuple(r[:2]) for r in duck]
+        assert [r["estimate"] for r in std] == pytest.approx([r[-1] for r in duck], rel=1e-12)
+        whole = mlsql.evaluate(t, "actual", "predicted", KAPPA_STD_ERRORS, sample_weight=weight)
+        duck = duckdb_kappa_std_errors(None, weight)
+        assert estimates(whole) == pytest.approx([r[-1] for r in duck], rel=1e-12)
+
+
 def test_groups_in_order_with_null_first(live: Live) -> None:
     """One row per group and measure, ordered by group (NULL first), then the measures; the
     exact fractions of each group."""
@@ -629,11 +811,6 @@ def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
         r"\(its chi-square tail",
     ):
         mlsql.evaluate(t, "actual", "predicted", ["accuracy", "bowker_p_value"])
-    kappa = ("cohen_kappa_score", {"labels": ["a", "b"]})
-    with pytest.raises(
-        MlsqlError, match=rf"ibis table \({live.name}\) does not take cohen_kappa_score with labels"
-    ):
-        mlsql.evaluate(t, "actual", "predicted", [kappa])
     matrix = ("cohen_kappa_score", {"weights": [[0, 1], [1, 0]]})  # a matrix needs labels
     assert _message(lambda: mlsql.evaluate(t, "actual", "predicted", [matrix])) == _message(
         lambda: mlsql.evaluate(

@@ -275,11 +275,6 @@ SINGLE_LABEL_NOT_YET = {
     "bowker_p_value": "its chi-square tail sums a series as long as the data's classes make it, "
     "for which mlsql has no portable SQL yet",
 }
-KAPPA_LABELS_MESSAGE = (
-    "evaluate on an ibis table ({backend}) does not take {name} with labels yet (a class "
-    "axis over given labels, and a weights matrix over them): leave labels out (the classes "
-    "seen, sorted), or evaluate it on DuckDB, Polars or Spark."
-)
 
 
 def single_label_rows(
@@ -315,19 +310,27 @@ def _check_classes(item: EV.Item, dtype: Any) -> None:
             raise MlsqlError(f"{item.name} needs the '{name}' parameter ({what}).")
         if name == "costs" and mapping_costs(params[name]) is None:
             raise MlsqlError(COSTS_MESSAGE.format(func=item.name, got=repr(params[name])))
+        limits = None if name == "costs" else bounds  # costs: kinds only, as Polars'
         for label in LT.label_values(name, params[name]):
-            LT.check_label_value(label, kind, str(dtype), name, item.name, bounds)
+            LT.check_label_value(label, kind, str(dtype), name, item.name, limits)
+    if params.get("labels") is not None:  # cohen_kappa_score's classes: of the columns' kind
+        LT.check_universe_labels(params["labels"], kind, str(dtype), bounds, item.name)
 
 
 def _col(prefix: str, name: str) -> str:
     return f"__mlsql_{prefix}{name}"
 
 
-def class_table(rows: ir.Table, keys: list[str], weighted: bool) -> ir.Table:
+def class_table(
+    rows: ir.Table, keys: list[str], weighted: bool, labels: list[Any] | None = None
+) -> ir.Table:
     """One row per (group, class) of the known rows: its position among the group's sorted
-    classes, rows truly of the class, predicted as it, and both (sums of the weights when
-    weighted). The classes are those on either side; a hash aggregate, so memory per group
-    grows with its classes, never with its rows."""
+    classes (with ``labels``, its label's position among them), rows truly of the class,
+    predicted as it, and both (sums of the weights when weighted). The classes are those on
+    either side; a hash aggregate, so memory per group grows with its classes, never with
+    its rows. A label no known row has gets no row: its counts are 0, so every sum the
+    formulas take over classes, pairs or cells is the same without it, and its neighbours
+    keep their labels' positions."""
     known = rows.filter(rows[LABEL_A].notnull())
     one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
     zero = ibis.literal(0.0, type=FLOAT)
@@ -352,7 +355,11 @@ def class_table(rows: ir.Table, keys: list[str], weighted: bool) -> ir.Table:
     totals = sides.group_by([*keys, c(CLASS)]).aggregate(
         **{n: sides[n].sum() for n in (c(ROW_TOTAL), c(COLUMN_TOTAL), c(DIAGONAL))}
     )
-    position = ibis.rank().over(group_by=[totals[k] for k in keys], order_by=totals[c(CLASS)])
+    if labels is None:
+        position = ibis.rank().over(group_by=[totals[k] for k in keys], order_by=totals[c(CLASS)])
+    else:  # a class's position among the given labels
+        cls = totals[c(CLASS)]
+        position = ibis.cases(*((cls == x, k) for k, x in enumerate(labels)), else_=null("int64"))
     return totals.mutate(**{c(INDEX): position})
 
 
@@ -369,17 +376,20 @@ def _view(prefix: str) -> SL.ClassView:
     )
 
 
-def _class_sides(plan: Plan, rows: ir.Table, weighted: bool) -> None:
-    """The side tables of the class axis, once per query: the classes; the class pairs of
-    each group (k² rows per group of k classes); the cells that occur, each beside its two
-    classes; the cells beside their mirror's count (0 where the mirror does not occur)."""
-    if CLASSES in plan.sides:
+def _class_sides(
+    plan: Plan, rows: ir.Table, weighted: bool, suffix: str, labels: list[Any] | None
+) -> None:
+    """The side tables of the class axis, once per query (and per ``labels``, named with
+    ``suffix``): the classes; the class pairs of each group (k² rows per group of k
+    classes); the cells that occur, each beside its two classes; the cells beside their
+    mirror's count (0 where the mirror does not occur)."""
+    if CLASSES + suffix in plan.sides:
         return
     keys = plan.keys
-    classes = class_table(rows, keys, weighted)
-    plan.side(CLASSES, classes)
+    classes = class_table(rows, keys, weighted, labels)
+    plan.side(CLASSES + suffix, classes)
     i, j = _prefixed(classes, keys, "i"), _prefixed(classes, keys, "j")
-    plan.side(PAIRS, beside(i, j, keys))
+    plan.side(PAIRS + suffix, beside(i, j, keys))
     known = rows.filter(rows[LABEL_A].notnull())
     one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
     cells = (
@@ -388,7 +398,7 @@ def _class_sides(plan: Plan, rows: ir.Table, weighted: bool) -> None:
         .aggregate(**{CELL: _[CELL].sum()})
     )
     located = beside(cells, i, keys, ((CELL_A, _col("i", CLASS)),))
-    plan.side(CELLS, beside(located, j, keys, ((CELL_P, _col("j", CLASS)),)))
+    plan.side(CELLS + suffix, beside(located, j, keys, ((CELL_P, _col("j", CLASS)),)))
     mirror = cells.select(
         *keys, **{"__mlsql_ma": cells[CELL_P], "__mlsql_mp": cells[CELL_A], MIRROR: cells[CELL]}
     )
@@ -399,49 +409,77 @@ def _class_sides(plan: Plan, rows: ir.Table, weighted: bool) -> None:
     mirrored = cells.left_join(r, on).select(
         *keys, **{CELL: cells[CELL], MIRROR: r[MIRROR].fill_null(0.0)}
     )
-    plan.side(MIRRORS, mirrored)
+    plan.side(MIRRORS + suffix, mirrored)
 
 
-def class_stats(rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisOps) -> SL.ClassStats:
+def class_stats(
+    rows: ir.Table,
+    w: ir.FloatingColumn | None,
+    ops: IbisOps,
+    pairs: dict[tuple[Any, Any], float] | None = None,
+) -> SL.ClassStats:
     """:class:`~mlsql.measures.single_label.ClassStats` over the side tables of the class
     axis: per-class values are deferred columns of the table of (group, class) rows, and each
     sum over classes, class pairs or cells is an aggregate of its side table, joined to the
-    rows' aggregates by group (:meth:`mlsql._ibis.ops.Plan.aggregate_side`)."""
+    rows' aggregates by group (:meth:`mlsql._ibis.ops.Plan.aggregate_side`).
+
+    ``pairs``: the weight of each (actual, predicted) pair of given labels
+    (:func:`mlsql._params.kappa_matrix`): the rows whose classes are not labels are
+    unknown, a class's position is its label's, and ``weight_at`` reads the weights."""
     plan = ops.plan
-    _class_sides(plan, rows, w is not None)
-    a = rows[LABEL_A]
+    suffix, labels, lookup = "", None, None
+    a = rows[LABEL_A]  # the known rows' actual label (on the rows the plan aggregates)
+    sides = rows
+    if pairs is not None:
+        labels = list(dict.fromkeys(x for x, _ in pairs))
+        # the side tables depend on the labels only: one set per labels, whatever the weights
+        key = ("labels", tuple(labels))
+        suffix = plan.side_names.setdefault(key, f"@{len(plan.side_names)}")
+        p = rows[LABEL_P]
+        within = a.isin(labels) & p.isin(labels)
+        a = within.ifelse(a, null(a.type()))
+        sides = rows.mutate(**{LABEL_A: a, LABEL_P: within.ifelse(p, null(p.type()))})
+        k = len(labels)
+        flat = [pairs[x, y] for x in labels for y in labels]
+
+        def lookup(i: Any, j: Any) -> Any:
+            return ibis.cases(*(((i * k + j) == c, v) for c, v in enumerate(flat)), else_=null())
+
+    _class_sides(plan, sides, w is not None, suffix, labels)
     # a double: PostgreSQL and DataFusion divide integers as integers (1 / n is 0)
     n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
     i, j = _view("i"), _view("j")
 
     def pair_sum(term: Any) -> Any:
-        return plan.aggregate_side(PAIRS, term(i, j), "sum")
+        return plan.aggregate_side(PAIRS + suffix, term(i, j), "sum")
 
     def row_pair_sum(term: Any) -> Any:
-        return plan.aggregate_side(CELLS, _[CELL] * term(i.index, j.index), "sum")
+        return plan.aggregate_side(CELLS + suffix, _[CELL] * term(i.index, j.index), "sum")
 
     def cell_sum(term: Any) -> Any:
-        return plan.aggregate_side(CELLS, _[CELL] * term(i, j), "sum")
+        return plan.aggregate_side(CELLS + suffix, _[CELL] * term(i, j), "sum")
 
     def mirror_sum(term: Any) -> Any:
-        return plan.aggregate_side(MIRRORS, term(_[CELL], _[MIRROR]), "sum")
+        return plan.aggregate_side(MIRRORS + suffix, term(_[CELL], _[MIRROR]), "sum")
 
     def margin_cell_sum(term: Any, row: Any, col: Any) -> Any:
         # r_i = Σ_l row(view_i, view_l) and c_j = Σ_l col(view_l, view_j), over the pairs;
         # the cells beside them are one side table per (row, col), however many terms read it
-        keys, pairs = plan.keys, plan.sides[PAIRS]
-        r, c = row(i, j).resolve(pairs), col(i, j).resolve(pairs)
-        key = ("margins", r.op(), c.op())
+        keys, both = plan.keys, plan.sides[PAIRS + suffix]
+        r, c = row(i, j).resolve(both), col(i, j).resolve(both)
+        key = ("margins", suffix, r.op(), c.op())
         if key not in plan.side_names:
-            by_i = pairs.group_by([*keys, _col("i", INDEX)]).aggregate(
+            by_i = both.group_by([*keys, _col("i", INDEX)]).aggregate(
                 **{MARGIN_R: r.sum().cast(FLOAT)}
             )
-            by_j = pairs.group_by([*keys, _col("j", INDEX)]).aggregate(
+            by_j = both.group_by([*keys, _col("j", INDEX)]).aggregate(
                 **{MARGIN_C: c.sum().cast(FLOAT)}
             )
             by_i = by_i.rename({"__mlsql_ri": _col("i", INDEX)})
             by_j = by_j.rename({"__mlsql_rj": _col("j", INDEX)})
-            side = beside(plan.sides[CELLS], by_i, keys, ((_col("i", INDEX), "__mlsql_ri"),))
+            side = beside(
+                plan.sides[CELLS + suffix], by_i, keys, ((_col("i", INDEX), "__mlsql_ri"),)
+            )
             side = beside(side, by_j, keys, ((_col("j", INDEX), "__mlsql_rj"),))
             plan.side_names[key] = name = f"margins{len(plan.sides)}"
             plan.side(name, side.drop("__mlsql_ri", "__mlsql_rj"))
@@ -456,13 +494,14 @@ def class_stats(rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisOps) -> SL
         actual=_[c(ROW_TOTAL)],
         predicted=_[c(COLUMN_TOTAL)],
         correct=_[c(DIAGONAL)],
-        axis=SideOps(ops.checks, plan, CLASSES),
+        axis=SideOps(ops.checks, plan, CLASSES + suffix),
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
         rows=None if w is None else ops.count(a),
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
         margin_cell_sum=margin_cell_sum,
+        weight_at=lookup,
     )
 
 
@@ -532,8 +571,10 @@ def single_label_value(
     m = item.measure
     if any(x.check_key == P.KAPPA_LABELS.check_key for x in m.params):
         params = checked_params(m, item.params)  # a matrix without labels: the weights' error
-        if P.kappa_matrix(params["weights"], params["labels"], m.name) is not None:
-            raise MlsqlError(KAPPA_LABELS_MESSAGE.format(backend=backend_name(rows), name=m.name))
+        pairs = P.kappa_matrix(params["weights"], params["labels"], m.name)
+        if pairs is not None:  # over the labels: the weights read from the pairs' matrix
+            assert m.build is not None
+            return m.build(ops, class_stats(rows, w, ops, pairs), **{**params, "weights": "matrix"})
     return _formula(item, ops, class_stats(rows, w, ops))
 
 
