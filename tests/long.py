@@ -3,7 +3,7 @@
 They are the longest tests of a timed run of the whole suite on two cores (pytest
 ``--junitxml``: setup, call and teardown of each test), taken longest first until the rest was
 a fifth of the suite's time (1.9 s or more each), and the tests added since that took as long
-in the next run (``--durations``): 591 names, most of them Spark runs of every measure
+in the next run (``--durations``): the names below, most of them Spark runs of every measure
 (Spark analyses each report's plan for seconds). ``.ci/run`` runs them right after the README's
 command (``python -m pytest -q --long -m long``). A test named here by its bare name is long
 with every parameter; ``tests/test_suite_order.py`` checks each name still names a test.
@@ -19,6 +19,12 @@ LONG_PATHS: tuple[str, ...] = (
     "tests/test_spark_sql.py",
     "tests/test_spark_bootstrap.py",
     "tests/test_spark_bounded.py",
+    # each case binds DuckDB's kappa-test or resampling macros for a third of a second or
+    # more: 11% of the README's suite, which took 593 s of its 600 on two quiet cores with
+    # them (2026-12-01); test_kappa_matrix, test_agreement, test_sql_bootstrap and
+    # test_sql_compare keep those macros in it
+    "tests/test_kappa_tests.py",
+    "tests/test_sql_resample_values.py",
 )
 
 LONG: frozenset[str] = frozenset(
@@ -34,7 +40,6 @@ LONG: frozenset[str] = frozenset(
         "tests/test_ibis.py::test_kappa_over_given_labels",
         "tests/test_ibis.py::test_kappa_tests_over_given_labels",
         "tests/test_area_under_pr.py::test_spark_matches_pysparks_own_evaluator",
-        "tests/test_kappa_tests.py::test_spark_over_labels_counts_the_cells",
         "tests/test_symmetry.py::test_spark_over_labels_counts_the_cells",
         "tests/test_slices.py::test_spark_bounds_the_tuples_and_checks_numbers",
         "tests/test_cli_slices.py::test_spark_prints_the_apis_table",
@@ -114,11 +119,6 @@ LONG: frozenset[str] = frozenset(
         "tests/test_sql_builtins.py::test_the_library_calls_builtins_by_name",
         "tests/test_sql_library.py::test_mlsqls_own_comment_copied_onto_a_users_macro_does_not_make_it_mlsqls",
         "tests/test_sql_library.py::test_register_with_prefix_or_schema_installs_beside_the_users_function",
-        "tests/test_sql_resample_values.py::test_intervals_agree_with_python_and_a_per_row_numpy_bootstrap[native-scores-auc-<lambda>]",
-        "tests/test_sql_resample_values.py::test_intervals_agree_with_python_and_a_per_row_numpy_bootstrap[plain-scores-auc-<lambda>]",
-        "tests/test_sql_resample_values.py::test_same_seed_same_rows_other_seed_other_rows[plain]",
-        "tests/test_sql_resample_values.py::test_the_other_measures_are_the_measure_macros[plain]",
-        "tests/test_sql_resample_values.py::test_the_result_does_not_depend_on_threads_or_the_process",
         "tests/test_evaluate.py::test_estimates_equal_the_reference_per_group_and_weighted[duckdb-numbers-actual-predicted]",
         "tests/test_evaluate.py::test_estimates_equal_the_reference_per_group_and_weighted[duckdb-label_lists-actual-predicted]",
         "tests/test_evaluate.py::test_estimates_equal_the_reference_per_group_and_weighted[duckdb-classes-actual-predicted]",
@@ -585,13 +585,12 @@ LONG: frozenset[str] = frozenset(
         "tests/test_evaluate.py::test_estimates_equal_the_reference_per_group_and_weighted[polars-ranked-correct_items-rank_items]",
         "tests/test_docs.py::test_site_builds_strictly_offline",  # CI builds the site strictly too
         "tests/test_ranking_properties.py::test_ndcg_score_matches_scikit_learn[spark]",
-        "tests/test_sql_resample_values.py::test_same_seed_same_rows_other_seed_other_rows[native]",
         "tests/test_native_duckdb.py::test_stored_macros_stay_portable",
         "tests/test_reliability_catalog.py::test_connect_copies_the_stored_library_once_it_is_stored",
         "tests/test_native_polars.py::test_a_stale_library_missing_a_function_is_not_used",
         "tests/test_multilabel_properties.py::test_grouped_aggregates_match_oracle[spark]",
         # the slowest of the README's suite in a timed run (pytest --junitxml, 2026-12-01):
-        # the suite took 612 s of its 600 on two quiet cores; these 34 took 5.6-38 s each
+        # the suite took 612 s of its 600 on two quiet cores; these took 5.6-38 s each
         # beside CI's long step (a seventh of the suite's time); CI runs every one
         "tests/test_every_measure.py::test_expression_measures_match_their_reference[polars-aggregate-classes]",
         "tests/test_area_under_pr.py::test_one_class_and_null_rows[spark]",
@@ -611,12 +610,9 @@ LONG: frozenset[str] = frozenset(
         "tests/test_reliability_catalog.py::test_a_comment_copied_from_another_mlsql_macro_does_not_make_it_mlsqls",
         "tests/test_macro_aggregates.py::test_readme_group_by_with_micro_and_macro_equals_scikit_learn[portable]",
         "tests/test_evaluate.py::test_estimates_equal_the_reference_per_group_and_weighted[duckdb-probabilities-actual-score]",
-        "tests/test_sql_resample_values.py::test_the_other_measures_are_the_measure_macros[native]",
         "tests/test_compare_tests.py::test_the_sql_macro_computes_student_as_scipy",
-        "tests/test_sql_resample_values.py::test_mixed_kinds_are_the_python_calls_error[plain-measures0]",
         "tests/test_cli_browser.py::test_weakest_slices_forest_plot",
         "tests/test_agreement.py::test_edge_tables[spark-binary_kappa_p_value_one_sided]",
-        "tests/test_sql_resample_values.py::test_intervals_agree_with_python_and_a_per_row_numpy_bootstrap[plain-classes-accuracy-<lambda>]",
         "tests/test_report_api.py::test_a_relation_is_read_on_its_own_connection",
         "tests/test_resample_labels.py::test_rows_lists_as_held_give_the_sets_result[spark]",
         "tests/test_cli_markup.py::test_markdown_output_carries_no_escape_sequences",
