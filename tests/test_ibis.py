@@ -26,6 +26,7 @@ import mlsql
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._registry import Measure, measures
+from tests.oracle_agreement import KAPPA_RESULTS as KAPPA_TESTS  # each test's statsmodels field
 from tests.references import REFERENCES, close, tables
 from tests.test_multilabel_conformance import FILES, cases, rows_of
 
@@ -502,15 +503,6 @@ def test_kappa_over_given_labels(live: Live) -> None:
     assert re.sub(r"\([\w\[\]]+\)", "(T)", got) == re.sub(r"\([\w\[\]]+\)", "(T)", duck)
 
 
-#: the kappa tests and the field of statsmodels' cohens_kappa each one is
-KAPPA_TESTS = {
-    "cohen_kappa_std_error": "std_kappa",
-    "cohen_kappa_z_value": "z_value",
-    "cohen_kappa_p_value": "pvalue_two_sided",
-    "cohen_kappa_p_value_one_sided": "pvalue_one_sided",
-    "cohen_kappa_low": "kappa_low",
-    "cohen_kappa_high": "kappa_upp",
-}
 #: (group, actual, predicted, weight): e is no label (its rows left out), y has no c
 KAPPA_ROWS = [
     ("x", "a", "a", 1.0),

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 from mlsql._sqlexpr import Sql
+from tests.oracle_agreement import KAPPA_RESULTS as KAPPA_TESTS  # each test's statsmodels field
 from tests.test_single_label_tables import close
 from tests.verdicts import verdict_of
 
@@ -182,15 +183,6 @@ def test_labels_of_another_kind_than_the_classes_are_refused(engine, given):
 
 
 # ------------------------------------------------------------------ the kappa tests' matrix
-#: the kappa tests and statsmodels' KappaResults field each one is
-KAPPA_TESTS = {
-    "cohen_kappa_std_error": "std_kappa",
-    "cohen_kappa_z_value": "z_value",
-    "cohen_kappa_p_value": "pvalue_two_sided",
-    "cohen_kappa_p_value_one_sided": "pvalue_one_sided",
-    "cohen_kappa_low": "kappa_low",
-    "cohen_kappa_high": "kappa_upp",
-}
 
 
 def statsmodels_tests(t: pa.Table, labels: list[str], weighted: bool, **given: Any) -> list[float]:

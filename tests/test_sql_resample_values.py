@@ -343,16 +343,23 @@ def test_the_literal_text_reads_back_as_the_value_and_its_type(con: Any, value: 
     )
 
 
+def _bucket_draws(con: Any, buckets: str, m: int, n: int) -> dict[int, int]:
+    """How many of a grid of n uniforms the bucket table macro ``buckets`` of mean m draws as
+    each k (the equi-join on buckets the SQL resampling runs)."""
+    (counts,) = con.sql(
+        f"SELECT histogram(c.k) FROM (SELECT (i + 0.5) / {n} AS u FROM range({n}) t(i)) d "
+        f"JOIN {buckets}([{m}]) c ON floor(d.u * 4096)::BIGINT = c.b "
+        "AND d.u > c.lo AND d.u <= c.hi"
+    ).fetchall()[0]
+    return counts
+
+
 @pytest.mark.parametrize("m", [2, 3, 37, 14_000])
 def test_the_bucketed_inverse_cdf_is_the_poisson_distribution(con: Any, m: int) -> None:
     """The equi-join on buckets draws k from Poisson(m): the share of a fine grid of
     uniforms drawn as each k is scipy's pmf."""
     n = 200_000
-    (counts,) = con.sql(
-        f"SELECT histogram(c.k) FROM (SELECT (i + 0.5) / {n} AS u FROM range({n}) t(i)) d "
-        f"JOIN _mlsql_poisson_buckets([{m}]) c ON floor(d.u * 4096)::BIGINT = c.b "
-        "AND d.u > c.lo AND d.u <= c.hi"
-    ).fetchall()[0]
+    counts = _bucket_draws(con, "_mlsql_poisson_buckets", m, n)
     assert sum(counts.values()) == n  # one k per uniform
     for k, seen in counts.items():
         assert seen / n == pytest.approx(stats.poisson.pmf(k, m), abs=2 / n)
@@ -363,11 +370,7 @@ def test_the_bucketed_inverse_cdf_is_the_half_binomial_distribution(con: Any, m:
     """Fisher's draws in the SQL compare: the share of a fine grid of uniforms drawn as each
     k is scipy's Binomial(m, 1/2) pmf (the whole support up to m = 192, tails cut beyond)."""
     n = 200_000
-    (counts,) = con.sql(
-        f"SELECT histogram(c.k) FROM (SELECT (i + 0.5) / {n} AS u FROM range({n}) t(i)) d "
-        f"JOIN _mlsql_half_binomial_buckets([{m}]) c ON floor(d.u * 4096)::BIGINT = c.b "
-        "AND d.u > c.lo AND d.u <= c.hi"
-    ).fetchall()[0]
+    counts = _bucket_draws(con, "_mlsql_half_binomial_buckets", m, n)
     assert sum(counts.values()) == n  # one k per uniform
     for k, seen in counts.items():
         assert seen / n == pytest.approx(stats.binom.pmf(k, m, 0.5), abs=2 / n)
