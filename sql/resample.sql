@@ -4,7 +4,8 @@
 -- _mlsql_poisson_cdf(ms): Poisson(m)'s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.
 CREATE OR REPLACE MACRO _mlsql_poisson_cdf(ms) AS TABLE 
     SELECT m, k, running / system.main.max(running) OVER (PARTITION BY m) AS cdf FROM (
-        SELECT m, k, system.main.sum(system.main.exp(k * system.main.ln(m) - m - system.main.lgamma(k + 1))) OVER (PARTITION BY m ORDER BY k) AS running
+        SELECT m, k, system.main.sum(system.main.exp(k * system.main.ln(m) - m - system.main.lgamma(k + 1)))
+                   OVER (PARTITION BY m ORDER BY k) AS running
         FROM (SELECT m, system.main.unnest(system.main.range(
                   system.main.greatest(0, system.main.floor(m - 12 * system.main.sqrt(m) - 12))::BIGINT,
                   system.main.ceil(m + 12 * system.main.sqrt(m) + 12)::BIGINT + 1)) AS k

@@ -457,24 +457,30 @@ BOOTSTRAP_DESCRIPTION = (
 )
 
 
+def _cdf_table(name: str, pmf: str, low: str, high: str, summary: str) -> Macro:
+    """``name(ms)``: (m, k, cdf) for each m of the list ``ms``: the running sum of ``pmf``
+    (SQL of m and k) over k from ``low`` to ``high`` (SQL of m), normalised by its total:
+    the draw for a uniform u is the smallest k with cdf >= u."""
+    body = f"""SELECT m, k, running / max(running) OVER (PARTITION BY m) AS cdf FROM (
+        SELECT m, k,{pmf}
+                   OVER (PARTITION BY m ORDER BY k) AS running
+        FROM (SELECT m, unnest(range(
+                  {low}::BIGINT,
+                  {high}::BIGINT + 1)) AS k
+              FROM (SELECT unnest(ms)::DOUBLE AS m)))"""
+    return Macro(FILE, name, ("ms",), body, summary, public=False, table=True)
+
+
 def _poisson_cdf() -> Macro:
     """``_mlsql_poisson_cdf(ms)``: (m, k, cdf) of Poisson(m) for each m of the list ``ms``."""
-    body = f"""SELECT m, k, running / max(running) OVER (PARTITION BY m) AS cdf FROM (
-        SELECT m, k, sum(exp(k * ln(m) - m - lgamma(k + 1))) OVER (PARTITION BY m ORDER BY k) AS running
-        FROM (SELECT m, unnest(range(
-                  greatest(0, floor(m - {SPREAD} * sqrt(m) - {SPREAD}))::BIGINT,
-                  ceil(m + {SPREAD} * sqrt(m) + {SPREAD})::BIGINT + 1)) AS k
-              FROM (SELECT unnest(ms)::DOUBLE AS m)))"""
-    return Macro(
-        FILE,
+    return _cdf_table(
         "_mlsql_poisson_cdf",
-        ("ms",),
-        body,
+        " sum(exp(k * ln(m) - m - lgamma(k + 1)))",
+        f"greatest(0, floor(m - {SPREAD} * sqrt(m) - {SPREAD}))",
+        f"ceil(m + {SPREAD} * sqrt(m) + {SPREAD})",
         "Poisson(m)'s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised "
         "(the mass left out is below 1e-25): the draw for a uniform u is the smallest k with "
         "cdf >= u.",
-        public=False,
-        table=True,
     )
 
 
@@ -486,24 +492,14 @@ def _half_binomial_cdf() -> Macro:
     - m ln 2), normalised by its total. Within 1e-14 of scipy's CDF up to m = 500; lgamma's
     rounding near m ln m gives 3e-13 at m = 1e4 and 7e-11 at m = 1e6 (:func:`_poisson_cdf`'s:
     3e-13 and 4e-10)."""
-    body = f"""SELECT m, k, running / max(running) OVER (PARTITION BY m) AS cdf FROM (
-        SELECT m, k,
-               sum(exp(lgamma(m + 1) - lgamma(k + 1) - lgamma(m - k + 1) - m * ln(2)))
-                   OVER (PARTITION BY m ORDER BY k) AS running
-        FROM (SELECT m, unnest(range(
-                  greatest(0, floor(m / 2 - {SPREAD} * sqrt(m) / 2 - {SPREAD}))::BIGINT,
-                  least(m, ceil(m / 2 + {SPREAD} * sqrt(m) / 2 + {SPREAD}))::BIGINT + 1)) AS k
-              FROM (SELECT unnest(ms)::DOUBLE AS m)))"""
-    return Macro(
-        FILE,
+    return _cdf_table(
         "_mlsql_half_binomial_cdf",
-        ("ms",),
-        body,
+        "\n               sum(exp(lgamma(m + 1) - lgamma(k + 1) - lgamma(m - k + 1) - m * ln(2)))",
+        f"greatest(0, floor(m / 2 - {SPREAD} * sqrt(m) / 2 - {SPREAD}))",
+        f"least(m, ceil(m / 2 + {SPREAD} * sqrt(m) / 2 + {SPREAD}))",
         "Binomial(m, 1/2)'s CDF for each m > 0 of ms over k in m/2 +- (6 sqrt(m) + 12) within "
         "[0, m], normalised (the mass left out is below 1e-25): the draw for a uniform u is "
         "the smallest k with cdf >= u.",
-        public=False,
-        table=True,
     )
 
 
