@@ -301,7 +301,11 @@ def test_engines_agree_on_one_dataset(family: str) -> None:
         assert len(rows) == len(first) == 3 * len(chosen)
         for got, want in zip(rows, first, strict=True):
             assert got[:2] == want[:2], engine
-            assert got[2:] == pytest.approx(want[2:], rel=1e-12), engine
+            # Spark draws regression's resamples in its executors from its own hash: its
+            # intervals agree within Monte Carlo error (tests/test_spark_bootstrap.py), its
+            # estimates exactly
+            n = 3 if engine == "spark" and family == "regression" else None
+            assert got[2:n] == pytest.approx(want[2:n], rel=1e-12), engine
 
 
 def paired(actual: np.ndarray, a: np.ndarray, b: np.ndarray) -> pa.Table:

@@ -61,6 +61,12 @@ def test_the_driver_resamples_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     frame = spark_frame(data, 2)
     (row,) = ms.compare(frame, "actual", "predicted", ["accuracy"], n_resamples=20).collect()
     assert row.difference == -0.5
+    y = [float(i % 5) for i in range(20)]
+    numbers = spark_frame(paired_table(y, y, [v + 1 for v in y]), 2)
+    (row,) = ms.bootstrap(numbers, "actual", "predicted", ["r2"], n_resamples=20).collect()
+    assert row.low is not None
+    (row,) = ms.compare(numbers, "actual", "predicted", ["mae"], n_resamples=20).collect()
+    assert (row.baseline_estimate, row.estimate) == (0.0, 1.0)
 
 
 def _weighted_sets() -> pa.Table:
@@ -78,6 +84,17 @@ def _weighted_classes() -> pa.Table:
     return table(a, p, g=[i % 2 for i in range(60)], w=[0.3 + 0.01 * i for i in range(60)])
 
 
+def _weighted_numbers() -> pa.Table:
+    """Regression values far from zero (the centred sums matter), a NULL, fractional weights."""
+    rng = np.random.default_rng(13)
+    y = rng.normal(size=60) * 1e3 + 5e3
+    actual, predicted = y.tolist(), (y + rng.normal(scale=40, size=60)).tolist()
+    actual[4] = None
+    return table(
+        actual, predicted, g=[i % 2 for i in range(60)], w=[0.1 * (i % 7) + 0.35 for i in range(60)]
+    )
+
+
 CALLS = {
     "label sets": (
         "bootstrap",
@@ -89,6 +106,7 @@ CALLS = {
         _weighted_classes,
         {"measures": ["accuracy", ("f1_score", {"average": "macro"}), "cohen_kappa_score"]},
     ),
+    "regression": ("bootstrap", _weighted_numbers, {"measures": ["r2", "rae", "mape", "rmse"]}),
 }
 
 
@@ -119,14 +137,23 @@ def test_same_seed_same_result_on_any_partitioning(kind: str) -> None:
     assert all(r[3] is not None for r in results[0])
 
 
-def test_compare_gives_the_same_result_on_any_partitioning() -> None:
+@pytest.mark.parametrize("kind", ["classes", "regression"])
+def test_compare_gives_the_same_result_on_any_partitioning(kind: str) -> None:
     import mlsql.spark as ms
 
     rng = random.Random(4)
-    a = [rng.choice("xyz") for _ in range(50)]
-    pa_ = [x if rng.random() < 0.8 else rng.choice("xyz") for x in a]
-    pb = [x if rng.random() < 0.6 else rng.choice("xyz") for x in a]
+    if kind == "classes":
+        a: list = [rng.choice("xyz") for _ in range(50)]
+        pa_ = [x if rng.random() < 0.8 else rng.choice("xyz") for x in a]
+        pb = [x if rng.random() < 0.6 else rng.choice("xyz") for x in a]
+        measures: list[Any] = ["accuracy", "f1_score"]
+    else:
+        a = [rng.gauss(1e4, 100) for _ in range(50)]
+        pa_ = [x + rng.gauss(0, 30) for x in a]
+        pb = [x + rng.gauss(10, 40) for x in a]
+        measures = ["rmse", "r2", "rae"]
     data = paired_table(a, pa_, pb)
+    data = data.append_column("w", pa.array([0.1 * (i % 7) + 0.35 for i in range(100)]))
     results = [
         [
             tuple(r)
@@ -134,13 +161,15 @@ def test_compare_gives_the_same_result_on_any_partitioning() -> None:
                 spark_frame(data, n),
                 "actual",
                 "predicted",
-                ["accuracy", "f1_score"],
+                measures,
                 n_resamples=60,
+                sample_weight="w",
             ).collect()
         ]
         for n in (1, 4, 7)
     ]
     assert results[0] == results[1] == results[2]
+    assert all(r[5] is not None and r[5] < r[6] for r in results[0])
 
 
 def _tolerance(se: float, p: float, n_resamples: int) -> float:
@@ -172,10 +201,7 @@ def _micro_f1(actual: list, predicted: list) -> Fraction:
     return Fraction(2 * tp, na + np_)
 
 
-@pytest.mark.parametrize(
-    "kind",
-    ["label sets", "classes"],
-)
+@pytest.mark.parametrize("kind", ["label sets", "classes", "regression"])
 def test_intervals_match_duckdb_within_monte_carlo_error(kind: str) -> None:
     n_resamples = 1000
     if kind == "label sets":
@@ -186,6 +212,11 @@ def test_intervals_match_duckdb_within_monte_carlo_error(kind: str) -> None:
         actual = [rng.choice("wxyz") for _ in range(400)]
         predicted = [x if rng.random() < 0.7 else rng.choice("wxyz") for x in actual]
         measures = ["accuracy", ("f1_score", {"average": "macro"}), "matthews_corrcoef"]
+    if kind == "regression":
+        rng = random.Random(13)
+        actual = [rng.gauss(0, 1) for _ in range(400)]
+        predicted = [x + rng.gauss(0, 0.5) for x in actual]
+        measures = ["mse", "r2", "rae", "mae"]
     data = table(actual, predicted)
     args = ("actual", "predicted", measures)
     spark = run_engine("spark", "bootstrap", data, *args, n_resamples=n_resamples, seed=1)

@@ -2246,9 +2246,9 @@ def bootstrap(
     """Bootstrap intervals of measures, one row per group and measure.
 
     The result and the method are those of DuckDB's ``mlsql.bootstrap``; the same
-    seed gives the same result however the data is partitioned (label sets and one
-    label per row draw in Spark's executors, from Spark's own hash: their intervals
-    equal the other engines' within Monte Carlo error).
+    seed gives the same result however the data is partitioned (label sets, one
+    label per row and regression draw in Spark's executors, from Spark's own hash:
+    their intervals equal the other engines' within Monte Carlo error).
 
     Parameters
     ----------

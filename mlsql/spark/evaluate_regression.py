@@ -21,7 +21,7 @@ of the list's: the values agree to rounding (within 1e-15 relative).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -38,6 +38,9 @@ _SHIFT = "__mlsql_shift"
 _KEY = "__mlsql_k"
 #: the join strategy of the grouped passes (see :func:`_joined`)
 JOIN_HINT = "shuffle_hash"
+#: the rows' own columns in :func:`values` (y, ŷ and the weight): their order is a total order
+#: of the terms of a sum
+TERMS = ("__mlsql_y", "__mlsql_pr", "__mlsql_wk")
 
 
 def applies(items: Sequence[EV.Item]) -> bool:
@@ -52,7 +55,16 @@ def applies(items: Sequence[EV.Item]) -> bool:
     return bool(items) and all(item.measure.family == RG.FAMILY for item in items)
 
 
-def _joined(rows: DataFrame, groups: list[str], per_group: dict[str, Column]) -> DataFrame:
+#: ``(rows, keys)`` to ``rows`` arranged for an aggregation by ``keys`` (see :func:`values`)
+Arrange = Callable[[DataFrame, list[str]], DataFrame]
+
+
+def _joined(
+    rows: DataFrame,
+    groups: list[str],
+    per_group: dict[str, Column],
+    arrange: Arrange | None = None,
+) -> DataFrame:
     """``rows`` with the group's values of ``per_group`` (name: an aggregate over the
     group's rows) beside each row: a grouped pass joined back null-safe on the group keys.
 
@@ -63,8 +75,17 @@ def _joined(rows: DataFrame, groups: list[str], per_group: dict[str, Column]) ->
     Spark's memory accounting for as long as the plan lives: a session of many ``evaluate``
     calls piles them up, and an out-of-memory error in a local task ends the JVM."""
     named = [c.alias(name) for name, c in per_group.items()]
-    found = rows.groupBy(*groups).agg(*named) if groups else rows.agg(*named)
+    found = _aggregated(rows, groups, named, arrange)
     return join_per_group(rows, groups, found)
+
+
+def _aggregated(
+    rows: DataFrame, groups: list[str], aggs: list[Column], arrange: Arrange | None
+) -> DataFrame:
+    """One row per group of ``rows``: the groups and ``aggs``."""
+    if arrange is not None:
+        rows = arrange(rows, groups)
+    return rows.groupBy(*groups).agg(*aggs) if groups else rows.agg(*aggs)
 
 
 def join_per_group(
@@ -85,13 +106,21 @@ def join_per_group(
 
 
 def values(
-    rows: DataFrame, groups: list[str], chosen: Sequence[tuple[int, EV.Item]], weighted: bool
+    rows: DataFrame,
+    groups: list[str],
+    chosen: Sequence[tuple[int, EV.Item]],
+    weighted: bool,
+    arrange: Arrange | None = None,
 ) -> DataFrame:
     """One row per group: the group columns and the value of each ``(i, item)`` of
     ``chosen`` as ``__mlsql_v{i}``.
 
     ``rows`` hold the roles' columns (:data:`mlsql._evaluate.front.ROLES`), the groups and,
     when ``weighted``, the checked weight (:data:`mlsql._evaluate.front.WEIGHT`).
+    ``arrange``: called on the rows before each aggregation with its keys (the bootstrap
+    partitions and sorts them there, so each floating sum adds its terms in one order);
+    the rows then hold the groups, ``__mlsql_y``, ``__mlsql_pr`` and, weighted,
+    ``__mlsql_wk`` (:data:`TERMS`).
     """
     items = [item for _, item in chosen]
     first = items[0].name
@@ -111,11 +140,11 @@ def values(
     y, p = F.col("__mlsql_y"), F.col("__mlsql_pr")
     w = None if w is None else F.col("__mlsql_wk")
     means = R.mean_columns(y, p, w)
-    rows = _joined(rows, groups, {_MEAN + k: m for k, m in means.items()})
+    rows = _joined(rows, groups, {_MEAN + k: m for k, m in means.items()}, arrange)
     joined_means = {k: F.col(_MEAN + k) for k in means}
     shift = None
     if any(item.name == "rae" for item in items):
-        rows = _joined(rows, groups, {_SHIFT: R.shift_column(y, w, joined_means["y"])})
+        rows = _joined(rows, groups, {_SHIFT: R.shift_column(y, w, joined_means["y"])}, arrange)
         shift = F.col(_SHIFT)
     stats = R.centred_stats(y, p, w, joined_means, shift)
     out = [
@@ -124,4 +153,4 @@ def values(
         )
         for i, item in chosen
     ]
-    return rows.groupBy(*groups).agg(*out) if groups else rows.agg(*out)
+    return _aggregated(rows, groups, out, arrange)

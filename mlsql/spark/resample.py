@@ -5,21 +5,24 @@ predicted) cell, and its checked weight) are grouped and counted by Spark:
 the statistics table, one tuple per distinct statistics with its rows m.
 
 - Label sets (micro and samples measures, subset accuracy, Hamming loss,
-  fmeasure) and one label per row (accuracy, error rate, the class-wise
-  measures): the table stays in Spark, each tuple draws its Poisson(m) weight
-  per resample in the executors from a counter-based hash of its content,
-  and the resamples, intervals and p-values are aggregated there
+  fmeasure), one label per row (accuracy, error rate, the class-wise
+  measures) and regression: the table stays in Spark, each tuple draws its
+  Poisson(m) weight per resample in the executors from a counter-based hash of
+  its content, and the resamples, intervals and p-values are aggregated there
   (:mod:`mlsql.spark.resample_exec`, :mod:`mlsql.spark.resample_draw`). Only
   the result rows reach the driver. The same seed gives the same result
   however the data is partitioned; the draws are Spark's own, so the
-  intervals equal the other engines' within Monte Carlo error.
+  intervals equal the other engines' within Monte Carlo error. Regression
+  values rarely repeat, so its table holds about a row per row and its
+  resamples about rows x resamples x 0.63 rows (the tuples drawing 0 are
+  dropped), in the executors.
 - Driver-side (as before): the macro and weighted multi-label averages
-  (tuples are whole label sets), the regression, the score and the class-score
-  measures (about one tuple per row): the distinct tuples are collected and resampled
+  (tuples are whole label sets), the score and the class-score measures
+  (about one tuple per row): the distinct tuples are collected and resampled
   by :mod:`mlsql._resample.run` with numpy, exactly as the DuckDB and Polars
   engines do (same seed, same result). The driver holds every distinct
-  tuple: for continuous regression values and scores, every row (about
-  100 bytes each), plus a batch of resample weights (about 64 MB).
+  tuple: for scores, every row (about 100 bytes each), plus a batch of
+  resample weights (about 64 MB).
 """
 
 from __future__ import annotations
@@ -244,9 +247,9 @@ def compare(
 #: Spark's word on seeds, in place of the shared summary's "in every engine"
 _SEEDS = (
     r"the same\s+seed gives the same result in every engine\.",
-    "the same\nseed gives the same result however the data is partitioned (label sets and one\n"
-    "label per row draw in Spark's executors, from Spark's own hash: their intervals\n"
-    "equal the other engines' within Monte Carlo error).",
+    "the same\nseed gives the same result however the data is partitioned (label sets, one\n"
+    "label per row and regression draw in Spark's executors, from Spark's own hash:\n"
+    "their intervals equal the other engines' within Monte Carlo error).",
 )
 bootstrap.__doc__ = re.sub(*_SEEDS, bootstrap.__doc__ or "")
 

@@ -1,4 +1,4 @@
-"""``bootstrap`` and ``compare`` resampled in Spark's executors (label sets, one label per row).
+"""``bootstrap`` and ``compare`` resampled in Spark's executors (label sets, classes, regression).
 
 The statistics table (one ``groupBy`` of each row's statistics tuple and
 checked weight, with its rows m) stays in Spark. Each tuple draws its
@@ -10,7 +10,13 @@ and each resample's measure is the measure on the tuples weighing k x weight:
   as :mod:`mlsql._resample.run` evaluates it with numpy;
 - one label per row: the engine's own weighted aggregate (``ms.accuracy``,
   ``ms.f1_score``... with ``sample_weight``) over the (actual, predicted)
-  cells.
+  cells;
+- regression: the bounded passes of ``ms.evaluate``
+  (:func:`mlsql.spark.evaluate_regression.values`: the means per group and
+  resample, joined back, then the centred sums) with weight k x weight; a
+  compare stacks its two sides under a side key and takes both in one plan.
+  The values are checked first (one aggregate: a NaN or infinite number is
+  the measures' error, as the driver's check gives it).
 
 The estimate is the same with weight x m. The percentile interval
 (``percentile``: exact, linear between order statistics as ``numpy.quantile``),
@@ -32,14 +38,20 @@ from typing import Any
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from mlsql import _classification_params as CP
+from mlsql._errors import MlsqlError
+from mlsql._evaluate import front as EV
 from mlsql._resample import front, run
 from mlsql._weights import weighted
+from mlsql.spark import evaluate_regression as ER
 from mlsql.spark import resample_draw as D
 from mlsql.spark.ops import SparkOps, column
 
 #: the statistics kinds resampled here (the others are resampled on the driver)
-KINDS = ("label_sets", "classes")
+KINDS = ("label_sets", "classes", "regression")
 _OPS = SparkOps()
+#: compare's side of a stacked row (0 the baseline, 1 the model)
+_SIDE = "__mlsql_side"
 #: the engine's measure functions by name, filled in by :mod:`mlsql.spark` (which imports this
 #: module, so this one cannot import it)
 MEASURES: dict[str, Callable[..., Column]] = {}
@@ -84,6 +96,63 @@ def _ordered(df: DataFrame, keys: Sequence[str], order: Sequence[str]) -> DataFr
     """``df`` partitioned by ``keys`` and sorted by ``keys`` then ``order`` within partitions."""
     parted = df.repartition(_partitions(df), *keys) if keys else df.repartition(1)
     return parted.sortWithinPartitions(*keys, *order)
+
+
+def _arranged(order: Sequence[str]) -> Callable[[DataFrame, list[str]], DataFrame]:
+    """:func:`_ordered` by the aggregation's keys, then ``order``."""
+    return lambda df, keys: _ordered(df, keys, order)
+
+
+def _measured(
+    req: front.Request,
+    params: Sequence[dict[str, Any]],
+    rows: DataFrame,
+    keys: Sequence[str],
+    order: Sequence[str],
+    stats: Sequence[Column],
+    kw: Column,
+    names: Sequence[str],
+) -> DataFrame:
+    """One row per ``keys`` of ``rows``: the keys and each measure of ``req`` over the
+    statistics ``stats`` weighing ``kw``, named ``names``.
+
+    Label sets and classes are one aggregation of the tuples sorted by ``order``; regression
+    is :func:`mlsql.spark.evaluate_regression.values`, the bounded passes of ``ms.evaluate``
+    (the means first, then the centred sums), each over rows sorted by its terms.
+    """
+    keys = list(keys)
+    if req.stats != "regression":
+        aggs = measure_columns(req, params, stats, kw)
+        grouped = _ordered(rows, keys, order).groupBy(*keys)
+        return grouped.agg(*(c.alias(v) for c, v in zip(aggs, names, strict=True)))
+    roles = [stats[0].alias(EV.ROLES["actual"]), stats[1].alias(EV.ROLES["predicted"])]
+    picked = rows.select(*keys, *roles, kw.alias(EV.WEIGHT))
+    entries = [(chosen.name, given) for chosen, given in zip(req.chosen, params, strict=True)]
+    items = list(enumerate(EV.items(entries, True, req.func)))
+    found = ER.values(picked, keys, items, True, _arranged(ER.TERMS))
+    return found.select(*keys, *(F.col(f"__mlsql_v{i}").alias(n) for i, n in enumerate(names)))
+
+
+def check_finite(req: front.Request, tuples: DataFrame, sides: Sequence[Sequence[str]]) -> None:
+    """Raise the measures' error when a known row of ``tuples`` holds a NaN or infinite
+    number: the driver's check (:func:`mlsql._resample.numbers.check`) as one aggregate.
+
+    ``sides``: the (actual, predicted) columns of each side of the tuples (two for
+    ``compare``); a side is known where both its numbers are. The first bad value is
+    looked for NaN first, then inf, then -inf, actual before predicted.
+    """
+    aggs = []
+    for y, p in sides:
+        known = F.col(y).isNotNull() & F.col(p).isNotNull()
+        for name in (y, p):
+            x = F.col(name)
+            for bad in (F.isnan(x), x == F.lit(float("inf")), x == F.lit(float("-inf"))):
+                aggs.append(F.max((known & bad).cast("int")))
+    found = tuples.agg(*aggs).first()
+    for i, flag in enumerate(found or []):
+        if flag:
+            name = ("actual", "predicted")[(i // 3) % 2]
+            raise MlsqlError(CP.finite_value_message(req.func, name, CP.NOT_FINITE[i % 3]))
 
 
 def _partitions(df: DataFrame) -> int:
@@ -134,21 +203,17 @@ def _bootstrap(
 ) -> list[tuple[Any, ...]]:
     params = _params(measures)
     keys = [*groups, *stats]
+    if req.stats == "regression":
+        check_finite(req, tuples, [stats[:-1]])
     cols = [F.col(s) for s in stats[:-1]]
     weight = F.coalesce(F.col(stats[-1]), F.lit(0.0))
     n = len(req.chosen)
     values = [f"__mlsql_v{i}" for i in range(n)]
 
-    estimate_cols = measure_columns(req, params, cols, weight * F.col("count"))
-    estimates = _ordered(tuples, groups, stats).groupBy(*groups)
-    est = estimates.agg(*(c.alias(v) for c, v in zip(estimate_cols, values, strict=True)))
-
+    est = _measured(req, params, tuples, groups, stats, cols, weight * F.col("count"), values)
     draws = D.drawn(tuples, keys, "count", req.seed, req.n_resamples)
     kw = weight * F.col(D.DRAW)
-    resample_cols = measure_columns(req, params, cols, kw)
-    by_resample = [*groups, D.RESAMPLE]
-    grouped = _ordered(draws, by_resample, stats).groupBy(*by_resample)
-    per = grouped.agg(*(c.alias(v) for c, v in zip(resample_cols, values, strict=True)))
+    per = _measured(req, params, draws, [*groups, D.RESAMPLE], stats, cols, kw, values)
     aggs = []
     for i, v in enumerate(values):
         x = _finite(F.col(v))
@@ -239,6 +304,27 @@ def _compare(
             out += [v.alias(name) for v, name in zip(values, names, strict=True)]
         return out
 
+    def both(rows: DataFrame, keys: list[str], times: str) -> DataFrame:
+        """Each side's measures per ``keys``, the rows weighing ``times`` x weight (regression:
+        one bounded plan over the sides stacked, a side's key beside the keys, then side by
+        side again)."""
+        stacked = rows.select(
+            *keys,
+            times,
+            F.lit(0).alias(_SIDE),
+            *(F.col(c).alias(n) for c, n in zip(base, model, strict=True)),
+        ).unionByName(rows.select(*keys, times, F.lit(1).alias(_SIDE), *model))
+        cols, w = [F.col(c) for c in model[:-1]], F.coalesce(F.col(model[-1]), F.lit(0.0))
+        kw = w * F.col(times)
+        found = _measured(req, params, stacked, [*keys, _SIDE], [], cols, kw, x_names)
+        side = F.col(_SIDE)
+        pivot = [
+            F.max(F.when(side == k, F.col(x))).alias(out)
+            for k, names in enumerate((b_names, x_names))
+            for x, out in zip(x_names, names, strict=True)
+        ]
+        return found.groupBy(*keys).agg(*pivot)
+
     # McNemar's exact test of the ids right for one side only (weights count as ids)
     right_b, right_x = (_right(req, cols) for cols, _ in sides)
     known = right_b.isNotNull() & right_x.isNotNull()
@@ -251,11 +337,19 @@ def _compare(
         F.sum(F.when(only_x, m_b).otherwise(0.0)).alias("__mlsql_nx"),
         F.min(whole).alias("__mlsql_whole"),
     ]
-    est = _ordered(pairs, keyed, order).groupBy(*keyed).agg(*measured(F.col("count")), *mcnemar)
-
     draws = D.drawn(pairs, [*keyed, *order], "count", req.seed, req.n_resamples)
     by_resample = [*keyed, D.RESAMPLE]
-    per = _ordered(draws, by_resample, order).groupBy(*by_resample).agg(*measured(F.col(D.DRAW)))
+    if req.stats == "regression":
+        check_finite(req, pairs, [base[:-1], model[:-1]])
+        # no regression measure is zero-one: McNemar's counts are not read
+        none = [F.lit(0.0).alias("__mlsql_nb"), F.lit(0.0).alias("__mlsql_nx")]
+        est = both(pairs, keyed, "count").select("*", *none, F.lit(None).alias("__mlsql_whole"))
+        per = both(draws, by_resample, D.DRAW)
+    else:
+        ordered = _ordered(pairs, keyed, order).groupBy(*keyed)
+        est = ordered.agg(*measured(F.col("count")), *mcnemar)
+        ordered = _ordered(draws, by_resample, order).groupBy(*by_resample)
+        per = ordered.agg(*measured(F.col(D.DRAW)))
     aggs = []
     for i in range(n):
         d = _finite(F.col(x_names[i]) - F.col(b_names[i]))
