@@ -404,11 +404,14 @@ def test_evaluate_counts_per_bin_the_multiclass_calibration_error(weighted):
 
 
 def test_the_docs_name_the_measures_evaluate_counts_per_bin_or_category():
-    from mlsql.spark import evaluate_agreement, evaluate_bins
+    from mlsql.spark import evaluate_agreement, evaluate_bins, evaluate_ranks
     from mlsql.spark.families import _memory
 
     assert set(_memory.BINNED) == set(evaluate_bins.BINNED)
     assert set(_memory.AGREED) == set(evaluate_agreement.AGREEMENT)
+    assert set(_memory.RUNS) == set(evaluate_ranks.RANKED)
+    for name in evaluate_ranks.RANKED:
+        assert _memory.SORTED_RUNS in (ms.FUNCTIONS[name].__doc__ or ""), name
     for name in evaluate_bins.BINNED:
         assert _memory.BINS in (ms.FUNCTIONS[name].__doc__ or ""), name
     for name in evaluate_agreement.AGREEMENT:
@@ -449,6 +452,69 @@ def test_evaluate_per_bin_keeps_the_columns_verdicts(asked, score, got):
     assert message is not None and got in message.group(0), str(own.value)
     message = message.group(0)
     with pytest.raises(Exception, match=re.escape(message)):
+        ms.evaluate(df, "a", "s", [asked], by="g").collect()
+
+
+# ------------------------------------------------------------------ ms.evaluate over sorted runs
+RANKED_ASKED = ["auc", "average_precision_score", "area_under_pr", ("auc", {"zero_division": 1})]
+
+
+def _sklearn_ranked(rows, weighted):
+    """scikit-learn's AUC and AP per group over the known rows (a group of both classes)."""
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    out = {}
+    for g in {r[0] for r in rows}:
+        known = [r for r in rows if r[0] == g and None not in r[1:3]]
+        if weighted:
+            known = [r for r in known if r[3] is not None]
+        y, s = [r[1] for r in known], [r[2] for r in known]
+        w = [r[3] for r in known] if weighted else None
+        if len({a for a, v in zip(y, w or [1] * len(y), strict=True) if v > 0}) == 2:
+            out[g, "auc"] = roc_auc_score(y, s, sample_weight=w)
+            out[g, "average_precision_score"] = average_precision_score(y, s, sample_weight=w)
+    return out
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_evaluate_sorts_runs_for_auc_and_average_precision(weighted):
+    """``ms.evaluate`` of AUC, AP and Spark's area under the PR curve collects no rows (its plan
+    holds no array) and gives scikit-learn's values, each measure's own Column's and DuckDB's."""
+    import pyarrow as pa
+
+    rows = _scored_rows(13)
+    df = session().createDataFrame(rows, "g int, a int, s double, w double")
+    asked = [*RANKED_ASKED, *([] if weighted else [("hivemall_auc", {})])]
+    out, got = _evaluated(df, asked, weighted)
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    assert not ROWS_IN_ONE_ARRAY.search(plan), plan
+    reference = _sklearn_ranked(rows, weighted)
+    assert len(reference) >= 4
+    for key, want in reference.items():
+        assert got[key] == pytest.approx(want, rel=1e-12), key
+    # hivemall_auc's Column takes Hivemall's order (score, label); evaluate maps the roles
+    own = {k: v for k, v in got.items() if k[1] != "hivemall_auc"}
+    _same(own, _one_level(df, RANKED_ASKED, weighted))
+    table = pa.Table.from_pylist([dict(zip("gasw", r, strict=True)) for r in rows])
+    _same(got, _duckdb(table, asked, weighted))
+
+
+@pytest.mark.parametrize(
+    ("asked", "label", "score", "got"),
+    [
+        ("auc", 2, 0.5, "Got 2"),
+        ("average_precision_score", 1, float("nan"), "NaN"),
+        ("area_under_pr", 1, float("-inf"), "Got -inf."),
+    ],
+)
+def test_evaluate_over_runs_keeps_the_columns_verdicts(asked, label, score, got):
+    rows = [(1, 1, 0.5, 1.0), (1, label, score, 1.0), (1, None, float("nan"), 1.0)]
+    df = session().createDataFrame(rows, "g int, a int, s double, w double")
+    with pytest.raises(Exception) as own:
+        df.agg(ms.FUNCTIONS[asked](df["a"], df["s"])).first()
+    message = re.search(rf"{asked} takes [^\n]*? Got [^\n]*?\.", str(own.value))
+    assert message is not None and got in message.group(0), str(own.value)
+    with pytest.raises(Exception, match=re.escape(message.group(0))):
         ms.evaluate(df, "a", "s", [asked], by="g").collect()
 
 

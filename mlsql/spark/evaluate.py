@@ -4,14 +4,15 @@ Nothing is collected: the result is a DataFrame of groups x measures rows.
 
 Two levels where they bound memory (:func:`cell_measures`): when every measure
 asked for is a single-label class measure (accuracy, the class-wise averages,
-kappa, MCC, ...) or a binary AUC/AP of a label and a score, the rows first
-become their distinct cells ``groupBy(by..., actual, predicted)`` with their
-total (checked) weight, and the same measures run over the cells weighed by
-it. The measures are weighted sums over rows, so the cells give the same value
-(to rounding, within 1e-12): a class measure then holds groups x classes² cells
-however many rows there are; AUC and AP hold groups x distinct (label, score)
-pairs, which is bounded where scores repeat (rounded probabilities, a model's
-few distinct outputs) and grows with the rows where every score is distinct.
+kappa, MCC, ...), the rows first become their distinct cells
+``groupBy(by..., actual, predicted)`` with their total (checked) weight, and
+the same measures run over the cells weighed by it. The measures are weighted
+sums over rows, so the cells give the same value (to rounding, within 1e-12):
+a class measure then holds groups x classes² cells however many rows there are.
+The binary AUC, AP and Spark's area under the PR curve run over runs of equal
+scores sorted in Spark's shuffle (:mod:`mlsql.spark.evaluate_ranks`): a
+window over each group's runs, whose buffer spills, where the Column holds the
+group's pairs in one array.
 The regression measures run as grouped passes (:mod:`mlsql.spark.evaluate_regression`):
 the means per group, then the centred sums over the rows joined to them, where each
 measure's own Column would hold the group's values. The binned AUC/AP and the calibration
@@ -37,6 +38,7 @@ from mlsql._registry import measures
 from mlsql.spark import evaluate_agreement as EA
 from mlsql.spark import evaluate_bins as EB
 from mlsql.spark import evaluate_brier as EBR
+from mlsql.spark import evaluate_ranks as ERK
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
@@ -44,21 +46,19 @@ from mlsql.spark._weights import weight
 _ROLES = EV.ROLES
 _WEIGHT, _ORDER = EV.WEIGHT, EV.ORDER
 _CELL = "__mlsql_u"
-#: the score measures whose value is a weighted sum over distinct (label, score) cells
-SCORE_CELL_MEASURES = ("auc", "hivemall_auc", "average_precision_score")
 
 
 def cell_measures() -> frozenset[str]:
     """The measures evaluated over distinct cells: the single-label class measures (every
-    single-label aggregate that gives a number) and the binary AUC and AP.
+    single-label aggregate that gives a number).
 
     Examples
     --------
     >>> sorted(cell_measures())[:3]
-    ['accuracy', 'auc', 'average_precision_score']
+    ['accuracy', 'balanced_accuracy_score', 'bowker_p_value']
     """
     single = (m.name for m in measures(kind="aggregate", family="single_label"))
-    return frozenset([*(n for n in single if n not in EV.NOT_NUMBERS), *SCORE_CELL_MEASURES])
+    return frozenset(n for n in single if n not in EV.NOT_NUMBERS)
 
 
 #: the engine's public measure functions by name, handed over by :mod:`mlsql.spark` once it
@@ -108,11 +108,12 @@ def evaluate(
 
     Notes
     -----
-    The single-label class measures and the binary AUC and AP run in two
-    levels: distinct ``(by..., actual, predicted)`` cells with their total
-    weight, then the measures over the cells weighed by it. Their memory is
-    groups x cells, never rows (for AUC and AP the cells are the distinct
-    (label, score) pairs: as many as the rows when no score repeats). The
+    The single-label class measures run in two levels: distinct
+    ``(by..., actual, predicted)`` cells with their total weight, then the
+    measures over the cells weighed by it. Their memory is groups x cells, never
+    rows. The binary AUC, AP and area under the PR curve run over each group's
+    runs of equal scores sorted in Spark's shuffle (a window, whose buffer
+    spills to disk: memory bounded whatever the rows). The
     regression measures run as grouped passes: the means per group, then the
     centred sums over the rows joined to them (memory: groups, never rows). The
     binned AUC and AP and the calibration errors run over cells per bin: the rows
@@ -166,7 +167,7 @@ def evaluate(
     # column: one query per kind of cells (a grid, bins, an input)
     celled: dict[Any, list[tuple[int, EV.Item]]] = {}
     for i, item in rest:
-        for module in (EB, EA):
+        for module in (EB, EA, ERK):
             if not ER.applies([item]) and (cells := module.key(item)) is not None:
                 celled.setdefault((module.__name__, cells), []).append((i, item))
     in_cells = {i for chosen in celled.values() for i, _ in chosen}
@@ -182,8 +183,11 @@ def evaluate(
         wide = EBR.values(rows, groups, briers, sample_weight is not None)
         parts.append(_long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in briers]))
     for (module_name, _), per_cell in celled.items():
-        module = EB if module_name == EB.__name__ else EA
-        wide = module.values(rows, groups, per_cell, sample_weight is not None, MEASURES)
+        if module_name == ERK.__name__:
+            wide = ERK.values(rows, groups, per_cell, sample_weight is not None)
+        else:
+            module = EB if module_name == EB.__name__ else EA
+            wide = module.values(rows, groups, per_cell, sample_weight is not None, MEASURES)
         parts.append(_long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in per_cell]))
     long = reduce(DataFrame.unionByName, parts)
     order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(_ORDER)]

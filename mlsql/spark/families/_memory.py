@@ -5,8 +5,8 @@ many rows it has. The ones named here collect a group's rows into one array
 (``collect_list``), because no exact aggregate with bounded memory exists for
 them as a single Column; their docstrings say so. The class measures and the
 binary AUC and AP name ``ms.evaluate``, their bounded form (a two-level
-``groupBy`` plan: memory grows with groups x classes or distinct cells, not
-rows), and so do the centred regression measures and ``rae`` (grouped passes:
+``groupBy`` plan: memory grows with groups x classes, not rows; runs of equal
+scores sorted in the shuffle), and so do the centred regression measures and ``rae`` (grouped passes:
 memory grows with the groups), the binned AUC/AP and calibration errors (cells
 per bin: memory grows with groups x bins), the agreement measures (cells per
 category or column) and the label-set Brier score (labels counted per group);
@@ -155,8 +155,13 @@ LABEL_COUNTS = (
 COUNTED_LABELS = ("multilabel_brier_score",)
 #: what the others say: ``ms.evaluate`` runs their own Column, so no bounded form exists yet
 NO_BOUNDED_FORM = "No bounded form exists yet: ``ms.evaluate`` runs this same Column."
-#: the measures ``ms.evaluate`` runs over distinct cells (:func:`mlsql.spark.evaluate.cell_measures`)
-CELL_SCORES = ("auc", "hivemall_auc", "average_precision_score")
+SORTED_RUNS = (
+    "``ms.evaluate`` computes it with bounded memory (runs of equal scores: a ``groupBy``\n"
+    "by score first, then a window over each group's runs sorted by score, whose buffer\n"
+    "spills to disk; no group's rows are held in one array)."
+)
+#: the measures ``ms.evaluate`` runs over sorted runs (:mod:`mlsql.spark.evaluate_ranks`)
+RUNS = ("auc", "hivemall_auc", "average_precision_score", "area_under_pr")
 NOTES_END = "check the label types when the Column is built; a name is checked by Spark.\n"
 
 
@@ -164,10 +169,11 @@ def note(name: str) -> str:
     """The docstring lines that say ``name`` holds its group's rows, or "" if it does not."""
     if name in UNBOUNDED:
         head = "It collects the group's known rows (memory per group of the order of its rows).\n"
-        bounded = UNBOUNDED[name] is CLASSES or name in CELL_SCORES
         measure_form = (
             EVALUATE
-            if bounded
+            if UNBOUNDED[name] is CLASSES
+            else SORTED_RUNS
+            if name in RUNS
             else PASSES
             if name in PASSED
             else BINS
