@@ -13,11 +13,20 @@ known classes, :func:`mlsql.spark.families.single_label.over_labels`), ``r2``
 (``ms.evaluate`` of ``r2`` over ``--groups`` groups of generated numbers near 1e12),
 ``binned`` (``ms.evaluate`` of ``binned_auc`` and ``expected_calibration_error`` over
 ``--groups`` groups of generated scores: cells per bin) and ``binned-column`` (the same
-measures' own Columns, which collect each group's rows).
+measures' own Columns, which collect each group's rows), ``bootstrap`` (``ms.bootstrap``
+of ``--measures``, mse, r2 and rae by default, over the ``r2`` mode's numbers,
+``--resamples`` Poisson resamples drawn in the executors) and ``bootstrap-driver`` (the
+same, the distinct tuples collected and resampled on the driver with numpy, as a table
+within the driver's budget is), ``auc`` (``ms.evaluate`` of ``auc`` and
+``average_precision_score`` over the ``binned`` mode's scores, nearly all distinct:
+sorted runs of equal scores) and ``auc-column`` (the same measures' own Columns, which
+collect each group's pairs).
 It also prints the driver's peak heap (the JVM's heap pools, reset before the
 measure) and the JVM's peak resident memory (``VmHWM``)::
 
     python -m benchmarks.spark_bounded --rows 5000000 --mode r2 --groups 4
+
+CPU is the JVM's plus this Python process's (the driver-side bootstrap resamples in it).
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import time
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from spark_cpu import process_cpu
+from spark_cpu import process_cpu, session_cpu
 
 
 def main() -> None:
@@ -38,10 +47,23 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=4)
     parser.add_argument(
         "--mode",
-        choices=("accuracy", "collect", "labels", "r2", "binned", "binned-column"),
+        choices=(
+            "accuracy",
+            "collect",
+            "labels",
+            "r2",
+            "binned",
+            "binned-column",
+            "bootstrap",
+            "bootstrap-driver",
+            "auc",
+            "auc-column",
+        ),
         required=True,
     )
     parser.add_argument("--driver-memory", default="1g")
+    parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--measures", default="mse,r2,rae", help="the bootstrap's, by commas")
     args = parser.parse_args()
 
     spark = (
@@ -76,9 +98,30 @@ def main() -> None:
         ((F.abs(F.xxhash64(F.col("id") + 7)) % 1000001) / 1000000).alias("s"),
     )
     binned = ["binned_auc", "expected_calibration_error"]
+    ranked = ["auc", "average_precision_score"]
+    if args.mode.startswith("bootstrap"):  # where the tuples of numbers are resampled
+        from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
+
+        budget = "0" if args.mode == "bootstrap" else str(10**9)
+        spark.conf.set(DRIVER_TUPLES_CONF, budget)
+    regression = args.measures.split(",")
+    resamples = args.resamples
     evaluated = {
         "r2": lambda: ms.evaluate(numbers, "y", "p", ["r2"], by="g").collect(),
+        "bootstrap": lambda: ms.bootstrap(
+            numbers, "y", "p", regression, by="g", n_resamples=resamples
+        ).collect(),
+        "bootstrap-driver": lambda: ms.bootstrap(
+            numbers, "y", "p", regression, by="g", n_resamples=resamples
+        ).collect(),
         "binned": lambda: ms.evaluate(scored, "y", "s", binned, by="g").collect(),
+        "auc": lambda: ms.evaluate(scored, "y", "s", ranked, by="g").collect(),
+        "auc-column": lambda: (
+            scored.groupBy("g")
+            .agg(*(ms.FUNCTIONS[m]("y", "s") for m in ranked))
+            .orderBy("g")
+            .collect()
+        ),
         "binned-column": lambda: (
             scored.groupBy("g")
             .agg(*(ms.FUNCTIONS[m]("y", "s") for m in binned))
@@ -96,7 +139,8 @@ def main() -> None:
     heap = [p for p in pools if str(p.getType().toString()) == "Heap memory"]
     for p in heap:
         p.resetPeakUsage()
-    cpu0, t0 = process_cpu(pid), time.perf_counter()
+    clock = session_cpu(spark)
+    cpu0, t0 = clock(), time.perf_counter()
     try:
         if args.mode in evaluated:
             value, error = [tuple(r) for r in evaluated[args.mode]()], None
@@ -105,8 +149,8 @@ def main() -> None:
     except Exception as e:  # the session may die with the JVM's heap
         value, error = None, str(e).splitlines()[0][:200]
     wall = time.perf_counter() - t0
-    cpu = process_cpu(pid)
-    cpu = None if cpu is None or cpu0 is None else cpu - cpu0
+    alive = process_cpu(pid) is not None
+    cpu = clock() - cpu0 if alive else None
     try:
         peak = sum(p.getPeakUsage().getUsed() for p in heap) / 2**20
         with open(f"/proc/{pid}/status") as f:

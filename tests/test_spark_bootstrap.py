@@ -23,6 +23,19 @@ from tests.test_bootstrap import paired_table, run_engine, simulate, table
 pytestmark = pytest.mark.skipif("spark" not in _engines(), reason="a Spark test")
 
 
+@pytest.fixture
+def executors() -> Any:
+    """Numbers resampled in the executors however small their table (the budget of tuples
+    resampled on the driver set to 0 for the test)."""
+    from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
+    from tests.engines.spark_engine import session
+
+    conf = session().conf
+    conf.set(DRIVER_TUPLES_CONF, "0")
+    yield
+    conf.unset(DRIVER_TUPLES_CONF)
+
+
 def spark_frame(data: pa.Table, partitions: int) -> Any:
     from tests.engines.spark_engine import frame
 
@@ -44,7 +57,7 @@ def test_poisson_draws_are_the_inverse_cdf() -> None:
         assert got[(m, u)] == int(poisson.ppf(u, m)), (m, u)
 
 
-def test_the_driver_resamples_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_driver_resamples_nothing(monkeypatch: pytest.MonkeyPatch, executors: None) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("resampled on the driver")
 
@@ -67,6 +80,43 @@ def test_the_driver_resamples_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert row.low is not None
     (row,) = ms.compare(numbers, "actual", "predicted", ["mae"], n_resamples=20).collect()
     assert (row.baseline_estimate, row.estimate) == (0.0, 1.0)
+    labels = [i % 2 for i in range(20)]
+    scores = [0.1 * (i % 7) + 0.05 * (i % 2) for i in range(20)]
+    scored = spark_frame(paired_table(labels, scores, scores), 2)
+    measures = ["auc", "logloss", "expected_calibration_error"]
+    rows = ms.bootstrap(scored, "actual", "predicted", measures, n_resamples=20).collect()
+    assert all(r.low is not None for r in rows)
+
+
+@pytest.mark.parametrize("budget", [None, "5", "0"])
+def test_numbers_resample_on_the_driver_within_its_budget(budget: str | None) -> None:
+    """A table of numbers of at most the budget's tuples is resampled on the driver: the
+    DuckDB engine's result exactly (same seed, same draws); a larger one in the executors."""
+    import mlsql.spark as ms
+    from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
+    from tests.engines.spark_engine import session
+
+    rng = random.Random(16)
+    y = [rng.gauss(0, 1) for _ in range(40)]
+    data = table(y, [v + rng.gauss(0, 0.3) for v in y])
+    args = ("actual", "predicted", ["mse", "r2"])
+    conf = session().conf
+    if budget is not None:
+        conf.set(DRIVER_TUPLES_CONF, budget)
+    try:
+        got = [
+            tuple(r) for r in ms.bootstrap(spark_frame(data, 3), *args, n_resamples=50).collect()
+        ]
+    finally:
+        conf.unset(DRIVER_TUPLES_CONF)
+    want = run_engine("duckdb", "bootstrap", data, *args, n_resamples=50)
+    assert [g[0] for g in got] == [w[0] for w in want]
+    for g, w in zip(got, want, strict=True):
+        assert g[1] == pytest.approx(w[1], rel=1e-12)
+        if budget is None:  # 40 tuples, within the default budget: the same draws
+            assert g[2:] == pytest.approx(w[2:], rel=1e-12)
+        else:  # in the executors: Spark's own draws
+            assert g[2:] != pytest.approx(w[2:], rel=1e-12)
 
 
 def _weighted_sets() -> pa.Table:
@@ -95,6 +145,16 @@ def _weighted_numbers() -> pa.Table:
     )
 
 
+def _weighted_scores() -> pa.Table:
+    """0/1 labels and scores with ties (rounded), a NULL, fractional weights."""
+    rng = random.Random(14)
+    scores = [round(rng.random(), 2) for _ in range(80)]
+    labels: list = [int(rng.random() < s) for s in scores]
+    labels[6] = None
+    w = [0.1 * (i % 7) + 0.35 for i in range(80)]
+    return table(labels, scores, g=[i % 2 for i in range(80)], w=w)
+
+
 CALLS = {
     "label sets": (
         "bootstrap",
@@ -107,11 +167,25 @@ CALLS = {
         {"measures": ["accuracy", ("f1_score", {"average": "macro"}), "cohen_kappa_score"]},
     ),
     "regression": ("bootstrap", _weighted_numbers, {"measures": ["r2", "rae", "mape", "rmse"]}),
+    "scores": (
+        "bootstrap",
+        _weighted_scores,
+        {
+            "measures": [
+                "auc",
+                "average_precision_score",
+                "area_under_pr",
+                "logloss",
+                "brier_score_loss",
+                "expected_calibration_error",
+            ]
+        },
+    ),
 }
 
 
 @pytest.mark.parametrize("kind", sorted(CALLS))
-def test_same_seed_same_result_on_any_partitioning(kind: str) -> None:
+def test_same_seed_same_result_on_any_partitioning(kind: str, executors: None) -> None:
     """Fractional weights: every float sum must run in one order whatever the partitions."""
     import mlsql.spark as ms
 
@@ -138,7 +212,7 @@ def test_same_seed_same_result_on_any_partitioning(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["classes", "regression"])
-def test_compare_gives_the_same_result_on_any_partitioning(kind: str) -> None:
+def test_compare_gives_the_same_result_on_any_partitioning(kind: str, executors: None) -> None:
     import mlsql.spark as ms
 
     rng = random.Random(4)
@@ -201,8 +275,8 @@ def _micro_f1(actual: list, predicted: list) -> Fraction:
     return Fraction(2 * tp, na + np_)
 
 
-@pytest.mark.parametrize("kind", ["label sets", "classes", "regression"])
-def test_intervals_match_duckdb_within_monte_carlo_error(kind: str) -> None:
+@pytest.mark.parametrize("kind", ["label sets", "classes", "regression", "scores"])
+def test_intervals_match_duckdb_within_monte_carlo_error(kind: str, executors: None) -> None:
     n_resamples = 1000
     if kind == "label sets":
         actual, predicted = simulate(random.Random(11), 400)
@@ -217,6 +291,11 @@ def test_intervals_match_duckdb_within_monte_carlo_error(kind: str) -> None:
         actual = [rng.gauss(0, 1) for _ in range(400)]
         predicted = [x + rng.gauss(0, 0.5) for x in actual]
         measures = ["mse", "r2", "rae", "mae"]
+    if kind == "scores":
+        rng = random.Random(15)
+        predicted = [round(rng.random(), 3) for _ in range(400)]
+        actual = [int(rng.random() < s) for s in predicted]
+        measures = ["auc", "average_precision_score", "logloss", "expected_calibration_error"]
     data = table(actual, predicted)
     args = ("actual", "predicted", measures)
     spark = run_engine("spark", "bootstrap", data, *args, n_resamples=n_resamples, seed=1)

@@ -431,7 +431,9 @@ def area_under_pr(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
-    No bounded form exists yet: ``ms.evaluate`` runs this same Column.
+    ``ms.evaluate`` computes it with bounded memory (runs of equal scores: a ``groupBy``
+    by score first, then a window over each group's runs sorted by score, whose buffer
+    spills to disk; no group's rows are held in one array).
 
     Examples
     --------
@@ -479,8 +481,9 @@ def auc(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    ``ms.evaluate`` computes it with bounded memory (runs of equal scores: a ``groupBy``
+    by score first, then a window over each group's runs sorted by score, whose buffer
+    spills to disk; no group's rows are held in one array).
 
     Examples
     --------
@@ -572,8 +575,9 @@ def average_precision_score(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    ``ms.evaluate`` computes it with bounded memory (runs of equal scores: a ``groupBy``
+    by score first, then a window over each group's runs sorted by score, whose buffer
+    spills to disk; no group's rows are held in one array).
 
     Examples
     --------
@@ -2247,8 +2251,9 @@ def bootstrap(
 
     The result and the method are those of DuckDB's ``mlsql.bootstrap``; the same
     seed gives the same result however the data is partitioned (label sets, one
-    label per row and regression draw in Spark's executors, from Spark's own hash:
-    their intervals equal the other engines' within Monte Carlo error).
+    label per row, and regression and binary scores of more than a million distinct
+    tuples draw in Spark's executors, from Spark's own hash: their intervals equal the
+    other engines' within Monte Carlo error).
 
     Parameters
     ----------
@@ -3599,11 +3604,12 @@ def evaluate(
 
     Notes
     -----
-    The single-label class measures and the binary AUC and AP run in two
-    levels: distinct ``(by..., actual, predicted)`` cells with their total
-    weight, then the measures over the cells weighed by it. Their memory is
-    groups x cells, never rows (for AUC and AP the cells are the distinct
-    (label, score) pairs: as many as the rows when no score repeats). The
+    The single-label class measures run in two levels: distinct
+    ``(by..., actual, predicted)`` cells with their total weight, then the
+    measures over the cells weighed by it. Their memory is groups x cells, never
+    rows. The binary AUC, AP and area under the PR curve run over each group's
+    runs of equal scores sorted in Spark's shuffle (a window, whose buffer
+    spills to disk: memory bounded whatever the rows). The
     regression measures run as grouped passes: the means per group, then the
     centred sums over the rows joined to them (memory: groups, never rows). The
     binned AUC and AP and the calibration errors run over cells per bin: the rows
@@ -4315,8 +4321,9 @@ def hivemall_auc(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    ``ms.evaluate`` computes it with bounded memory (runs of equal scores: a ``groupBy``
+    by score first, then a window over each group's runs sorted by score, whose buffer
+    spills to disk; no group's rows are held in one array).
 
     Examples
     --------
@@ -7247,8 +7254,9 @@ def roc_auc_score(
     It collects the group's known rows (memory per group of the order of its rows).
     The area under a curve needs the group's rows ordered by score; no streaming
     aggregate gives it exactly.
-    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
-    grows with groups x classes or distinct cells, never with rows).
+    ``ms.evaluate`` computes it with bounded memory (runs of equal scores: a ``groupBy``
+    by score first, then a window over each group's runs sorted by score, whose buffer
+    spills to disk; no group's rows are held in one array).
 
     Examples
     --------

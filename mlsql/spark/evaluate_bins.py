@@ -161,7 +161,9 @@ def _calibration(
     name = chosen[0][1].name
     p, d, c, low, high = _calibration_rows(chosen[0][1], weighted_rows)
     b = SC.calibration_bin(OPS, p, F.lit(n_bins)).cast("bigint")
-    size = F.sum(c) if weighted_rows else F.count(c)
+    # the weights' sums exact (so in any order: the bootstrap's resamples are the same however
+    # the data is partitioned)
+    size = exact_sum(c) if weighted_rows else F.count(c)
     cells = rows.groupBy(*groups, b.alias(_BIN)).agg(
         exact_sum(d).alias("__mlsql_d"),
         size.alias("__mlsql_c"),
@@ -169,11 +171,14 @@ def _calibration(
         F.max(high).alias("__mlsql_hi"),
     )
     score_name = "scores" if name == "multiclass_calibration_error" else "prob"
-    n = range_check(name, score_name, F.min("__mlsql_lo"), F.max("__mlsql_hi"), F.sum("__mlsql_c"))
+    total = exact_sum if weighted_rows else F.sum
+    n = range_check(
+        name, score_name, F.min("__mlsql_lo"), F.max("__mlsql_hi"), total(F.col("__mlsql_c"))
+    )
 
     def over_bins(_: Any, term: SC.BinTerm, largest: bool) -> Column:
         value = term(F.abs(F.col("__mlsql_d")), F.col("__mlsql_c"))
-        return F.max(value) if largest else F.sum(value)
+        return F.max(value) if largest else exact_sum(value)
 
     stats = SC.CalibrationStats(n=n, over_bins=over_bins)
     out = [expression(name, stats, **item.params).alias(f"__mlsql_v{i}") for i, item in chosen]

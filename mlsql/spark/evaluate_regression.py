@@ -105,12 +105,24 @@ def join_per_group(
     )
 
 
+def centre_names() -> dict[str, str]:
+    """The columns of the values the sums are centred on, by statistic (y, ŷ, y - ŷ).
+
+    Examples
+    --------
+    >>> centre_names()
+    {'y': '__mlsql_m_y', 'p': '__mlsql_m_p', 'e': '__mlsql_m_e'}
+    """
+    return {k: _MEAN + k for k in ("y", "p", "e")}
+
+
 def values(
     rows: DataFrame,
     groups: list[str],
     chosen: Sequence[tuple[int, EV.Item]],
     weighted: bool,
     arrange: Arrange | None = None,
+    centred: bool = False,
 ) -> DataFrame:
     """One row per group: the group columns and the value of each ``(i, item)`` of
     ``chosen`` as ``__mlsql_v{i}``.
@@ -121,6 +133,11 @@ def values(
     partitions and sorts them there, so each floating sum adds its terms in one order);
     the rows then hold the groups, ``__mlsql_y``, ``__mlsql_pr`` and, weighted,
     ``__mlsql_wk`` (:data:`TERMS`).
+    ``centred``: the rows hold, in the columns :func:`centre_names` names, values of y, ŷ and
+    y - ŷ to centre the sums on (any constants per group: the corrected two-pass formula
+    cancels their distance from the means, :func:`mlsql.measures.regression.centred_comoment`),
+    so the pass of means is not run; ``rae``'s pass of y's mean still is. With ``arrange``
+    the sums are DOUBLE sums in its order (exact sums otherwise: in any order).
     """
     items = [item for _, item in chosen]
     first = items[0].name
@@ -136,17 +153,19 @@ def values(
     rows = rows.select(
         *groups, y.alias("__mlsql_y"), p.alias("__mlsql_pr"),
         *([] if w is None else [w.alias("__mlsql_wk")]),
+        *(centre_names().values() if centred else []),
     )  # fmt: skip
     y, p = F.col("__mlsql_y"), F.col("__mlsql_pr")
     w = None if w is None else F.col("__mlsql_wk")
-    means = R.mean_columns(y, p, w)
-    rows = _joined(rows, groups, {_MEAN + k: m for k, m in means.items()}, arrange)
-    joined_means = {k: F.col(_MEAN + k) for k in means}
+    if not centred:
+        means = R.mean_columns(y, p, w)
+        rows = _joined(rows, groups, {_MEAN + k: m for k, m in means.items()}, arrange)
+    joined_means = {k: F.col(name) for k, name in centre_names().items()}
     shift = None
     if any(item.name == "rae" for item in items):
         rows = _joined(rows, groups, {_SHIFT: R.shift_column(y, w, joined_means["y"])}, arrange)
         shift = F.col(_SHIFT)
-    stats = R.centred_stats(y, p, w, joined_means, shift)
+    stats = R.centred_stats(y, p, w, joined_means, shift, exact=arrange is None)
     out = [
         item.measure.build(OPS, stats, **checked_params(item.measure, item.params)).alias(  # type: ignore[misc]
             f"__mlsql_v{i}"

@@ -6,22 +6,29 @@ the statistics table, one tuple per distinct statistics with its rows m.
 
 - Label sets (micro and samples measures, subset accuracy, Hamming loss,
   fmeasure), one label per row (accuracy, error rate, the class-wise
-  measures) and regression: the table stays in Spark, each tuple draws its
-  Poisson(m) weight per resample in the executors from a counter-based hash of
-  its content, and the resamples, intervals and p-values are aggregated there
-  (:mod:`mlsql.spark.resample_exec`, :mod:`mlsql.spark.resample_draw`). Only
-  the result rows reach the driver. The same seed gives the same result
-  however the data is partitioned; the draws are Spark's own, so the
-  intervals equal the other engines' within Monte Carlo error. Regression
-  values rarely repeat, so its table holds about a row per row and its
-  resamples about rows x resamples x 0.63 rows (the tuples drawing 0 are
-  dropped), in the executors.
-- Driver-side (as before): the macro and weighted multi-label averages
-  (tuples are whole label sets), the score and the class-score measures
-  (about one tuple per row): the distinct tuples are collected and resampled
+  measures), regression and binary scores: the table stays in Spark, each
+  tuple draws its Poisson(m) weight per resample in the executors from a
+  counter-based hash of its content, and the resamples, intervals and p-values
+  are aggregated there (:mod:`mlsql.spark.resample_exec`,
+  :mod:`mlsql.spark.resample_draw`). Only the result rows reach the driver.
+  The same seed gives the same result however the data is partitioned; the
+  draws are Spark's own, so the intervals equal the other engines' within
+  Monte Carlo error. Numbers rarely repeat, so their table holds about a
+  tuple per row and their resamples about 0.63 x rows x resamples rows (the
+  tuples drawing 0 are dropped), sorted in the executors: the cost grows as
+  rows x resamples, and Spark's row engine pays about a microsecond a row
+  where numpy pays nanoseconds. So a table of numbers of at most 1,000,000
+  tuples (:data:`mlsql.spark.resample_exec.DRIVER_TUPLES`; the Spark conf
+  ``spark.mlsql.bootstrap.driverTuples`` sets another budget, 0 none) is
+  collected and resampled on the driver as below (the other engines' result
+  exactly), and a larger one in the executors: the driver holds at most the
+  budget's tuples (about 150 MB), whatever the rows.
+- Driver-side: the macro and weighted multi-label averages (tuples are whole
+  label sets) and the class-score measures (about one tuple per row), and the
+  numbers within the budget: the distinct tuples are collected and resampled
   by :mod:`mlsql._resample.run` with numpy, exactly as the DuckDB and Polars
   engines do (same seed, same result). The driver holds every distinct
-  tuple: for scores, every row (about 100 bytes each), plus a batch of
+  tuple: for class scores, every row (about 100 bytes each), plus a batch of
   resample weights (about 64 MB).
 """
 
@@ -147,15 +154,18 @@ def bootstrap(
         seed,
     )
     stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
-    if req.stats in X.KINDS:
-        groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
-        names = [f"__mlsql_s{i}" for i in range(len(stats))]
-        by_cols = [bound(df, b).alias(g) for b, g in zip(req.by, groups, strict=True)]
-        tuples = df.groupBy(*by_cols, *stats).count()
+    groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
+    names = [f"__mlsql_s{i}" for i in range(len(stats))]
+    by_cols = [bound(df, b).alias(g) for b, g in zip(req.by, groups, strict=True)]
+    tuples = df.groupBy(*by_cols, *stats).count()
+    rows = X.driver_rows(req, tuples) if req.stats in X.KINDS else None
+    if req.stats in X.KINDS and rows is None:
         out = X.bootstrap(req, measures, tuples, groups, names)
-        return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
-    rows = [tuple(r) for r in df.groupBy(*(bound(df, b) for b in req.by), *stats).count().collect()]
-    out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
+    else:
+        if rows is None:
+            rows = [tuple(r) for r in tuples.collect()]
+        args = (req.chosen, req.n_resamples, req.confidence, req.seed)
+        out = run.bootstrap(rows, len(req.by), *args)
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
 
 
@@ -230,7 +240,8 @@ def compare(
             *(F.col(f"m.{n}") for n in names),
         ]
         joined = m.join(b, on, "inner").groupBy(*keys).count()
-        if req.stats in X.KINDS:
+        collected = X.driver_rows(req, joined) if req.stats in X.KINDS else None
+        if req.stats in X.KINDS and collected is None:
             counted = joined.groupBy(_MODEL).agg(F.sum("count")).collect()
             paired = {r[0]: r[1] for r in counted}
             front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
@@ -239,7 +250,7 @@ def compare(
             if req.test != "bootstrap":  # the distinct pairs, at most one per id
                 out = front.apply_test(req, [tuple(r) for r in joined.collect()], out)
             return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
-        paired_rows = [tuple(r) for r in joined.collect()]
+        paired_rows = collected if collected is not None else [tuple(r) for r in joined.collect()]
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
 
@@ -248,8 +259,9 @@ def compare(
 _SEEDS = (
     r"the same\s+seed gives the same result in every engine\.",
     "the same\nseed gives the same result however the data is partitioned (label sets, one\n"
-    "label per row and regression draw in Spark's executors, from Spark's own hash:\n"
-    "their intervals equal the other engines' within Monte Carlo error).",
+    "label per row, and regression and binary scores of more than a million distinct\n"
+    "tuples draw in Spark's executors, from Spark's own hash: their intervals equal the\n"
+    "other engines' within Monte Carlo error).",
 )
 bootstrap.__doc__ = re.sub(*_SEEDS, bootstrap.__doc__ or "")
 

@@ -95,6 +95,25 @@ def guide(values: np.ndarray) -> list[int]:
     return [int(x) for x in np.minimum(first, len(values) - 1)]
 
 
+def one(u: Column) -> Column:
+    """The Poisson(1) draw of the uniform ``u``: the smallest k with CDF_1(k) >= u, read from
+    the same table as every other m (:func:`cdf`) by a chain of comparisons.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0.3,), (0.5,), (0.99,)], "u double")
+    >>> [r[0] for r in df.select(one(df.u)).collect()]  # CDF(0) = 0.37, CDF(1) = 0.74
+    [0, 1, 4]
+    """
+    lo, values = cdf(1)
+    draw = F.lit(lo + len(values) - 1).cast("long")
+    for k in range(len(values) - 2, -1, -1):
+        draw = F.when(u <= F.lit(float(values[k])), F.lit(lo + k).cast("long")).otherwise(draw)
+    return draw
+
+
 def table(df: DataFrame, counts: Sequence[int]) -> DataFrame:
     """The Poisson tables of the distinct ``counts`` m: (m, lo, guide, cdf), one row each."""
     rows = []
@@ -144,5 +163,8 @@ def inverse(df: DataFrame, m: str, u: str, counted: DataFrame | None = None) -> 
     stop = F.element_at("__mlsql_guide", cell + 2)
     window = F.slice("__mlsql_cdf", start + 1, stop - start + 1)
     below = F.size(F.filter(window, lambda c: c < F.col(u)))
-    out = joined.withColumn(DRAW, F.col("__mlsql_lo") + start + below)
+    draw = F.col("__mlsql_lo") + start + below
+    if 1 in counts:  # most tuples of numbers: a chain of comparisons, not a scan of an array
+        draw = F.when(F.col(m) == 1, one(F.col(u))).otherwise(draw)
+    out = joined.withColumn(DRAW, draw)
     return out.drop("__mlsql_m", "__mlsql_lo", "__mlsql_guide", "__mlsql_cdf")

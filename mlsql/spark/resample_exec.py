@@ -1,4 +1,4 @@
-"""``bootstrap`` and ``compare`` resampled in Spark's executors (label sets, classes, regression).
+"""``bootstrap`` and ``compare`` resampled in Spark's executors (label sets, classes, numbers).
 
 The statistics table (one ``groupBy`` of each row's statistics tuple and
 checked weight, with its rows m) stays in Spark. Each tuple draws its
@@ -11,12 +11,17 @@ and each resample's measure is the measure on the tuples weighing k x weight:
 - one label per row: the engine's own weighted aggregate (``ms.accuracy``,
   ``ms.f1_score``... with ``sample_weight``) over the (actual, predicted)
   cells;
-- regression: the bounded passes of ``ms.evaluate``
-  (:func:`mlsql.spark.evaluate_regression.values`: the means per group and
-  resample, joined back, then the centred sums) with weight k x weight; a
-  compare stacks its two sides under a side key and takes both in one plan.
-  The values are checked first (one aggregate: a NaN or infinite number is
-  the measures' error, as the driver's check gives it).
+- regression: ``ms.evaluate``'s plan (:func:`mlsql.spark.evaluate_regression.values`),
+  its sums centred on the data's means per group (:func:`_centred`: one
+  aggregation per resample; ``rae`` adds the pass of each resample's mean);
+- binary scores: ``ms.evaluate``'s plans, AUC and AP over sorted runs of equal
+  scores (:mod:`mlsql.spark.evaluate_ranks`), the calibration error over cells
+  per bin (:mod:`mlsql.spark.evaluate_bins`), log loss and the Brier score as
+  their streaming Columns.
+
+A compare of numbers stacks its two sides under a side key and runs both in
+one plan. Numbers are checked first, in one aggregate over the tuples, with
+the messages the driver's check gives (:func:`check_values`).
 
 The estimate is the same with weight x m. The percentile interval
 (``percentile``: exact, linear between order statistics as ``numpy.quantile``),
@@ -27,12 +32,16 @@ Same seed, same result on any partitioning: the draws hash tuple contents, and
 every floating sum runs in a fixed order. Before each aggregation the rows are
 hash-partitioned by the aggregation's keys and sorted within partitions by
 those keys and the tuple's values, so each group's sum adds its terms in
-that order (Spark keeps a sort under a double ``sum``).
+that order (Spark keeps a sort under a double ``sum``). The runs of equal
+scores need no such sort: their weights add exactly
+(:func:`mlsql.spark.ops.exact_sum`, in any order), and the window sums them in
+score order; the calibration bins' sums are exact too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import reduce
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
@@ -42,19 +51,54 @@ from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._resample import front, run
+from mlsql._resample import numbers as NUM
 from mlsql._weights import weighted
+from mlsql.spark import evaluate_bins as EB
+from mlsql.spark import evaluate_ranks as ERK
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark import resample_draw as D
+from mlsql.spark.families import regression as R
 from mlsql.spark.ops import SparkOps, column
 
 #: the statistics kinds resampled here (the others are resampled on the driver)
-KINDS = ("label_sets", "classes", "regression")
+KINDS = ("label_sets", "classes", "regression", "scores")
+#: the kinds of numbers, run as ``ms.evaluate`` plans them
+NUMBER_KINDS = ("regression", "scores")
 _OPS = SparkOps()
 #: compare's side of a stacked row (0 the baseline, 1 the model)
 _SIDE = "__mlsql_side"
 #: the engine's measure functions by name, filled in by :mod:`mlsql.spark` (which imports this
 #: module, so this one cannot import it)
 MEASURES: dict[str, Callable[..., Column]] = {}
+
+
+#: the most distinct tuples of numbers resampled on the driver (the Spark conf
+#: :data:`DRIVER_TUPLES_CONF` sets another budget; 0 resamples every table in the executors)
+DRIVER_TUPLES = 1_000_000
+DRIVER_TUPLES_CONF = "spark.mlsql.bootstrap.driverTuples"
+
+
+def driver_rows(req: front.Request, tuples: DataFrame) -> list[tuple[Any, ...]] | None:
+    """The statistics table ``tuples`` of numbers, collected to be resampled on the driver; or
+    None: it is resampled in the executors.
+
+    A table of regression values or scores holds about a tuple per row, and its resamples
+    about 0.63 x tuples x resamples rows: Spark's row engine sorts and sums them at about
+    a microsecond each (a 1M-row table x 200 resamples: 8 minutes on two cores), where
+    numpy resamples the collected tuples in seconds. So a table of at most
+    :data:`DRIVER_TUPLES` tuples (about 150 MB on the driver) is resampled there, exactly as
+    the DuckDB and Polars engines do (same seed, same result), and a larger one in the
+    executors: the driver's memory is bounded either way. Label sets and classes (a few
+    tuples) always resample in the executors. At most the budget and one more tuple are
+    collected, in one scan."""
+    if req.stats not in NUMBER_KINDS:
+        return None
+    conf = tuples.sparkSession.conf.get(DRIVER_TUPLES_CONF, None)
+    budget = DRIVER_TUPLES if conf is None else int(conf)
+    if budget <= 0:
+        return None
+    rows = [tuple(r) for r in tuples.limit(budget + 1).collect()]
+    return rows if len(rows) <= budget else None
 
 
 def _params(measures: Sequence[Any]) -> list[dict[str, Any]]:
@@ -121,7 +165,7 @@ def _measured(
     (the means first, then the centred sums), each over rows sorted by its terms.
     """
     keys = list(keys)
-    if req.stats != "regression":
+    if req.stats not in NUMBER_KINDS:
         aggs = measure_columns(req, params, stats, kw)
         grouped = _ordered(rows, keys, order).groupBy(*keys)
         return grouped.agg(*(c.alias(v) for c, v in zip(aggs, names, strict=True)))
@@ -129,30 +173,119 @@ def _measured(
     picked = rows.select(*keys, *roles, kw.alias(EV.WEIGHT))
     entries = [(chosen.name, given) for chosen, given in zip(req.chosen, params, strict=True)]
     items = list(enumerate(EV.items(entries, True, req.func)))
-    found = ER.values(picked, keys, items, True, _arranged(ER.TERMS))
+    if req.stats == "regression":  # the rows carry the data's means (:func:`_centred`)
+        picked = rows.select(*keys, *roles, kw.alias(EV.WEIGHT), *ER.centre_names().values())
+        parts = [ER.values(picked, keys, items, True, _arranged(ER.TERMS), centred=True)]
+    else:
+        parts = _score_parts(picked, keys, items)
+    found = reduce(lambda a, b: _beside(a, b, keys), parts)
     return found.select(*keys, *(F.col(f"__mlsql_v{i}").alias(n) for i, n in enumerate(names)))
 
 
-def check_finite(req: front.Request, tuples: DataFrame, sides: Sequence[Sequence[str]]) -> None:
-    """Raise the measures' error when a known row of ``tuples`` holds a NaN or infinite
-    number: the driver's check (:func:`mlsql._resample.numbers.check`) as one aggregate.
+def _score_parts(
+    rows: DataFrame, keys: list[str], items: Sequence[tuple[int, EV.Item]]
+) -> list[DataFrame]:
+    """The score measures of ``items`` per ``keys`` as ``ms.evaluate`` plans them, one frame
+    (keys and ``__mlsql_v{i}``) per plan: AUC and AP over sorted runs
+    (:mod:`mlsql.spark.evaluate_ranks`), the calibration error over cells per bin
+    (:mod:`mlsql.spark.evaluate_bins`), log loss and the Brier score as their streaming
+    Columns over rows sorted by keys and values. Every sum is exact or runs in one order."""
+    by_plan: dict[Any, list[tuple[int, EV.Item]]] = {}
+    for i, item in items:
+        runs, bins = ERK.key(item), EB.key(item)
+        plan = ("runs", runs) if runs else ("bins", bins) if bins else ("rows", None)
+        by_plan.setdefault(plan, []).append((i, item))
+    parts = []
+    for (kind, _), chosen in by_plan.items():
+        if kind == "runs":
+            parts.append(ERK.values(rows, keys, chosen, True))
+        elif kind == "bins":
+            parts.append(EB.values(rows, keys, chosen, True, MEASURES))
+        else:
+            w = F.col(EV.WEIGHT)
+            aggs = [
+                MEASURES[item.name](*EV.inputs(item, EV.ROLES), sample_weight=w, **item.params)
+                .cast("double")
+                .alias(f"__mlsql_v{i}")
+                for i, item in chosen
+            ]
+            order = [*EV.ROLES.values(), EV.WEIGHT]
+            parts.append(_ordered(rows, keys, order).groupBy(*keys).agg(*aggs))
+    return parts
+
+
+def _centred(
+    tuples: DataFrame, groups: Sequence[str], sides: Sequence[tuple[Sequence[str], str]]
+) -> DataFrame:
+    """``tuples`` with, for each side (its y, ŷ and weight columns, and a suffix), the group's
+    weighted means of y, ŷ and y - ŷ over the data (each tuple weighing weight x count) in the
+    columns :func:`mlsql.spark.evaluate_regression.centre_names` names, suffixed.
+
+    Every resample's sums are centred on the data's means (the corrected formula cancels
+    their distance from the resample's own), so a resample is one aggregation of its rows,
+    not a pass of means joined back. The means are summed in one order (the tuples sorted),
+    so they are the same however the data is partitioned."""
+    aggs, order = [], []
+    for (y, p, w), suffix in sides:
+        known = F.col(y).isNotNull() & F.col(p).isNotNull() & F.col(w).isNotNull()
+        kw = F.when(known, F.col(w) * F.col("count"))
+        means = R.mean_columns(F.when(known, F.col(y)), F.when(known, F.col(p)), kw)
+        aggs += [means[k].alias(name + suffix) for k, name in ER.centre_names().items()]
+        order += [y, p, w]
+    arranged = _ordered(tuples, list(groups), [*order, "count"])
+    found = arranged.groupBy(*groups).agg(*aggs) if groups else arranged.agg(*aggs)
+    return ER.join_per_group(tuples, list(groups), found)
+
+
+def _beside(a: DataFrame, b: DataFrame, keys: list[str]) -> DataFrame:
+    """``a`` with ``b``'s value columns beside each row, joined null-safe on ``keys`` (each
+    holds one row per key)."""
+    if not keys:
+        return a.crossJoin(b)
+    renamed = [F.col(k).alias(f"__mlsql_j{n}") for n, k in enumerate(keys)]
+    b = b.select(*renamed, *(c for c in b.columns if c not in keys))
+    on = [a[k].eqNullSafe(b[f"__mlsql_j{n}"]) for n, k in enumerate(keys)]
+    return a.join(b, on, "inner").drop(*(f"__mlsql_j{n}" for n in range(len(keys))))
+
+
+def check_values(req: front.Request, tuples: DataFrame, sides: Sequence[Sequence[str]]) -> None:
+    """Raise the measures' error when a known row of ``tuples`` holds a value they refuse: the
+    driver's check (:func:`mlsql._resample.numbers.check`) as one aggregate.
 
     ``sides``: the (actual, predicted) columns of each side of the tuples (two for
-    ``compare``); a side is known where both its numbers are. The first bad value is
-    looked for NaN first, then inf, then -inf, actual before predicted.
+    ``compare``); a side is known where both its values are. Regression refuses a NaN or
+    infinite number on either side; the scores a label other than 0/1 (the lowest such
+    label is named), then a NaN or infinite score, then (brier_score_loss,
+    expected_calibration_error) a score outside [0, 1]. A bad value is looked for as NaN
+    first, then inf, then -inf, actual before predicted.
     """
+    scores = req.stats == "scores"
     aggs = []
     for y, p in sides:
         known = F.col(y).isNotNull() & F.col(p).isNotNull()
+        label = F.col(y)
+        aggs.append(F.min(F.when(known & ~label.isin(0.0, 1.0), label)))
         for name in (y, p):
             x = F.col(name)
             for bad in (F.isnan(x), x == F.lit(float("inf")), x == F.lit(float("-inf"))):
                 aggs.append(F.max((known & bad).cast("int")))
-    found = tuples.agg(*aggs).first()
-    for i, flag in enumerate(found or []):
-        if flag:
-            name = ("actual", "predicted")[(i // 3) % 2]
-            raise MlsqlError(CP.finite_value_message(req.func, name, CP.NOT_FINITE[i % 3]))
+        aggs += [F.max((known & (F.col(p) < 0)).cast("int"))]
+        aggs += [F.max((known & (F.col(p) > 1)).cast("int"))]
+    found = list(tuples.agg(*aggs).first() or [])
+    probability = any(c.name in NUM.PROBABILITY_MEASURES for c in req.chosen)
+    for side in range(len(sides)):
+        label, *flags = found[9 * side : 9 * side + 9]
+        finite, ranges = flags[:6], flags[6:]
+        if scores and label is not None:
+            got = "NaN" if label != label else repr(int(label) if label.is_integer() else label)
+            raise MlsqlError(CP.binary_value_message(req.func, got))
+        for k, flag in enumerate(finite):
+            name = ("actual", "predicted")[k // 3]
+            if flag and not (scores and name == "actual"):
+                raise MlsqlError(CP.finite_value_message(req.func, name, CP.NOT_FINITE[k % 3]))
+        for got, flag in zip(CP.OUT_OF_RANGE, ranges, strict=True):
+            if scores and probability and flag:
+                raise MlsqlError(CP.probability_value_message(req.func, "predicted", got))
 
 
 def _partitions(df: DataFrame) -> int:
@@ -203,13 +336,15 @@ def _bootstrap(
 ) -> list[tuple[Any, ...]]:
     params = _params(measures)
     keys = [*groups, *stats]
-    if req.stats == "regression":
-        check_finite(req, tuples, [stats[:-1]])
+    if req.stats in NUMBER_KINDS:
+        check_values(req, tuples, [stats[:-1]])
     cols = [F.col(s) for s in stats[:-1]]
     weight = F.coalesce(F.col(stats[-1]), F.lit(0.0))
     n = len(req.chosen)
     values = [f"__mlsql_v{i}" for i in range(n)]
 
+    if req.stats == "regression":
+        tuples = _centred(tuples, groups, [(stats, "")])
     est = _measured(req, params, tuples, groups, stats, cols, weight * F.col("count"), values)
     draws = D.drawn(tuples, keys, "count", req.seed, req.n_resamples)
     kw = weight * F.col(D.DRAW)
@@ -308,12 +443,14 @@ def _compare(
         """Each side's measures per ``keys``, the rows weighing ``times`` x weight (regression:
         one bounded plan over the sides stacked, a side's key beside the keys, then side by
         side again)."""
+        centres = list(ER.centre_names().values()) if req.stats == "regression" else []
         stacked = rows.select(
             *keys,
             times,
             F.lit(0).alias(_SIDE),
             *(F.col(c).alias(n) for c, n in zip(base, model, strict=True)),
-        ).unionByName(rows.select(*keys, times, F.lit(1).alias(_SIDE), *model))
+            *(F.col(c + "_b").alias(c) for c in centres),
+        ).unionByName(rows.select(*keys, times, F.lit(1).alias(_SIDE), *model, *centres))
         cols, w = [F.col(c) for c in model[:-1]], F.coalesce(F.col(model[-1]), F.lit(0.0))
         kw = w * F.col(times)
         found = _measured(req, params, stacked, [*keys, _SIDE], [], cols, kw, x_names)
@@ -337,11 +474,13 @@ def _compare(
         F.sum(F.when(only_x, m_b).otherwise(0.0)).alias("__mlsql_nx"),
         F.min(whole).alias("__mlsql_whole"),
     ]
+    if req.stats == "regression":
+        pairs = _centred(pairs, keyed, [(base, "_b"), (model, "")])
     draws = D.drawn(pairs, [*keyed, *order], "count", req.seed, req.n_resamples)
     by_resample = [*keyed, D.RESAMPLE]
-    if req.stats == "regression":
-        check_finite(req, pairs, [base[:-1], model[:-1]])
-        # no regression measure is zero-one: McNemar's counts are not read
+    if req.stats in NUMBER_KINDS:
+        check_values(req, pairs, [base[:-1], model[:-1]])
+        # no measure of numbers is zero-one: McNemar's counts are not read
         none = [F.lit(0.0).alias("__mlsql_nb"), F.lit(0.0).alias("__mlsql_nx")]
         est = both(pairs, keyed, "count").select("*", *none, F.lit(None).alias("__mlsql_whole"))
         per = both(draws, by_resample, D.DRAW)

@@ -190,20 +190,27 @@ def mean_columns(y: Column, p: Column, w: Column | None) -> dict[str, Column]:
 
 
 def centred_stats(
-    y: Column, p: Column, w: Column | None, means: dict[str, Column], shift: Column | None
+    y: Column,
+    p: Column,
+    w: Column | None,
+    means: dict[str, Column],
+    shift: Column | None,
+    exact: bool = True,
 ) -> RG.RegressionStats:
     """The statistics of :func:`stats` (``w`` None) or :func:`weighted_stats` as streaming
     sums over rows that carry their group's means (``means``: Columns of the joined first
     pass, :func:`mean_columns`) and ``shift``, the mean of y - mean(y) (a second pass; None
     when no measure needs Σ|y - mean(y)|). Each sum is over the rows, not a list of them:
     memory is a few numbers per group, however many rows it has. y, ŷ and w are NULL on
-    rows that are not known."""
+    rows that are not known. ``exact``: the sums are exact (:func:`exact_sum`: in any order);
+    else DOUBLE sums, for rows the caller sorts (a DECIMAL sum costs several times more)."""
     err = y - p
+    summed = exact_sum if exact else F.sum
 
     def total(
         term: Column,
     ) -> Column:  # exact and order-free: a DOUBLE sum drifted 4e-11 at 1.25M rows
-        return exact_sum(term if w is None else w * term)
+        return summed(term if w is None else w * term)
 
     def d(k: str) -> Column:
         return (err if k == "e" else {"y": y, "p": p}[k]) - means[k]
@@ -217,9 +224,9 @@ def centred_stats(
     if w is None:
         return RG.RegressionStats(
             n=n,
-            sse=exact_sum(err * err),
-            sae=exact_sum(F.abs(err)),
-            sape=exact_sum(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+            sse=summed(err * err),
+            sae=summed(F.abs(err)),
+            sape=summed(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
             var_actual=comoment("y", "y"),
             var_predicted=comoment("p", "p"),
             covariance=comoment("y", "p"),
