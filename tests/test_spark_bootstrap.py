@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from mlsql._errors import MlsqlError
 from mlsql._resample import run
 from tests.conftest import _engines
 from tests.test_bootstrap import paired_table, run_engine, simulate, table
@@ -86,6 +87,22 @@ def test_the_driver_resamples_nothing(monkeypatch: pytest.MonkeyPatch, executors
     measures = ["auc", "logloss", "expected_calibration_error"]
     rows = ms.bootstrap(scored, "actual", "predicted", measures, n_resamples=20).collect()
     assert all(r.low is not None for r in rows)
+
+
+@pytest.mark.parametrize("budget", ["-1", "1e6", "many", ""])
+def test_a_bad_budget_is_a_clear_error(budget: str) -> None:
+    import mlsql.spark as ms
+    from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
+    from tests.engines.spark_engine import session
+
+    data = table([1.0, 2.0, 3.0], [1.5, 2.0, 2.5])
+    conf = session().conf
+    conf.set(DRIVER_TUPLES_CONF, budget)
+    try:
+        with pytest.raises(MlsqlError, match=r"driverTuples must be a whole number.*Got '"):
+            ms.bootstrap(spark_frame(data, 1), "actual", "predicted", ["mse"], n_resamples=5)
+    finally:
+        conf.unset(DRIVER_TUPLES_CONF)
 
 
 @pytest.mark.parametrize("budget", [None, "5", "0"])

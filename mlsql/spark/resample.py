@@ -158,12 +158,13 @@ def bootstrap(
     names = [f"__mlsql_s{i}" for i in range(len(stats))]
     by_cols = [bound(df, b).alias(g) for b, g in zip(req.by, groups, strict=True)]
     tuples = df.groupBy(*by_cols, *stats).count()
-    rows = X.driver_rows(req, tuples) if req.stats in X.KINDS else None
-    if req.stats in X.KINDS and rows is None:
+    if req.stats in X.KINDS:  # None: resampled in the executors
+        rows = X.driver_rows(req, tuples)
+    else:
+        rows = [tuple(r) for r in tuples.collect()]
+    if rows is None:
         out = X.bootstrap(req, measures, tuples, groups, names)
     else:
-        if rows is None:
-            rows = [tuple(r) for r in tuples.collect()]
         args = (req.chosen, req.n_resamples, req.confidence, req.seed)
         out = run.bootstrap(rows, len(req.by), *args)
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
@@ -240,8 +241,11 @@ def compare(
             *(F.col(f"m.{n}") for n in names),
         ]
         joined = m.join(b, on, "inner").groupBy(*keys).count()
-        collected = X.driver_rows(req, joined) if req.stats in X.KINDS else None
-        if req.stats in X.KINDS and collected is None:
+        if req.stats in X.KINDS:  # None: resampled in the executors
+            collected = X.driver_rows(req, joined)
+        else:
+            collected = [tuple(r) for r in joined.collect()]
+        if collected is None:
             counted = joined.groupBy(_MODEL).agg(F.sum("count")).collect()
             paired = {r[0]: r[1] for r in counted}
             front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
@@ -250,7 +254,7 @@ def compare(
             if req.test != "bootstrap":  # the distinct pairs, at most one per id
                 out = front.apply_test(req, [tuple(r) for r in joined.collect()], out)
             return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
-        paired_rows = collected if collected is not None else [tuple(r) for r in joined.collect()]
+        paired_rows = collected
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
 

@@ -94,11 +94,32 @@ def driver_rows(req: front.Request, tuples: DataFrame) -> list[tuple[Any, ...]] 
     if req.stats not in NUMBER_KINDS:
         return None
     conf = tuples.sparkSession.conf.get(DRIVER_TUPLES_CONF, None)
-    budget = DRIVER_TUPLES if conf is None else int(conf)
+    budget = DRIVER_TUPLES if conf is None else _budget(conf)
     if budget <= 0:
         return None
     rows = [tuple(r) for r in tuples.limit(budget + 1).collect()]
     return rows if len(rows) <= budget else None
+
+
+def _budget(conf: str) -> int:
+    """The Spark conf :data:`DRIVER_TUPLES_CONF` read: a whole number of tuples, 0 or more.
+
+    Examples
+    --------
+    >>> _budget("250000")
+    250000
+    >>> _budget("many")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The Spark conf spark.mlsql.bootstrap.driverTuples must be a whole number of tuples, 0 or more (0: every table of numbers is resampled in the executors). Got 'many' instead.
+    """
+    text = conf.strip()
+    if not text.isdigit():
+        raise MlsqlError(
+            f"The Spark conf {DRIVER_TUPLES_CONF} must be a whole number of tuples, 0 or more "
+            f"(0: every table of numbers is resampled in the executors). Got {conf!r} instead."
+        )
+    return int(text)
 
 
 def _params(measures: Sequence[Any]) -> list[dict[str, Any]]:
