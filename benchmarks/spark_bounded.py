@@ -20,7 +20,12 @@ same, the distinct tuples collected and resampled on the driver with numpy, as a
 within the driver's budget is), ``auc`` (``ms.evaluate`` of ``auc`` and
 ``average_precision_score`` over the ``binned`` mode's scores, nearly all distinct:
 sorted runs of equal scores) and ``auc-column`` (the same measures' own Columns, which
-collect each group's pairs).
+collect each group's pairs), ``student`` and ``fisher`` (``ms.compare`` of ``--measures``
+with ``test='student'`` or ``'fisher'`` over ``--rows`` rows: two models' predictions of
+``--rows`` / 2 generated numbers, ``--resamples`` resamples and permutations, the bootstrap,
+the test's sums and draws in the executors) and ``student-driver`` (the same, the distinct
+pairs collected, resampled and tested on the driver with numpy, as a table within the
+driver's budget is).
 It also prints the driver's peak heap (the JVM's heap pools, reset before the
 measure) and the JVM's peak resident memory (``VmHWM``)::
 
@@ -37,7 +42,11 @@ import time
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from spark_cpu import process_cpu, session_cpu
+
+try:  # run as a script: benchmarks/ is the script's directory
+    from spark_cpu import process_cpu, session_cpu
+except ModuleNotFoundError:  # python -m benchmarks.spark_bounded
+    from benchmarks.spark_cpu import process_cpu, session_cpu
 
 
 def main() -> None:
@@ -58,6 +67,9 @@ def main() -> None:
             "bootstrap-driver",
             "auc",
             "auc-column",
+            "student",
+            "student-driver",
+            "fisher",
         ),
         required=True,
     )
@@ -99,10 +111,19 @@ def main() -> None:
     )
     binned = ["binned_auc", "expected_calibration_error"]
     ranked = ["auc", "average_precision_score"]
-    if args.mode.startswith("bootstrap"):  # where the tuples of numbers are resampled
+    pair = F.floor(F.col("id") / 2)
+    paired = ids.select(
+        (pair % args.groups).alias("g"),
+        pair.alias("pair"),
+        F.when(F.col("id") % 2 == 0, "A").otherwise("B").alias("model"),
+        (F.abs(F.xxhash64(pair)) % 1000 / 8).alias("y"),
+        (F.abs(F.xxhash64(pair + 7)) % 1000 / 8 + F.col("id") % 2).alias("p"),
+    )
+    tested = ("student", "student-driver", "fisher")
+    if args.mode.startswith("bootstrap") or args.mode in tested:  # where the tuples resample
         from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
 
-        budget = "0" if args.mode == "bootstrap" else str(10**9)
+        budget = "0" if args.mode in ("bootstrap", "student", "fisher") else str(10**9)
         spark.conf.set(DRIVER_TUPLES_CONF, budget)
     regression = args.measures.split(",")
     resamples = args.resamples
@@ -114,6 +135,19 @@ def main() -> None:
         "bootstrap-driver": lambda: ms.bootstrap(
             numbers, "y", "p", regression, by="g", n_resamples=resamples
         ).collect(),
+        **{
+            mode: lambda mode=mode: ms.compare(
+                paired,
+                "y",
+                "p",
+                regression,
+                id="pair",
+                by="g",
+                n_resamples=resamples,
+                test=mode.split("-")[0],
+            ).collect()
+            for mode in tested
+        },
         "binned": lambda: ms.evaluate(scored, "y", "s", binned, by="g").collect(),
         "auc": lambda: ms.evaluate(scored, "y", "s", ranked, by="g").collect(),
         "auc-column": lambda: (

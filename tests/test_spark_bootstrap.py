@@ -327,3 +327,127 @@ def test_intervals_match_duckdb_within_monte_carlo_error(kind: str, executors: N
         assert abs(got[4] - se) <= 4 * math.sqrt(2) * se / math.sqrt(2 * (n_resamples - 1))
     if kind == "label sets":
         assert spark[0][1] == float(_micro_f1(actual, predicted))
+
+
+def test_half_binomial_draws_are_the_inverse_cdf() -> None:
+    from scipy.stats import binom
+
+    from mlsql.spark import resample_draw as D
+    from tests.engines.spark_engine import session
+
+    rng = np.random.default_rng(6)
+    cases = [(m, float(u)) for m in (1, 2, 7, 192, 193, 5000) for u in rng.random(60)]
+    cases += [(1, 0.5), (1, 0.5 + 1e-12), (4, 1 - 1e-12)]
+    df = session().createDataFrame(cases, "m long, u double")
+    got = {(r[0], r[1]): r[2] for r in D.inverse(df, "m", "u", law=D.half_binomial_cdf).collect()}
+    for m, u in cases:
+        assert got[(m, u)] == int(binom.ppf(u, m, 0.5)), (m, u)
+
+
+def _paired_numbers(n: int, seed: int) -> tuple[pa.Table, list, list, list]:
+    """Two models' predictions of n values in two groups, one id unknown for model A."""
+    rng = random.Random(seed)
+    a = [rng.gauss(0, 1) for _ in range(n)]
+    pa_ = [x + rng.gauss(0, 1) for x in a]
+    pb = [x + rng.gauss(0.15, 1) for x in a]
+    pa_[3] = None
+    data = paired_table(a, pa_, pb)
+    data = data.append_column("g", pa.array(["even", "odd"] * n))
+    return data, a, pa_, pb
+
+
+def _refuse_driver_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlsql._resample import front, paired
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("tested on the driver")
+
+    monkeypatch.setattr(paired, "p_values", refuse)
+    monkeypatch.setattr(front, "apply_test", refuse)
+
+
+def test_student_test_of_numbers_runs_in_the_executors(
+    monkeypatch: pytest.MonkeyPatch, executors: None
+) -> None:
+    """Student's p-values from the executors' sums equal scipy's ttest_rel of the per-id
+    differences (the id with a NULL left out)."""
+    from scipy.stats import ttest_rel
+
+    import mlsql.spark as ms
+
+    _refuse_driver_tests(monkeypatch)
+    data, a, pa_, pb = _paired_numbers(120, 21)
+    measures = ["mse", "mae", "mape"]
+    rows = ms.compare(
+        spark_frame(data, 3),
+        "actual",
+        "predicted",
+        measures,
+        by="g",
+        n_resamples=20,
+        test="student",
+    ).collect()
+    per_row = {
+        "mse": lambda y, p: (y - p) ** 2,
+        "mae": lambda y, p: abs(y - p),
+        "mape": lambda y, p: abs(y - p) / max(abs(y), np.finfo(float).eps),
+    }
+    assert len(rows) == 6
+    for row in rows:
+        parity = 0 if row.g == "even" else 1
+        ids = [i for i in range(120) if i % 2 == parity and pa_[i] is not None]
+        f = per_row[row.measure]
+        want = ttest_rel([f(a[i], pb[i]) for i in ids], [f(a[i], pa_[i]) for i in ids]).pvalue
+        assert row.p_value == pytest.approx(want, rel=1e-9), row
+
+
+def test_fisher_test_of_numbers_runs_in_the_executors(
+    monkeypatch: pytest.MonkeyPatch, executors: None
+) -> None:
+    """Fisher's p-values from the executors' flips: the same on 1, 4 and 7 partitions, and
+    the DuckDB engine's within Monte Carlo error (4 standard errors of the difference of
+    two shares of B permutations)."""
+    import mlsql.spark as ms
+
+    data, *_ = _paired_numbers(160, 22)
+    args = ("actual", "predicted", ["mse", "mae"])
+    n = 1000
+    want = {
+        (r[0], r[1], r[2]): r[8]
+        for r in run_engine("duckdb", "compare", data, *args, by="g", n_resamples=n, test="fisher")
+    }
+    _refuse_driver_tests(monkeypatch)
+    results = [
+        sorted(
+            (r.g, r.model, r.measure, r.p_value)
+            for r in ms.compare(
+                spark_frame(data, parts), *args, by="g", n_resamples=n, test="fisher"
+            ).collect()
+        )
+        for parts in (1, 4, 7)
+    ]
+    assert results[0] == results[1] == results[2]
+    assert len(results[0]) == 4
+    for g, model, measure, p in results[0]:
+        duck = want[(g, model, measure)]
+        assert 0 < p < 1
+        assert abs(p - duck) <= 4 * math.sqrt(2 * duck * (1 - duck) / n), (g, measure, p, duck)
+
+
+def test_a_weighted_test_of_numbers_is_the_drivers_error(executors: None) -> None:
+    import mlsql.spark as ms
+
+    data, *_ = _paired_numbers(20, 23)
+    weights = [1.0] * 40
+    weights[7] = 0.0
+    weights[12] = None
+    ok = data.append_column("w", pa.array(weights, pa.float64()))
+    args = ("actual", "predicted", ["mse"])
+    (row,) = ms.compare(
+        spark_frame(ok, 2), *args, n_resamples=10, test="student", sample_weight="w"
+    ).collect()
+    assert row.p_value is not None
+    weights[9] = 2.5
+    bad = data.append_column("w", pa.array(weights, pa.float64()))
+    with pytest.raises(MlsqlError, match=r"test 'student' takes unweighted rows.*Got 2\.5"):
+        ms.compare(spark_frame(bad, 2), *args, n_resamples=10, test="student", sample_weight="w")

@@ -28,7 +28,10 @@ tuples, m ids each, so memory grows with the distinct tuples, never the rows.
   so a seed gives the same p-value in every engine. The SQL table macro ``compare``
   cannot reproduce numpy's stream: its K are its own draws, from the hash of (seed,
   permutation, group, model, pair) (:func:`mlsql._duckdb.resample_values.fisher`), so a
-  seed gives the same p-value on every run of the macro, not the Python call's.
+  seed gives the same p-value on every run of the macro, not the Python call's. Spark's
+  ``compare`` of numbers past its driver's budget tests in the executors from its own
+  draws likewise (:mod:`mlsql.spark.resample_tests`): the same p-value on any
+  partitioning, the others' within Monte Carlo error.
 
 Both need unweighted rows: a ``sample_weight`` other than 1 (NULL skips the row)
 is an error, as ranx has no weights.
@@ -147,7 +150,21 @@ def student_p_value(d: np.ndarray, m: np.ndarray) -> float | None:
     if n < 2:
         return None
     mean = float((m * d).sum() / n)
-    var = float((m * (d - mean) ** 2).sum() / (n - 1))
+    return student_from_moments(n, mean, float((m * (d - mean) ** 2).sum()))
+
+
+def student_from_moments(n: float, mean: float, squares: float) -> float | None:
+    """The two-sided paired t test p-value of n differences of mean ``mean`` whose squared
+    distances from it sum to ``squares`` (an engine's aggregates; NULL below 2 ids).
+
+    Examples
+    --------
+    >>> round(student_from_moments(3.0, 7 / 3, 14 / 3), 12)
+    0.118082896312
+    """
+    if n < 2:
+        return None
+    var = squares / (n - 1)
     if var == 0:
         return None if mean == 0 else 0.0
     t = mean / math.sqrt(var / n)

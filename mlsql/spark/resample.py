@@ -22,7 +22,10 @@ the statistics table, one tuple per distinct statistics with its rows m.
   ``spark.mlsql.bootstrap.driverTuples`` sets another budget, 0 none) is
   collected and resampled on the driver as below (the other engines' result
   exactly), and a larger one in the executors: the driver holds at most the
-  budget's tuples (about 150 MB), whatever the rows.
+  budget's tuples (about 150 MB), whatever the rows. ``compare``'s Student's t
+  and Fisher's randomization tests of numbers past the budget run there too
+  (:mod:`mlsql.spark.resample_tests`); of labels, they read the distinct pairs
+  of statistics tuples (a few) on the driver.
 - Driver-side: the macro and weighted multi-label averages (tuples are whole
   label sets) and the class-score measures (about one tuple per row), and the
   numbers within the budget: the distinct tuples are collected and resampled
@@ -42,9 +45,10 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from mlsql._resample import front, run
+from mlsql._resample import front, paired, run
 from mlsql._resample.measures import STATS
 from mlsql.spark import resample_exec as X
+from mlsql.spark import resample_tests as XT
 from mlsql.spark import stats as st
 from mlsql.spark._types import bound, kind
 from mlsql.spark._weights import weight
@@ -247,11 +251,15 @@ def compare(
             collected = [tuple(r) for r in joined.collect()]
         if collected is None:
             counted = joined.groupBy(_MODEL).agg(F.sum("count")).collect()
-            paired = {r[0]: r[1] for r in counted}
-            front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
+            ids = {r[0]: r[1] for r in counted}
+            front.check_pairs(model, id, baseline, totals, ids, repeated, drop_unpaired)
             base = [f"{n}_b" for n in names]
+            tested = req.test != "bootstrap" and req.stats in X.NUMBER_KINDS  # a tuple per id
+            found = XT.p_values(req, joined, groups, base, names) if tested else {}
             out = X.compare(req, measures, joined, groups, base, names)
-            if req.test != "bootstrap":  # the distinct pairs, at most one per id
+            if tested:
+                out = paired.replace_p_values(out, len(req.by), found)
+            elif req.test != "bootstrap":  # the distinct pairs of label cells: a few
                 out = front.apply_test(req, [tuple(r) for r in joined.collect()], out)
             return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
         paired_rows = collected

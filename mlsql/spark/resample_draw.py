@@ -24,12 +24,16 @@ The construction is the DuckDB macros' (:mod:`mlsql._duckdb.families.resample`):
    draw (``filter`` over a ``slice``) instead of the whole table.
 
 Tuples drawing k = 0 are dropped: they weigh nothing in that resample.
+
+Fisher's randomization test (:mod:`mlsql.spark.resample_tests`) draws from the same
+construction with another law: Binomial(m, 1/2), the number of a tuple's m ids
+whose sign flips (:func:`half_binomial_cdf`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from pyspark.sql import Column, DataFrame
@@ -82,6 +86,34 @@ def cdf(m: int) -> tuple[int, np.ndarray]:
     return lo, running / running[-1]
 
 
+def half_binomial_cdf(m: int) -> tuple[int, np.ndarray]:
+    """(lowest k, CDF over k from it) of Binomial(m, 1/2), over k in m/2 +- (12 sqrt(m)/2 + 12)
+    within [0, m] (the whole support up to m = 192; the mass left out is below 1e-25, as
+    the DuckDB macro's ``_mlsql_half_binomial_cdf``), normalised to end at 1.
+
+    Examples
+    --------
+    >>> lo, c = half_binomial_cdf(2)
+    >>> lo, [float(x) for x in c]
+    (0, [0.25, 0.75, 1.0])
+    """
+    spread = SPREAD * math.sqrt(m) / 2 + SPREAD
+    lo = max(0, math.floor(m / 2 - spread))
+    hi = min(m, math.ceil(m / 2 + spread))
+    k = np.arange(lo, hi + 1, dtype=float)
+    log_pmf = (
+        math.lgamma(m + 1)
+        - m * math.log(2)
+        - np.array([math.lgamma(x + 1) + math.lgamma(m - x + 1) for x in k])
+    )
+    running = np.cumsum(np.exp(log_pmf))
+    return lo, running / running[-1]
+
+
+#: a law of draws: m's (lowest k, CDF over k from it)
+Law = Callable[[int], tuple[int, np.ndarray]]
+
+
 def guide(values: np.ndarray) -> list[int]:
     """For each cell c of u (and the end): the first position whose CDF is >= c / CELLS.
 
@@ -95,9 +127,10 @@ def guide(values: np.ndarray) -> list[int]:
     return [int(x) for x in np.minimum(first, len(values) - 1)]
 
 
-def one(u: Column) -> Column:
-    """The Poisson(1) draw of the uniform ``u``: the smallest k with CDF_1(k) >= u, read from
-    the same table as every other m (:func:`cdf`) by a chain of comparisons.
+def one(u: Column, law: Law = cdf) -> Column:
+    """The draw of m = 1 (Poisson(1) unless ``law`` says otherwise) of the uniform ``u``: the
+    smallest k with CDF_1(k) >= u, read from the same table as every other m (:func:`cdf`)
+    by a chain of comparisons.
 
     Examples
     --------
@@ -107,18 +140,19 @@ def one(u: Column) -> Column:
     >>> [r[0] for r in df.select(one(df.u)).collect()]  # CDF(0) = 0.37, CDF(1) = 0.74
     [0, 1, 4]
     """
-    lo, values = cdf(1)
+    lo, values = law(1)
     draw = F.lit(lo + len(values) - 1).cast("long")
     for k in range(len(values) - 2, -1, -1):
         draw = F.when(u <= F.lit(float(values[k])), F.lit(lo + k).cast("long")).otherwise(draw)
     return draw
 
 
-def table(df: DataFrame, counts: Sequence[int]) -> DataFrame:
-    """The Poisson tables of the distinct ``counts`` m: (m, lo, guide, cdf), one row each."""
+def table(df: DataFrame, counts: Sequence[int], law: Law = cdf) -> DataFrame:
+    """The tables of ``law`` (Poisson) of the distinct ``counts`` m: (m, lo, guide, cdf), one
+    row each."""
     rows = []
     for m in sorted({int(c) for c in counts}):
-        lo, values = cdf(m)
+        lo, values = law(m)
         rows.append((m, lo, guide(values), [float(v) for v in values]))
     schema = T.StructType(
         [
@@ -141,8 +175,11 @@ def drawn(tuples: DataFrame, keys: Sequence[str], m: str, seed: int, n_resamples
     return out.where(F.col(DRAW) > 0).drop("__mlsql_u")
 
 
-def inverse(df: DataFrame, m: str, u: str, counted: DataFrame | None = None) -> DataFrame:
-    """``df`` with :data:`DRAW`: the Poisson(``m``) draw of the uniform ``u`` (inverse CDF).
+def inverse(
+    df: DataFrame, m: str, u: str, counted: DataFrame | None = None, law: Law = cdf
+) -> DataFrame:
+    """``df`` with :data:`DRAW`: the Poisson(``m``) draw of the uniform ``u`` (inverse CDF;
+    ``law`` gives another distribution of m, as :func:`cdf` gives Poisson's).
 
     ``counted``: a smaller frame holding the same values of ``m`` (read for the tables).
 
@@ -156,7 +193,7 @@ def inverse(df: DataFrame, m: str, u: str, counted: DataFrame | None = None) -> 
     """
     source = df if counted is None else counted
     counts = [r[0] for r in source.select(m).distinct().collect()]
-    poisson = F.broadcast(table(df, counts))
+    poisson = F.broadcast(table(df, counts, law))
     joined = df.join(poisson, F.col(m) == F.col("__mlsql_m"))
     cell = (F.col(u) * F.lit(CELLS)).cast("int")
     start = F.element_at("__mlsql_guide", cell + 1)
@@ -165,6 +202,6 @@ def inverse(df: DataFrame, m: str, u: str, counted: DataFrame | None = None) -> 
     below = F.size(F.filter(window, lambda c: c < F.col(u)))
     draw = F.col("__mlsql_lo") + start + below
     if 1 in counts:  # most tuples of numbers: a chain of comparisons, not a scan of an array
-        draw = F.when(F.col(m) == 1, one(F.col(u))).otherwise(draw)
+        draw = F.when(F.col(m) == 1, one(F.col(u), law)).otherwise(draw)
     out = joined.withColumn(DRAW, draw)
     return out.drop("__mlsql_m", "__mlsql_lo", "__mlsql_guide", "__mlsql_cdf")
