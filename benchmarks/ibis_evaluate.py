@@ -13,7 +13,10 @@ case is one ``evaluate`` by model:
 - ``binary``: binary_f1, binary_kappa, binary_mcnemar_p_value;
 - ``classes`` (one label per row: ``a_class``/``p_class``, ``c`` and the last digit of the
   row's first true/predicted label, ten classes; NULL for an empty list): accuracy, macro
-  f1_score, matthews_corrcoef, cohen_kappa_score, cohen_kappa_std_error(quadratic).
+  f1_score, matthews_corrcoef, cohen_kappa_score, cohen_kappa_std_error(quadratic);
+- ``scores`` (``a_flag`` against ``score``: half the predicted flag plus a fraction
+  in [0, 0.5) from the row's position, about 1,000 distinct scores): auc,
+  average_precision_score, logloss, brier_score_loss, expected_calibration_error.
 
 ``--cases`` picks some of them.
 
@@ -68,6 +71,17 @@ CASES = {
             ("cohen_kappa_std_error", {"weights": "quadratic"}),
         ],
     ),
+    "scores": (
+        "a_flag",
+        "score",
+        [
+            "auc",
+            "average_precision_score",
+            "logloss",
+            "brier_score_loss",
+            "expected_calibration_error",
+        ],
+    ),
 }
 
 
@@ -103,6 +117,9 @@ def data(rows: int, root: Path) -> Path:
     table = table.append_column("a_flag", flag("actual")).append_column("p_flag", flag("predicted"))
     table = table.append_column("a_class", first_class("actual"))
     table = table.append_column("p_class", first_class("predicted"))
+    fraction = pa.array([(i * 7919 % 1000) / 2000 for i in range(table.num_rows)])
+    score = pc.add(pc.multiply(table["p_flag"].cast(pa.float64()), 0.5), fraction)
+    table = table.append_column("score", score)
     path = root / "preds.parquet"
     pq.write_table(table, path, row_group_size=100_000)
     return path
@@ -133,10 +150,11 @@ def load_postgres(server: Any, path: Path) -> None:
     with psycopg.connect(server.conninfo, autocommit=True) as con:
         con.execute(
             "CREATE TABLE preds (model text, actual text[], predicted text[], "
-            "a_flag bigint, p_flag bigint, a_class text, p_class text)"
+            "a_flag bigint, p_flag bigint, a_class text, p_class text, score float8)"
         )
         with con.cursor().copy(
-            "COPY preds (model, actual, predicted, a_flag, p_flag, a_class, p_class) FROM STDIN"
+            "COPY preds (model, actual, predicted, a_flag, p_flag, a_class, p_class, score) "
+            "FROM STDIN"
         ) as copy:
             for batch in table.to_batches(100_000):
                 for row in zip(*(c.to_pylist() for c in batch.columns), strict=True):

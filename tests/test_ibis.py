@@ -44,6 +44,7 @@ KIND = {
     "multilabel": "label_lists",
     "binary": "binary",
     "regression": "numbers",
+    "scores": "probabilities",
     "single_label": "classes",
 }
 
@@ -298,6 +299,79 @@ def test_regression_weights_count_as_repeated_rows(live: Live) -> None:
         math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12, abs_tol=1e-15)
         for x, y in zip(a, b, strict=True)
     )
+
+
+#: the score measures, with parameters that reach their norms, grids and scales
+SCORES = [
+    "auc",
+    "hivemall_auc",
+    "average_precision_score",
+    "area_under_pr",
+    "logloss",
+    "hivemall_logloss",
+    "brier_score_loss",
+    ("brier_score_loss", {"scale_by_half": False}),
+    "expected_calibration_error",
+    ("expected_calibration_error", {"n_bins": 3, "norm": "l2"}),
+    ("expected_calibration_error", {"n_bins": 4, "norm": "max"}),
+    "binned_auc",
+    ("binned_auc", {"thresholds": 5}),
+    ("binned_average_precision_score", {"thresholds": 3}),
+]
+
+
+def test_scores_weights_count_as_repeated_rows(live: Live) -> None:
+    """The scores' window sums (runs of equal scores, bins): integer weights equal repeated
+    rows, a NULL weight or side skips the row, a weight of 0 is as absent; groups apart,
+    one of them all of one class and one all weighing 0."""
+    rows = [
+        ("x", 1, 0.9, 2),
+        ("x", 0, 0.4, 1),
+        ("x", 1, 0.4, 3),
+        ("x", 0, 0.1, 2),
+        ("x", 1, 1.0, 1),
+        ("x", 0, 1.0, 2),
+        ("x", 0, 0.75, 0),
+        ("x", None, 0.3, 1),
+        ("x", 1, 0.2, None),
+        (None, 1, 0.5, 1),
+        (None, 0, 0.5, 2),
+        (None, 1, 0.25, 1),
+        ("y", 1, 0.6, 2),
+        ("y", 1, 0.3, 1),
+        ("z", 0, 0.6, 0),
+        ("z", 1, 0.3, 0),
+    ]
+    columns = ("g", "actual", "predicted", "w")
+    weighted = live.table(
+        pa.table({c: [r[k] for r in rows] for k, c in enumerate(columns)}).set_column(
+            3, "w", pa.array([None if r[3] is None else float(r[3]) for r in rows])
+        )
+    )
+    kept = [r for r in rows for _ in range(r[3] or 0)]
+    kept += [("z", None, None, 1)]  # z: its rows weigh 0, as a group of no known row
+    plain = live.table(pa.table({c: [r[k] for r in kept] for k, c in enumerate(columns[:3])}))
+    got = mlsql.evaluate(weighted, "actual", "predicted", SCORES, by="g", sample_weight="w")
+    want = mlsql.evaluate(plain, "actual", "predicted", SCORES, by="g")
+    a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+    assert [(r["g"], r["measure"]) for r in a] == [(r["g"], r["measure"]) for r in b]
+    assert [r["g"] for r in a] == [g for g in (None, "x", "y", "z") for _ in SCORES]
+    for x, y in zip(a, b, strict=True):
+        if x["g"] == "z" and y["estimate"] is None:  # all weighing 0: NULL, or zero_division
+            assert x["estimate"] in (None, 0.0), x
+            continue
+        assert x["estimate"] is not None, x
+        assert math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12, abs_tol=1e-15), (x, y)
+    duck = mlsql.evaluate(
+        pa.table({c: [r[k] for r in kept] for k, c in enumerate(columns[:3])}),
+        "actual",
+        "predicted",
+        SCORES,
+        by="g",
+    ).fetchall()
+    for x, d in zip(b, duck, strict=True):  # the DuckDB engine's own plan agrees
+        assert (x["estimate"] is None) == (d[2] is None), (x, d)
+        assert x["estimate"] is None or math.isclose(x["estimate"], d[2], rel_tol=1e-12), (x, d)
 
 
 #: the single-label measures, with parameters that reach every averaging and zero_division
@@ -659,6 +733,19 @@ def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
         assert _message(lambda o=order: mlsql.evaluate(nt, *o, ["mse", "r2"])) == _message(
             lambda o=order: mlsql.evaluate(numbers, *o, ["mse", "r2"]).fetchall()
         )
+    for name, scores in (
+        ("auc", pa.table({"actual": [1, 2, 0], "predicted": [0.5, 0.2, float("nan")]})),
+        ("auc", pa.table({"actual": [1, 0, 0], "predicted": [0.5, float("-inf"), 0.1]})),
+        ("brier_score_loss", pa.table({"actual": [1, 0, 0], "predicted": [0.5, 1.5, -0.1]})),
+        ("logloss", pa.table({"actual": [1, -1, 0], "predicted": [0.5, 1.5, -0.1]})),
+        ("expected_calibration_error", pa.table({"actual": [1, 0], "predicted": [-0.5, 2.0]})),
+    ):
+        st = live.table(scores)
+        got = _message(lambda t=st, n=name: mlsql.evaluate(t, "actual", "predicted", [n]))
+        want = _message(
+            lambda t=scores, n=name: mlsql.evaluate(t, "actual", "predicted", [n]).fetchall()
+        )
+        assert got == want
     mixed = pa.table({"actual": [["a"]], "predicted": [[1]]})
     m = _message(lambda: mlsql.evaluate(live.table(mixed), "actual", "predicted", ["micro_f1"]))
     assert m.startswith("micro_f1 needs actual and predicted of the same label type")
@@ -895,6 +982,11 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     q = plan(numbers, "actual", "predicted", regression, by="g").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(regression) + 2  # the group, the measures, 2 checks
+    scored = ibis.table({"g": "string", "actual": "int8", "predicted": "float64"}, name="sc")
+    q = plan(scored, "actual", "predicted", SCORES, by="g").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    # the group, the measures, 4 checks: the label, a finite score, 'prob' and 'score' in [0, 1]
+    assert len(parsed.selects) == 1 + len(SCORES) + 4
     classes = ibis.table(
         {"g": "string", "actual": "string", "predicted": "string", "w": "float64"}, name="cls"
     )

@@ -26,7 +26,6 @@ import ibis
 import ibis.expr.types as ir
 from ibis import _
 
-from mlsql import _classification_params as CP
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
@@ -34,7 +33,8 @@ from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
 from mlsql._front.inputs import mapping_costs
-from mlsql._ibis import backend_name, stats
+from mlsql._ibis import backend_name, scores, stats
+from mlsql._ibis.inputs import binary_flag, finite_number
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same
 from mlsql._weights import weighted
 from mlsql.measures import regression as RG
@@ -90,24 +90,6 @@ def label_set_value(
 
 
 # ---------------------------------------------------------------- binary
-def binary_flag(func: str, name: str, column: ir.Column, checks: Checks) -> ir.FloatingValue:
-    """A boolean or 0/1 input as 1.0/0.0 (NULL stays NULL; doubles, as :mod:`.stats` says why); another value fails the query with
-    every engine's message (the smallest bad value is named), another type at once."""
-    dtype = column.type()
-    if dtype.is_boolean() or dtype.is_null():
-        positive = column.cast("boolean")
-    elif dtype.is_numeric():
-        bad = column.notnull() & (column != 0) & (column != 1)
-        checks.add_code(
-            bad.ifelse(column, null(dtype)), lambda got: CP.binary_value_message(func, str(got))
-        )
-        positive = column == 1
-    else:
-        raise MlsqlError(CP.binary_type_message(func, name, str(dtype), is_list=dtype.is_array()))
-    return ibis.cases((positive, 1.0), (~positive, 0.0), else_=null())
-    raise MlsqlError(CP.binary_type_message(func, name, str(dtype), is_list=dtype.is_array()))
-
-
 def binary_rows(
     item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks
 ) -> None:
@@ -139,18 +121,6 @@ def binary_value(item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops
 # ---------------------------------------------------------------- regression
 #: the checked y and ŷ, their group's means (y, ŷ, y - ŷ) and rae's shift, as projected
 Y, P_, MEAN, SHIFT, KEY = "__mlsql_y", "__mlsql_pr", "__mlsql_m_", "__mlsql_shift", "__mlsql_j"
-
-
-def finite_number(func: str, name: str, column: ir.Column, checks: Checks) -> ir.FloatingValue:
-    """A numeric input as a double; a NaN or infinite value fails the query with every
-    engine's message (NaN named first, then inf, -inf), another type at once."""
-    dtype = column.type()
-    if not (dtype.is_numeric() or dtype.is_null()):
-        raise MlsqlError(CP.number_type_message(func, name, str(dtype)))
-    x = column.cast(FLOAT)
-    code = ibis.cases((x.isnan(), 1), (x.isinf() & (x > 0), 2), (x.isinf(), 3), else_=null("int8"))
-    checks.add_code(code, lambda c: CP.finite_value_message(func, name, CP.NOT_FINITE[int(c) - 1]))
-    return x
 
 
 def regression_rows(
@@ -583,6 +553,7 @@ LOWERED: dict[str, Lowering] = {
     "multilabel": Lowering(label_set_rows, label_set_value),
     "binary": Lowering(binary_rows, binary_value),
     "regression": Lowering(regression_rows, regression_value, regression_passes),
+    "scores": Lowering(scores.rows, scores.value, scores.passes),
     "single_label": Lowering(single_label_rows, single_label_value, not_yet=SINGLE_LABEL_NOT_YET),
 }
 
