@@ -10,6 +10,8 @@ labels include ``tag0000``..``tag0009``; ``p_flag``: its predicted ones do). Eac
 case is one ``evaluate`` by model:
 
 - ``label sets``: micro_f1, samples_f1, subset_accuracy, hamming_loss(n_labels=1000);
+- ``label averages``: macro_f1, weighted_f1, label_accuracy_macro (per (group, label)
+  counts of the same lists);
 - ``binary``: binary_f1, binary_kappa, binary_mcnemar_p_value;
 - ``classes`` (one label per row: ``a_class``/``p_class``, ``c`` and the last digit of the
   row's first true/predicted label, ten classes; NULL for an empty list): accuracy, macro
@@ -59,6 +61,7 @@ CASES = {
         "predicted",
         ["micro_f1", "samples_f1", "subset_accuracy", ("hamming_loss", {"n_labels": 1000})],
     ),
+    "label averages": ("actual", "predicted", ["macro_f1", "weighted_f1", "label_accuracy_macro"]),
     "binary": ("a_flag", "p_flag", ["binary_f1", "binary_kappa", "binary_mcnemar_p_value"]),
     "classes": (
         "a_class",

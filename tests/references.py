@@ -479,10 +479,26 @@ def _report_value(column: str, beta: bool = False) -> Callable[[pa.Table, dict[s
     return expected
 
 
+def _typed_labels(
+    choices: tuple[dict[str, Any], ...],
+) -> Callable[[pa.Table], tuple[dict[str, Any], ...]]:
+    """``choices`` for a table: a ``labels`` universe of integers on integer label lists (the
+    expected values read the same, :func:`_report_value`)."""
+
+    def params(t: pa.Table) -> tuple[dict[str, Any], ...]:
+        if not pa.types.is_integer(t.schema.field("actual").type.value_type):
+            return choices
+        return tuple({**p, "labels": [1, 2, 99]} if "labels" in p else p for p in choices)
+
+    return params
+
+
 _add(
     list(_REPORT_COLUMNS),
     lambda name: Reference(
-        "label_lists", _report_value(_REPORT_COLUMNS[name]), (*_zd(), {**_LABELS})
+        "label_lists",
+        _report_value(_REPORT_COLUMNS[name]),
+        _typed_labels((*_zd(), {**_LABELS})),
     ),
 )
 _add(
@@ -490,7 +506,7 @@ _add(
     lambda name: Reference(
         "label_lists",
         _report_value(name.replace("fbeta", "f1"), beta=True),
-        (*_zd({"beta": 2.0}), {"beta": 0.5, **_LABELS}),
+        _typed_labels((*_zd({"beta": 2.0}), {"beta": 0.5, **_LABELS})),
     ),
 )
 REFERENCES["multilabel_report"] = Reference(

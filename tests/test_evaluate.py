@@ -731,6 +731,24 @@ def test_label_averages_refuse_other_columns_as_their_aggregates_do(engine, tabl
         run(engine, table, "actual", "predicted", ["macro_f1", "weighted_f1"])
 
 
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (["a", 2], "must hold labels of one kind (all text or all integers). Got ['a', 2]"),
+        ("a", "must be a list of labels. Got 'a' instead."),
+        ([None], "must hold at least one label."),
+    ],
+)
+def test_a_bad_universe_is_refused_alike(engine, labels, message):
+    """A ``labels`` universe that is no list of labels of one kind: the same error in every
+    engine (DuckDB's SQL gave a conversion or binder error of its own)."""
+    table = pa.table({"actual": [["a", "b"]], "predicted": [["c"]]})
+    with pytest.raises(
+        MlsqlError, match=re.escape("The 'labels' parameter of macro_f1 " + message)
+    ):
+        run(engine, table, "actual", "predicted", [("macro_f1", {"labels": labels})])
+
+
 #: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
 #: suite keeps to its ten minutes, and `.ci/run` runs them right after it
 LONG_ENGINES = ("spark",)

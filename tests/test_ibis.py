@@ -45,6 +45,7 @@ KIND = {
     "binary": "binary",
     "regression": "numbers",
     "scores": "probabilities",
+    "label_based": "label_lists",
     "single_label": "classes",
 }
 
@@ -299,6 +300,78 @@ def test_regression_weights_count_as_repeated_rows(live: Live) -> None:
         math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12, abs_tol=1e-15)
         for x, y in zip(a, b, strict=True)
     )
+
+
+#: the per-label averages, with parameters that reach a universe, beta and zero_division
+LABEL_AVERAGES = [
+    "macro_f1",
+    ("macro_fbeta", {"beta": 2.0}),
+    "weighted_recall",
+    "macro_f1_of_means",
+    ("macro_precision", {"labels": ["a", "c", "q"], "zero_division": 1}),
+    ("weighted_jaccard", {"labels": ["b"]}),
+    "label_accuracy_micro",
+    "label_accuracy_macro",
+    "clp",
+    "mlp",
+    "wlp",
+]
+
+
+def test_label_averages_weights_count_as_repeated_rows(live: Live) -> None:
+    """The per-label side table: integer weights equal repeated rows (a label only in rows
+    weighing 0 is not in the universe), a NULL weight or list skips the row; the DuckDB
+    engine's values."""
+    rows = [
+        ("x", ["a", "b"], ["a"], 2),
+        ("x", ["b"], ["b", "c"], 1),
+        ("x", ["c", "c", None], [], 3),
+        ("x", ["z"], ["z"], 0),
+        ("x", None, ["a"], 1),
+        (None, [], ["a"], 1),
+        (None, ["a"], ["a", "b"], None),
+        (None, ["b"], ["b"], 2),
+        ("y", ["q"], ["r"], 0),
+    ]
+    columns = ("g", "actual", "predicted")
+    weighted = pa.table({c: [r[k] for r in rows] for k, c in enumerate(columns)})
+    weighted = weighted.append_column(
+        "w", pa.array([None if r[3] is None else float(r[3]) for r in rows], pa.float64())
+    )
+    kept = [r for r in rows for _ in range(r[3] or 0)] + [("y", None, None, 1)]
+    plain = pa.table(
+        {
+            c: pa.array([r[k] for r in kept], weighted.schema.field(c).type)
+            for k, c in enumerate(columns)
+        }
+    )
+    got = mlsql.evaluate(
+        live.table(weighted), "actual", "predicted", LABEL_AVERAGES, by="g", sample_weight="w"
+    )
+    want = mlsql.evaluate(live.table(plain), "actual", "predicted", LABEL_AVERAGES, by="g")
+    a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+    assert [r["g"] for r in a] == [g for g in (None, "x", "y") for _ in LABEL_AVERAGES]
+    duck = mlsql.evaluate(plain, "actual", "predicted", LABEL_AVERAGES, by="g").fetchall()
+    for x, y, d in zip(a, b, duck, strict=True):
+        assert x["measure"] == y["measure"] == d[1]
+        for value in (y["estimate"], d[2]):
+            assert (x["estimate"] is None) == (value is None), (x, y, d)
+            assert value is None or math.isclose(x["estimate"], value, rel_tol=1e-12), (x, d)
+    # group x, known rows a,b|a (x2), b|b,c, c|- (x3): F1 of a 1, of b 2/4 (tp 1, fn 2), of c 0
+    assert a[len(LABEL_AVERAGES)]["estimate"] == pytest.approx(float(Fraction(1, 2)), rel=1e-15)
+
+
+def test_a_hostile_label_is_a_label(live: Live) -> None:
+    """A label of the ``labels`` universe that is SQL is compared as a value: a label no row
+    holds (zero counts, in the average), and the table is left as it was."""
+    hostile = "x'); DROP TABLE preds1; --"
+    t = live.table(pa.table({"actual": [["a"], ["b"]], "predicted": [["a"], ["a"]]}))
+    labels = ["a", hostile]
+    out = mlsql.evaluate(
+        t, "actual", "predicted", [("macro_precision", {"labels": labels, "zero_division": 1})]
+    )
+    assert estimates(out) == [0.75]  # precision of a 1/2, of the hostile label 1 (undefined)
+    assert t.count().execute() == 2
 
 
 #: the score measures, with parameters that reach their norms, grids and scales
@@ -746,6 +819,16 @@ def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
             lambda t=scores, n=name: mlsql.evaluate(t, "actual", "predicted", [n]).fetchall()
         )
         assert got == want
+    lists = label_table([(["a", "b"], ["c"])])
+
+    def typeless(message: str) -> str:  # each engine names the columns' type its own way
+        return re.sub(r"the columns' type \([^)]*\)", "the columns' type", message)
+
+    for universe in ([1, 2], ["a", 2], "a"):
+        args = ("actual", "predicted", [("macro_f1", {"labels": universe})])
+        got = _message(lambda a=args: mlsql.evaluate(live.table(lists), *a))
+        want = _message(lambda a=args: mlsql.evaluate(lists, *a).fetchall())
+        assert typeless(got) == typeless(want)
     mixed = pa.table({"actual": [["a"]], "predicted": [[1]]})
     m = _message(lambda: mlsql.evaluate(live.table(mixed), "actual", "predicted", ["micro_f1"]))
     assert m.startswith("micro_f1 needs actual and predicted of the same label type")
@@ -982,6 +1065,9 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     q = plan(numbers, "actual", "predicted", regression, by="g").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(regression) + 2  # the group, the measures, 2 checks
+    q = plan(t, "actual", "predicted", LABEL_AVERAGES, by="g", sample_weight="w").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    assert len(parsed.selects) == 1 + len(LABEL_AVERAGES) + 1  # the group, measures, weight
     scored = ibis.table({"g": "string", "actual": "int8", "predicted": "float64"}, name="sc")
     q = plan(scored, "actual", "predicted", SCORES, by="g").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)

@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import checked_params
@@ -227,6 +228,8 @@ def items(given: Any, weighted: bool, func: str = FUNC) -> list[Item]:
             raise MlsqlError(UNWEIGHTED_MESSAGE.format(func=func, name=given_name, why=why))
         if name != "fmeasure":  # fmeasure checks its option string when it runs
             checked_params(m, params)
+        if name in LABEL_MEASURES:  # a list of one kind, as every engine takes it
+            LT.check_universe(params.get("labels"), given_name)
         out.append(Item(_label(given_name, params), name, params, roles(m)))
     return out
 

@@ -124,7 +124,7 @@ def check_single_labels(
 WITHOUT_ARRAY_FILTER = frozenset({"datafusion"})
 
 
-def _as_set(labels: ir.ArrayValue, backend: str) -> ir.ArrayValue:
+def as_set(labels: ir.ArrayValue, backend: str) -> ir.ArrayValue:
     """The distinct, non-NULL labels of a list."""
     if backend in WITHOUT_ARRAY_FILTER:
         empty = ibis.literal([], type=labels.type())
@@ -144,7 +144,7 @@ def row_stats(actual: ir.ArrayValue, predicted: ir.ArrayValue, backend: str = "d
     >>> t.select(tp=s.tp, n_a=s.n_actual, n_p=s.n_predicted).to_pyarrow().to_pylist()
     [{'tp': 1.0, 'n_a': 2.0, 'n_p': 2.0}, {'tp': None, 'n_a': None, 'n_p': None}]
     """
-    a, p = _as_set(actual, backend), _as_set(predicted, backend)
+    a, p = as_set(actual, backend), as_set(predicted, backend)
     unknown = actual.isnull() | predicted.isnull()
 
     # as doubles (exact below 2**53): a quotient of two is then never an integer division,
