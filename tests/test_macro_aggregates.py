@@ -127,7 +127,10 @@ def test_every_per_label_measure_is_an_aggregate_equal_to_the_oracle_per_group(c
         weights = integer_weights(len(table), f"{name}-{seed}")
         table = with_weights(table, weights)
         weight = ", sample_weight := w" if weighted else ""
-        calls = [f"{name}(actual, predicted{weight}{_sql_params(p, integers)})" for p in ref.params]
+        calls = [
+            f"{name}(actual, predicted{weight}{_sql_params(p, integers)})"
+            for p in ref.params_for(table)
+        ]
         con.register("t", table)
         got = con.sql(f"SELECT g, {', '.join(calls)} FROM t GROUP BY g ORDER BY g").fetchall()
         assert [g[0] for g in got] == sorted(set(table.column("g").to_pylist()))
@@ -135,7 +138,7 @@ def test_every_per_label_measure_is_an_aggregate_equal_to_the_oracle_per_group(c
             part = table.filter(pc.equal(table.column("g"), g))
             if weighted:
                 part = repeated(part, part.column("w").to_pylist())
-            for params, value in zip(ref.params, values, strict=True):
+            for params, value in zip(ref.params_for(table), values, strict=True):
                 want = ref.expected(part, params)
                 assert same(value, want), (name, seed, g, params, value, want)
 
