@@ -833,3 +833,26 @@ def test_label_averages_agree_across_engines_and_in_compare() -> None:
 #: the Spark runs of these cases are long tests (tests/conftest.py reads it): the README's
 #: suite keeps to its ten minutes, and `.ci/run` runs them right after it
 LONG_ENGINES = ("spark",)
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (["a", 2], "must hold labels of one kind (all text or all integers). Got ['a', 2]"),
+        ("a", "must be a list of labels. Got 'a' instead."),
+    ],
+)
+def test_a_bad_universe_is_refused_as_evaluate_refuses_it(
+    engine: str, labels: Any, message: str
+) -> None:
+    """bootstrap of a macro average checks its ``labels`` as evaluate does (it took a string
+    as its characters and resampled a mixed list)."""
+    import re
+
+    data = table([["a", "b"], ["a"]], [["c"], ["a"]])
+    words = re.escape("The 'labels' parameter of macro_f1 " + message)
+    with pytest.raises(MlsqlError, match=words):
+        run_engine(
+            engine, "bootstrap", data, "actual", "predicted", [("macro_f1", {"labels": labels})]
+        )

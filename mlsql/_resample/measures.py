@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from mlsql import _formulas as F
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import checked_params
@@ -242,6 +243,7 @@ def stats_kind(chosen: Sequence[Chosen]) -> str:
 def _label_average(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
     if params.get("by") is not None:
         raise MlsqlError(BY_MESSAGE.format(name=name))
+    LT.check_universe(params.get("labels"), name)  # a list of one kind, as evaluate takes it
 
     def evaluate(ops: WeightedOps, columns: Columns) -> Any:
         return LL.evaluate(name, params, columns, ops.weights)
