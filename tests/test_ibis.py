@@ -1103,7 +1103,7 @@ def test_the_guide_s_example_prints_what_the_guide_says(capsys: pytest.CaptureFi
 
 
 # ---------------------------------------------------------------- Snowflake, emulated
-@pytest.mark.parametrize("family", ["binary", "regression"])
+@pytest.mark.parametrize("family", ["binary", "regression", "scores"])
 def test_snowflake_sql_runs_on_fakesnow(family: str) -> None:
     """The plan compiled to Snowflake's SQL runs on fakesnow (Snowflake emulated on DuckDB)
     and gives each measure's reference value. The label-set family's SQL does not run there:
@@ -1114,7 +1114,11 @@ def test_snowflake_sql_runs_on_fakesnow(family: str) -> None:
         why = "fakesnow is missing: .ci/run runs this test in an environment of its own"
         (pytest.fail if os.environ.get("MLSQL_REQUIRE_FAKESNOW") else pytest.skip)(why)
     chosen = [m for m in LOWERED_MEASURES if m.family == family and m.name in REFERENCES]
-    kind = {"binary": ("BOOLEAN", "BIGINT"), "regression": ("DOUBLE", "DOUBLE")}[family]
+    kind = {
+        "binary": ("BOOLEAN", "BIGINT"),
+        "regression": ("DOUBLE", "DOUBLE"),
+        "scores": ("BIGINT", "DOUBLE"),
+    }[family]
     with fakesnow.patch(), deep_sql():
         import snowflake.connector
 
@@ -1129,7 +1133,11 @@ def test_snowflake_sql_runs_on_fakesnow(family: str) -> None:
                     f"INSERT INTO {name} VALUES (%s, %s)",
                     [(r["actual"], r["predicted"]) for r in rows],
                 )
-            types = {"binary": ("boolean", "int64"), "regression": ("float64", "float64")}[family]
+            types = {
+                "binary": ("boolean", "int64"),
+                "regression": ("float64", "float64"),
+                "scores": ("int64", "float64"),
+            }[family]
             t = ibis.table({"actual": types[0], "predicted": types[1]}, name=name)
             calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
             q = plan(t, "actual", "predicted", [(m.name, p) for m, p in calls])
