@@ -61,13 +61,21 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
         y = binary_flag(item.name, label_name, known.ifelse(a, null(a.type())), checks)
         x = finite_number(item.name, score_name, known.ifelse(s, null(s.type())), checks)
         out.update({LABEL: y, SCORE: x})
-    if item.name in SC.PROBABILITIES:
-        name = f"__mlsql_range_{score_name}"
-        if name not in out:
-            x = out[SCORE]
-            code = ibis.cases((x < 0, 1), (x > 1, 2), else_=null("int8"))
-            out[name] = True
-            checks.add_code(code, partial(_out_of_range, item.name, score_name))
+    if item.name in SC.PROBABILITIES and not _range_checked(checks, score_name):
+        x = out[SCORE]
+        code = ibis.cases((x < 0, 1), (x > 1, 2), else_=null("int8"))
+        checks.add_code(code, partial(_out_of_range, item.name, score_name))
+
+
+def _range_checked(checks: Checks, score_name: str) -> bool:
+    """Whether the scores named ``score_name`` are checked in [0, 1] already (by the first
+    probability measure of that input, whose name the message gives)."""
+    return any(
+        isinstance(c.message, partial)
+        and c.message.func is _out_of_range
+        and c.message.args[1] == score_name
+        for c in checks.items
+    )
 
 
 def _out_of_range(func: str, name: str, code: Any) -> str:
