@@ -44,7 +44,7 @@ from mlsql.measures import regression as RG
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark import resample_draw as D
 from mlsql.spark.ops import SparkOps
-from mlsql.spark.resample_exec import _ordered
+from mlsql.spark.resample_exec import _finite, _ordered
 
 #: the column of each pair's ids counted (m, 0 where a side weighs 0)
 _M = "__mlsql_ids"
@@ -82,10 +82,6 @@ def row_value(name: str, actual: Column, predicted: Column) -> Column:
     build = REGISTRY[name].build
     assert build is not None
     return F.when(known, build(SparkOps(), stats))
-
-
-def _finite(x: Column) -> Column:
-    return F.when(~F.isnan(x) & (F.abs(x) != F.lit(float("inf"))), x)
 
 
 def p_values(
