@@ -47,7 +47,10 @@ KIND = {
     "scores": "probabilities",
     "label_based": "label_lists",
     "single_label": "classes",
+    "ranking": "ranked",
 }
+#: the columns evaluate reads of a data kind (the truth first), where not actual and predicted
+COLUMNS = {"ranked": ("correct_items", "rank_items")}
 
 
 class Live:
@@ -214,10 +217,11 @@ def test_measures_match_their_reference(live: Live, family: str) -> None:
     NULL and 0/1 flags, all rows unknown), in one evaluate per table."""
     chosen = [m for m in LOWERED_MEASURES if m.family == family and m.name in REFERENCES]
     assert chosen
+    columns = COLUMNS.get(KIND[family], ("actual", "predicted"))
     for table in tables(KIND[family], range(3)):
         calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
         t = live.table(table)
-        got = estimates(mlsql.evaluate(t, "actual", "predicted", [(m.name, p) for m, p in calls]))
+        got = estimates(mlsql.evaluate(t, *columns, [(m.name, p) for m, p in calls]))
         wrong = [
             f"{m.name}({p}): got {g!r}, expected {w!r}"
             for (m, p), g in zip(calls, got, strict=True)
@@ -964,8 +968,10 @@ def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
     """A measure of a family not lowered to ibis, and one of a lowered family that is not
     lowered yet (the reason named)."""
     t = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}))
-    with pytest.raises(MlsqlError, match=rf"ibis table \({live.name}\) does not take hitrate yet"):
-        mlsql.evaluate(t, "actual", "predicted", ["hitrate"])
+    with pytest.raises(
+        MlsqlError, match=rf"ibis table \({live.name}\) does not take rule_novelty yet"
+    ):
+        mlsql.evaluate(t, "actual", "predicted", ["rule_novelty"])
     with pytest.raises(
         MlsqlError,
         match=rf"ibis table \({live.name}\) does not take bowker_p_value yet: of the "

@@ -33,7 +33,7 @@ from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
 from mlsql._front.inputs import mapping_costs
-from mlsql._ibis import backend_name, labels, scores, stats
+from mlsql._ibis import backend_name, labels, ranking, scores, stats
 from mlsql._ibis.inputs import binary_flag, finite_number
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same
 from mlsql._weights import weighted
@@ -556,6 +556,7 @@ LOWERED: dict[str, Lowering] = {
     "scores": Lowering(scores.rows, scores.value, scores.passes),
     "label_based": Lowering(labels.rows, labels.value),
     "single_label": Lowering(single_label_rows, single_label_value, not_yet=SINGLE_LABEL_NOT_YET),
+    "ranking": Lowering(ranking.rows, ranking.value, ranking.passes, not_yet=ranking.NOT_YET),
 }
 
 
