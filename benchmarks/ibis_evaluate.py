@@ -18,7 +18,9 @@ case is one ``evaluate`` by model:
   f1_score, matthews_corrcoef, cohen_kappa_score, cohen_kappa_std_error(quadratic);
 - ``scores`` (``a_flag`` against ``score``: half the predicted flag plus a fraction
   in [0, 0.5) from the row's position, about 1,000 distinct scores): auc,
-  average_precision_score, logloss, brier_score_loss, expected_calibration_error.
+  average_precision_score, logloss, brier_score_loss, expected_calibration_error;
+- ``ranking`` (the true labels as ``correct_items``, the predicted list, in its order, as
+  ``rank_items``): ndcg, map_score, mrr, precision_at(k=5), recall_at(k=5).
 
 ``--cases`` picks some of them.
 
@@ -84,6 +86,11 @@ CASES = {
             "brier_score_loss",
             "expected_calibration_error",
         ],
+    ),
+    "ranking": (
+        "actual",
+        "predicted",
+        ["ndcg", "map_score", "mrr", ("precision_at", {"k": 5}), ("recall_at", {"k": 5})],
     ),
 }
 

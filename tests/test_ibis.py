@@ -365,6 +365,139 @@ def test_label_averages_weights_count_as_repeated_rows(live: Live) -> None:
     assert a[len(LABEL_AVERAGES)]["estimate"] == pytest.approx(float(Fraction(1, 2)), rel=1e-15)
 
 
+# ---------------------------------------------------------------- ranked lists
+#: the ranked-list measures lowered to ibis
+RANKING = [m.name for m in LOWERED_MEASURES if m.family == "ranking"]
+
+
+def _ranked(rows: list[tuple[Any, Any]], **more: Any) -> pa.Table:
+    return pa.table(
+        {
+            **more,
+            "correct_items": pa.array([c for c, _ in rows], pa.list_(pa.string())),
+            "rank_items": pa.array([r for _, r in rows], pa.list_(pa.string())),
+        }
+    )
+
+
+def test_ranking_worked_example_is_exact(live: Live) -> None:
+    """Ranked [a, NULL, b, a, c] against {b, c, d} (hits at 2 and 3 once NULLs and repeats are
+    dropped), an empty list against {a}, and a NULL list (skipped): hand-computed fractions."""
+    t = live.table(
+        _ranked([(["b", "c", "d", "c"], ["a", None, "b", "a", "c"]), (["a"], []), (None, ["x"])])
+    )
+    want = {
+        "precision_at": Fraction(2, 3) / 2,
+        ("precision_at", 2): Fraction(1, 2) / 2,
+        ("precision_at", 10): Fraction(2, 3) / 2,
+        "recall_at": Fraction(2, 3) / 2,
+        "mrr": Fraction(1, 2) / 2,
+        "hits": Fraction(2, 2),
+        "hitrate": Fraction(1, 2),
+        "average_precision": (Fraction(1, 2) + Fraction(2, 3)) / 2 / 2,
+        "map_score": (Fraction(1, 2) + Fraction(2, 3)) / 3 / 2,
+        "r_precision": Fraction(2, 3) / 2,
+        "f1_at": Fraction(4, 6) / 2,
+        ("f1_at", 2): Fraction(2, 2 + 3) / 2,
+        # the miss above both hits: 0 of 2 pairs right; the empty list 1/2
+        "ranking_auc": (0 + Fraction(1, 2)) / 2,
+        "dcg": Fraction(1, 4),  # 1/log2(4) / 2 rows; 1/log2(3) / 2 added below
+    }
+    calls = [(n, {}) if isinstance(n, str) else (n[0], {"k": n[1]}) for n in want]
+    got = estimates(mlsql.evaluate(t, "correct_items", "rank_items", calls))
+    expected = [float(v) for v in want.values()]
+    expected[list(want).index("dcg")] += 1 / math.log2(3) / 2
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_ranking_weights_count_as_repeated_rows(live: Live) -> None:
+    """Integer weights equal repeating each row, a NULL weight skips the row, groups apart; and
+    the weighted values are DuckDB's engine's."""
+    rows = [
+        (["a", "b"], ["b", "x", "a"]),
+        (["c"], ["c"]),
+        (["a"], []),
+        ([], ["a", "b"]),
+        (["b", "d"], ["d", None, "d", "b"]),
+        (["a"], ["b"]),
+    ]
+    weights = [2.0, 0.0, 3.0, 1.0, None, 1.0]
+    groups = ["x", "y", "x", "y", "x", "y"]
+    # every measure's weight is its row value's (test_measures_match_their_reference: the values)
+    calls = [("ndcg", {"k": 1}), ("map_score", {}), ("mrr", {}), ("rbp", {"p": 0.5})]
+    data = _ranked(rows, g=groups, w=pa.array(weights, pa.float64()))
+    repeated = [
+        (g, r) for g, r, w in zip(groups, rows, weights, strict=True) for _ in range(int(w or 0))
+    ]
+    plain = _ranked([r for _, r in repeated], g=[g for g, _ in repeated])
+    columns = ("correct_items", "rank_items")
+    got = mlsql.evaluate(live.table(data), *columns, calls, by="g", sample_weight="w")
+    want = mlsql.evaluate(live.table(plain), *columns, calls, by="g")
+    duck = mlsql.evaluate(
+        data, *columns, calls, by="g", sample_weight="w", con=duck_connection()
+    ).fetchall()
+    a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+    assert [r["g"] for r in a] == ["x"] * len(calls) + ["y"] * len(calls)
+    for x, y, d in zip(a, b, duck, strict=True):
+        assert x["measure"] == y["measure"] == d[1]
+        assert x["estimate"] == pytest.approx(y["estimate"], rel=1e-12, abs=1e-15)
+        assert x["estimate"] == pytest.approx(d[2], rel=1e-12, abs=1e-15)
+
+
+#: tables the ranked-list measures refuse (items of two kinds, a column that is no list, float
+#: items) and parameters they refuse (k not a whole number > 0)
+BAD_RANKED = (
+    pa.table({"correct_items": [["a"]], "rank_items": [[1]]}),
+    pa.table({"correct_items": [["a"]], "rank_items": ["a"]}),
+    pa.table({"correct_items": [[1.0]], "rank_items": [[1.0]]}),
+)
+BAD_K = (0, 1.5, -1)
+GOOD_RANKED = pa.table({"correct_items": [["a"]], "rank_items": [["a"]]})
+
+
+def _typeless(message: str) -> str:
+    """A message with the types it names left out (each engine spells a type its own way)."""
+    head, _, got = message.partition(" Got ")
+    return head + " Got " + " ".join(w for w in got.split() if w in ("rank_items", "correct_items"))
+
+
+@functools.cache
+def duckdb_ranked_words() -> tuple[list[str], list[str]]:
+    """mlsql.evaluate's messages on DuckDB for :data:`BAD_RANKED` and :data:`BAD_K` (computed
+    once: DuckDB's connection takes seconds)."""
+    con = duck_connection()
+    cols = ("correct_items", "rank_items")
+    tables_ = [
+        _typeless(_message(lambda d=d: mlsql.evaluate(d, *cols, ["ndcg"], con=con).fetchall()))
+        for d in BAD_RANKED
+    ]
+    ks = [
+        _message(
+            lambda k=k: mlsql.evaluate(
+                GOOD_RANKED, *cols, [("precision_at", {"k": k})], con=con
+            ).fetchall()
+        )
+        for k in BAD_K
+    ]
+    return tables_, ks
+
+
+def test_ranking_errors_are_the_engines(live: Live) -> None:
+    """Items of two kinds, a column that is no list, float items, a bad k: the message DuckDB's
+    engine gives for the same table; graded_ndcg is refused with its reason."""
+    cols = ("correct_items", "rank_items")
+    want_tables, want_ks = duckdb_ranked_words()
+    for data, want in zip(BAD_RANKED, want_tables, strict=True):
+        t = live.table(data)
+        assert _typeless(_message(lambda t=t: mlsql.evaluate(t, *cols, ["ndcg"]))) == want
+    t = live.table(GOOD_RANKED)
+    for k, want in zip(BAD_K, want_ks, strict=True):
+        bad = [("precision_at", {"k": k})]
+        assert _message(lambda b=bad: mlsql.evaluate(t, *cols, b)) == want
+    with pytest.raises(MlsqlError, match=r"does not take graded_ndcg yet: .*relevance grades"):
+        mlsql.evaluate(t, *cols, ["graded_ndcg"])
+
+
 def test_a_hostile_label_is_a_label(live: Live) -> None:
     """A label of the ``labels`` universe that is SQL is compared as a value: a label no row
     holds (zero counts, in the average), and the table is left as it was."""
@@ -1092,6 +1225,14 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     q = plan(classes, "actual", "predicted", calls, by="g", sample_weight="w").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(single) + 1  # the group, the measures, the weight
+    ranked = ibis.table(
+        {"g": "string", "truth": "array<int64>", "ranked": "array<int32>", "w": "float64"},
+        name="rk",
+    )
+    calls = [(n, {}) for n in RANKING] + [("ndcg", {"k": 3})]
+    q = plan(ranked, "truth", "ranked", calls, by="g", sample_weight="w").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    assert len(parsed.selects) == 1 + len(calls) + 1  # the group, the measures, the weight
 
 
 # ---------------------------------------------------------------- the guide
