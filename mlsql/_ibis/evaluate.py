@@ -28,7 +28,7 @@ from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._ibis import backend_name, backends
 from mlsql._ibis.families import LOWERED
-from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, null, raise_failed, value
+from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, null, raise_failed, value, where
 
 
 def checked_weight(func: str, column: ir.Column, checks: Checks) -> ir.FloatingColumn:
@@ -102,7 +102,7 @@ def plan(
     for role, name in (("actual", actual), ("predicted", predicted)):
         if any(role in item.roles for item in req.items):
             column = table[name]  # a row whose weight is NULL is unknown
-            cols[role] = column if known is None else known.ifelse(column, null(column.type()))
+            cols[role] = column if known is None else where(known, column)
     for item in req.items:  # each family's per-row statistics, once per row
         LOWERED[item.measure.family].rows(item, cols, projected, checks)
     if backend in backends.FENCED:  # each row's statistics computed once (backends.FENCED)

@@ -35,7 +35,7 @@ from mlsql._front.build import checked_params
 from mlsql._front.inputs import mapping_costs
 from mlsql._ibis import backend_name, labels, ranking, scores, stats
 from mlsql._ibis.inputs import binary_flag, finite_number
-from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same
+from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same, where
 from mlsql._weights import weighted
 from mlsql.measures import regression as RG
 from mlsql.measures import single_label as SL
@@ -114,7 +114,7 @@ def binary_value(item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops
     row = (a * p, (1 - a) * p, a * (1 - p), (1 - a) * (1 - p))
     if w is not None:
         row = tuple(x * w for x in row)
-    cells = Table2x2(*(ops.sum(known.ifelse(x, null(x.type()))) for x in row))
+    cells = Table2x2(*(ops.sum(where(known, x)) for x in row))
     return _formula(item, ops, cells)
 
 
@@ -132,8 +132,8 @@ def regression_rows(
         return
     a, p = cols["actual"], cols["predicted"]
     known = a.notnull() & p.notnull()
-    y = finite_number(item.name, "actual", known.ifelse(a, null(a.type())), checks)
-    pr = finite_number(item.name, "predicted", known.ifelse(p, null(p.type())), checks)
+    y = finite_number(item.name, "actual", where(known, a), checks)
+    pr = finite_number(item.name, "predicted", where(known, p), checks)
     out.update({Y: y, P_: pr})
 
 
@@ -407,8 +407,8 @@ def class_stats(
         suffix = plan.side_names.setdefault(key, f"@{len(plan.side_names)}")
         p = rows[LABEL_P]
         within = a.isin(labels) & p.isin(labels)
-        a = within.ifelse(a, null(a.type()))
-        sides = rows.mutate(**{LABEL_A: a, LABEL_P: within.ifelse(p, null(p.type()))})
+        a = where(within, a)
+        sides = rows.mutate(**{LABEL_A: a, LABEL_P: where(within, p)})
         k = len(labels)
         flat = [pairs[x, y] for x in labels for y in labels]
 

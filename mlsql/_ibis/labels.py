@@ -2,7 +2,7 @@
 label-problem rates, from per (group, label) counts.
 
 Per row (:func:`rows`): the distinct, non-NULL labels of each side
-(:func:`mlsql._ibis.stats.as_set`), NULL where either list is. Then a side table
+(:func:`mlsql._ibis.stats.as_set`), and whether both lists are known. Then a side table
 of the plan (:meth:`mlsql._ibis.ops.Plan.side`) holds one row per label of each
 group's universe: its tp, fp and fn (sums of the weights when weighted), from
 three ``UNNEST`` passes over the known rows (|A ∩ P|, A and P) summed per
@@ -31,8 +31,10 @@ from mlsql._ibis import backend_name, stats
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, SideOps, null, same
 from mlsql.measures import label_based as LB
 
-#: the projected label sets of each side (NULL where the row is unknown)
-SET_A, SET_P = "__mlsql_set_a", "__mlsql_set_p"
+#: the projected label sets of each side, and whether the row is known (both lists are): a
+#: flag, not sets made NULL, as a typed NULL list is a cast that DataFusion reads as a list of
+#: string views, on which its array functions ran many times slower
+SET_A, SET_P, KNOWN = "__mlsql_set_a", "__mlsql_set_p", "__mlsql_set_k"
 #: a side row's label and its counts
 LABEL, TP, FP, FN = "__mlsql_lb", "__mlsql_ltp", "__mlsql_lfp", "__mlsql_lfn"
 
@@ -46,13 +48,12 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
     if SET_A not in out:
         a, p = cols["actual"], cols["predicted"]
         backend = backend_name(a)
-        known = a.notnull() & p.notnull()
-        empty = null(a.type())
-        out[SET_A] = known.ifelse(stats.as_set(a, backend), empty)
+        out[KNOWN] = a.notnull() & p.notnull()
+        out[SET_A] = stats.as_set(a, backend)
         p_set = stats.as_set(p, backend)
         if p.type() != a.type():  # one label type on both sides (checked of one kind)
             p_set = p_set.cast(a.type())
-        out[SET_P] = known.ifelse(p_set, empty)
+        out[SET_P] = p_set
 
 
 def _universe(item: EV.Item, *dtypes: Any) -> list[Any] | None:
@@ -74,7 +75,7 @@ def _universe(item: EV.Item, *dtypes: Any) -> list[Any] | None:
 
 def _side(table: ir.Table, keys: list[str], weighted: bool, universe: list[Any] | None) -> ir.Table:
     """One row per (group, label of its universe): the label, its tp, fp and fn."""
-    known = table.filter(table[SET_A].notnull())
+    known = table.filter(table[KNOWN])
     one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
     zero = ibis.literal(0.0, type=FLOAT)
     a, p = known[SET_A], known[SET_P]
@@ -134,8 +135,12 @@ def value(item: EV.Item, table: ir.Table, w: ir.FloatingColumn | None, ops: Ibis
         plan.side_names[key] = name = f"labels{len(plan.side_names)}"
         plan.side(name, _side(table, plan.keys, w is not None, universe))
     side = SideOps(ops.checks, plan, plan.side_names[key])
-    a = table[SET_A]
-    n_rows = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
+    known = table[KNOWN]
+    n_rows = (
+        ops.count(known.ifelse(1.0, null())).cast(FLOAT)
+        if w is None
+        else ops.sum(known.ifelse(w, null()))
+    )
     counts = LB.LabelCounts(tp=_[TP], fp=_[FP], fn=_[FN], n_rows=n_rows)
     beta = params.get("beta", 1.0)
     zero_division = params["zero_division"]

@@ -37,8 +37,10 @@ from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, null
 from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 
-#: the projected ranked list and true set of each known row (NULL elsewhere)
-RANK, TRUTH = "__mlsql_rr", "__mlsql_rt"
+#: the projected ranked list and true set of each row, and whether the row is known (both
+#: lists are): a flag, not lists made NULL, as a typed NULL list is a cast that DataFusion
+#: reads as a list of string views, on which its array functions took 50x longer
+RANK, TRUTH, KNOWN = "__mlsql_rr", "__mlsql_rt", "__mlsql_rk"
 #: the pass's columns: a row's number; an item, its place in the list, its position among the
 #: distinct items, whether it is a hit, the hits up to it, and the row's count of items
 ROW, ITEM, PLACE, POS, HIT, NTH, LENGTH = (
@@ -91,9 +93,9 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
     if r_type.is_array() and t_type.is_array() and r_type != t_type:  # one item type
         common = dt.Array(dt.highest_precedence([r_type.value_type, t_type.value_type]))
         ranked, truth = ranked.cast(common), truth.cast(common)
-    known = ranked.notnull() & truth.notnull()
-    out[RANK] = known.ifelse(ranked, null(ranked.type()))
-    out[TRUTH] = known.ifelse(stats.as_set(truth, backend_name(truth)), null(truth.type()))
+    out[KNOWN] = ranked.notnull() & truth.notnull()
+    out[RANK] = ranked
+    out[TRUTH] = stats.as_set(truth, backend_name(truth))
 
 
 def column(item: EV.Item) -> str:
@@ -153,7 +155,7 @@ def passes(items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bo
     """The rows with each ranking measure's value per row beside them (NULL where unknown)."""
     ops = IbisOps(Checks(), Plan(keys=[]))
     numbered = rows.mutate(**{ROW: ibis.row_number()})
-    known = numbered.filter(numbered[RANK].notnull())
+    known = numbered.filter(numbered[KNOWN])
     backend = backend_name(known[RANK])
     items_of = known.select(ROW, RANK, TRUTH, **{ITEM: stats.as_set(known[RANK], backend).unnest()})
     items_of = items_of.mutate(**{PLACE: items_of[RANK].index(items_of[ITEM])})
@@ -205,7 +207,7 @@ def passes(items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bo
             return rec(ibis.literal(0.0))  # the next sum recorded, whatever the term
 
         s = R.RankedStats(
-            unknown=rank.isnull(),
+            unknown=~joined[KNOWN],
             n_ranked=length if k is None else ibis.least(length, float(k)),
             n_true=truth.length().cast(FLOAT),
             hits=joined[names[0]].fill_null(0.0),

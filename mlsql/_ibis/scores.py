@@ -39,7 +39,7 @@ from mlsql import _classification_params as CP
 from mlsql._evaluate import front as EV
 from mlsql._front.build import checked_params
 from mlsql._ibis.inputs import binary_flag, finite_number
-from mlsql._ibis.ops import FLOAT, Checks, IbisOps, null
+from mlsql._ibis.ops import FLOAT, Checks, IbisOps, null, where
 from mlsql.measures import scores as SC
 
 #: the checked label (1/0) and score of each known row (NULL elsewhere)
@@ -58,8 +58,8 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
     a, s = cols[roles[label_name]], cols[roles[score_name]]
     if LABEL not in out:
         known = a.notnull() & s.notnull()
-        y = binary_flag(item.name, label_name, known.ifelse(a, null(a.type())), checks)
-        x = finite_number(item.name, score_name, known.ifelse(s, null(s.type())), checks)
+        y = binary_flag(item.name, label_name, where(known, a), checks)
+        x = finite_number(item.name, score_name, where(known, s), checks)
         out.update({LABEL: y, SCORE: x})
     if item.name in SC.PROBABILITIES and not _range_checked(checks, score_name):
         x = out[SCORE]
