@@ -199,6 +199,7 @@ def test_min_weight_leaves_light_slices_out(path: Path) -> None:
     assert "The 'min_weight' parameter of slices must be None or a finite number >= 0" in err
 
 
+@pytest.mark.long
 @pytest.mark.skipif("spark" not in _engines(), reason="pyspark is not installed")
 def test_spark_prints_the_apis_table(path: Path, tmp_path: Path) -> None:
     """--engine spark: DuckDB's table exactly (the same tuples through the same core), for label

@@ -160,6 +160,7 @@ def marker_calls(name: str) -> list[tuple[str, ast.FunctionDef | None, ast.Call]
 def test_first_ranks_are_one_to_n_on_test_functions() -> None:
     """Each ``first`` marker decorates a test, with a rank of its own: the order is total."""
     calls = marker_calls("first")
+    assert calls
     ranks = []
     for path, test, call in calls:
         assert test is not None and test.name.startswith("test_"), f"{path}: {ast.unparse(call)}"
