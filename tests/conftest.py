@@ -84,35 +84,6 @@ def _fewer_property_examples_on_spark(request: pytest.FixtureRequest) -> Any:
         test._hypothesis_internal_use_settings = current
 
 
-#: Tests that take ten seconds or more on two cores (``--durations``), longest first: until
-#: their ``first`` markers replace it, a test named here is started first too (its place + 1
-#: is its rank).
-LONG_FIRST = (
-    "tests/test_native_polars.py::test_text_label_scores_equal_the_portable_expressions_and_the_oracle",
-    "tests/test_native_polars.py::test_integer_label_scores_of_any_widths_equal_the_portable_expressions",
-    "tests/test_examples.py::test_spark_eval_example_runs_and_its_numbers_match_the_oracle",
-    "tests/test_param_constraints.py::test_spark_sql_functions_reject_bad_values_with_the_same_message",
-    "tests/test_cli_sources.py::test_spark_prints_no_jvm_warning",
-    "tests/test_every_measure.py::test_expression_measures_match_their_reference",
-    "tests/test_param_constraints.py::test_every_engine_rejects_each_bad_value_with_one_message",
-    "tests/test_native_duckdb.py::test_measures_equal_portable_and_oracle",
-    "tests/test_native_duckdb.py::test_label_tables_equal_portable_and_oracle",
-    "tests/test_reliability_catalog.py::test_spark_register_refuses_to_replace_a_users_temporary_function",
-    "tests/test_cli_interrupt.py::test_ctrl_c_stops_spark_promptly",
-    # beside the one above: both use the module's 12M-row file, which is then written once
-    "tests/test_cli_interrupt.py::test_ctrl_c_stops_eval_promptly",
-    "tests/test_typing.py::test_mypy_passes_on_the_package_and_the_typed_usage_file",
-    "tests/test_label_conformance.py::test_indicator_columns_report",
-    "tests/test_label_properties.py::test_text_labels_match_the_oracle",
-    "tests/test_label_properties.py::test_integer_labels_match_the_oracle",
-    "tests/test_single_label_conformance.py::test_averaged_scores_balanced_accuracy_and_mcc_match_the_oracle",
-    "tests/test_regression_properties.py::test_regression_measures_match_scikit_learn",
-    "tests/test_label_edges.py::test_scikit_learn_on_random_indicator_matrices",
-    "tests/test_spark_label_tables.py::test_report_is_byte_identical_however_the_rows_are_partitioned",
-    "tests/test_cli_sources.py::test_spark_master_option_is_the_session_master",
-)
-
-
 #: Where a docstring example is long: the Spark engine's (a tenth of the README's suite, where
 #: each Spark call plans for a second). A doctest carries no marker, so its place marks it.
 LONG_DOCTEST_PATHS = ("mlsql/spark",)
@@ -123,20 +94,14 @@ def first_rank(item: pytest.Item) -> float:
     mark = item.get_closest_marker("first")
     if mark is not None:
         return float(mark.kwargs["rank"])
-    name = item.nodeid.split("[", 1)[0]
-    return float(LONG_FIRST.index(name) + 1) if name in LONG_FIRST else math.inf
+    return math.inf
 
 
 def is_long_item(item: pytest.Item) -> bool:
     """Whether a collected test is long: marked ``long``, a case named by its test's
     ``long_cases`` marker, a case of an engine its module names in ``LONG_ENGINES``, or a
     docstring example under ``LONG_DOCTEST_PATHS`` (``pytest_collection_modifyitems``)."""
-    from tests.long import LONG, LONG_PATHS
-
     if item.get_closest_marker("long") is not None:
-        return True
-    nodeid = item.nodeid
-    if nodeid in LONG or nodeid.split("[", 1)[0] in LONG or nodeid.startswith(LONG_PATHS):
         return True
     if not isinstance(item, pytest.Function):  # a docstring example
         return any(item.path.is_relative_to(ROOT / path) for path in LONG_DOCTEST_PATHS)
@@ -222,7 +187,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
       (the text in brackets) is one of these, where a case comes of a fixture's parameters or of
       several lists; an id that is no case of the test is a collection error (``marker_errors``);
     - ``LONG_ENGINES = ("spark",)`` in a module: its cases whose ``engine`` is one of these (the
-      Spark runs of the registry-driven files, long as a whole);
+      Spark runs of the registry-driven files, long as a whole). It stays a module attribute
+      rather than a mark on the ``engine`` fixture's Spark parameter: that fixture serves every
+      module, and only these modules' Spark cases are long;
     - a docstring example under ``LONG_DOCTEST_PATHS``, which can carry no marker.
 
     ``@pytest.mark.first(rank=N)`` marks the tests that take ten seconds or more on two cores
@@ -230,7 +197,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     starts them first and the suite ends on short tests (a long test scheduled last would leave
     the other worker idle until it ends). A test taken away from its module sets the module's
     fixtures up once more: keep tests of costly module fixtures out (test_spark_sql's registers
-    36 SQL functions, about ten seconds of JVM time). Every other test keeps its place.
+    36 SQL functions, about ten seconds of JVM time). The ranks are 1 to N, one a test
+    (tests/test_suite_order.py). Every other test keeps its place.
     """
     long = [item for item in items if is_long_item(item)]
     for item in long:

@@ -155,7 +155,7 @@ SHARDS = 4
 @pytest.mark.long
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_the_whole_catalogue_has_one_verdict_per_case(shard: int) -> None:
-    """Every case on DuckDB's and Polars' paths (long: tests/long.py); Spark runs the sample."""
+    """Every case on DuckDB's and Polars' paths (long); Spark runs the sample."""
     _check(V.cases()[shard::SHARDS], tuple(p for p in _paths() if p in WHOLE_CATALOGUE_PATHS))
 
 

@@ -8,7 +8,6 @@ test files.
 from __future__ import annotations
 
 import ast
-import importlib
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ENGINE_ADAPTERS, LONG_FIRST, ROOT
+from tests.conftest import ENGINE_ADAPTERS, LONG_DOCTEST_PATHS, ROOT
 
 #: a suite for the mechanism alone: its cases are long by each kind of marker, or started first
 SMALL_SUITE = """
@@ -181,49 +180,22 @@ def test_long_engines_name_engines() -> None:
     assert modules
 
 
-def test_every_long_first_name_is_a_test_function():
-    """A renamed test would silently lose its early start: each name must still resolve."""
-    for name in LONG_FIRST:
-        path, _, function = name.partition("::")
-        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
-        assert callable(getattr(module, function, None)), f"LONG_FIRST names no test: {name}"
-
-
-def test_every_long_name_is_a_test():
-    """A renamed test would silently move into the README's run: each long name must resolve."""
-    import doctest
-
-    from tests.long import LONG
-
-    for nodeid in LONG:
-        path, _, rest = nodeid.partition("::")
-        name = rest.split("[", 1)[0]
-        module = importlib.import_module(
-            path.removesuffix("/__init__.py").removesuffix(".py").replace("/", ".")
-        )
-        if name.startswith("mlsql."):  # a doctest: the object its docstring belongs to
-            finder = doctest.DocTestFinder()
-            assert any(t.name == name for t in finder.find(module)), f"no doctest: {nodeid}"
-        else:
-            assert callable(getattr(module, name, None)), f"LONG names no test: {nodeid}"
-
-
 def test_every_long_path_is_a_path():
-    """A moved file would silently come back into the README's run."""
-    from tests.conftest import LONG_DOCTEST_PATHS
-    from tests.long import LONG_PATHS
-
-    for path in (*LONG_PATHS, *LONG_DOCTEST_PATHS):
-        assert (ROOT / path).exists(), path
+    """A moved directory would silently bring its doctests back into the README's run."""
+    for path in LONG_DOCTEST_PATHS:
+        assert (ROOT / path).is_dir(), path
 
 
 @pytest.mark.long
 def test_long_tests_run_only_with_long():
-    """Collected without ``--long``, a long test is deselected; with it, it is there."""
-    from tests.long import LONG
+    """Collected without ``--long``, a case the suite marks long is deselected; with it, it is
+    there."""
+    from tests import test_every_measure
 
-    nodeid = min(n for n in LONG if n.startswith("tests/test_every_measure.py") and "[" in n)
-    path = nodeid.split("::", 1)[0]
+    test = test_every_measure.test_expression_measures_match_their_reference
+    (mark,) = [mark for mark in getattr(test, "pytestmark", ()) if mark.name == "long_cases"]
+    path = "tests/test_every_measure.py"
+    nodeid = f"{path}::{test.__name__}[{min(mark.args)}]"
 
     def collected(*extra: str) -> list[str]:
         argv = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0"]
