@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -83,66 +84,80 @@ def _fewer_property_examples_on_spark(request: pytest.FixtureRequest) -> Any:
         test._hypothesis_internal_use_settings = current
 
 
-#: Tests that take ten seconds or more on two cores (``--durations``), longest first. They are
-#: collected first, so xdist starts them first and the suite ends on short tests: a long test
-#: scheduled last would leave the other worker idle until it ends. A test taken away from its
-#: module sets the module's fixtures up once more: keep tests of costly module fixtures out
-#: (test_spark_sql's registers 36 SQL functions, about ten seconds of JVM time).
-LONG_FIRST = (
-    "tests/test_native_polars.py::test_text_label_scores_equal_the_portable_expressions_and_the_oracle",
-    "tests/test_native_polars.py::test_integer_label_scores_of_any_widths_equal_the_portable_expressions",
-    "tests/test_examples.py::test_spark_eval_example_runs_and_its_numbers_match_the_oracle",
-    "tests/test_param_constraints.py::test_spark_sql_functions_reject_bad_values_with_the_same_message",
-    "tests/test_cli_sources.py::test_spark_prints_no_jvm_warning",
-    "tests/test_every_measure.py::test_expression_measures_match_their_reference",
-    "tests/test_param_constraints.py::test_every_engine_rejects_each_bad_value_with_one_message",
-    "tests/test_native_duckdb.py::test_measures_equal_portable_and_oracle",
-    "tests/test_native_duckdb.py::test_label_tables_equal_portable_and_oracle",
-    "tests/test_reliability_catalog.py::test_spark_register_refuses_to_replace_a_users_temporary_function",
-    "tests/test_cli_interrupt.py::test_ctrl_c_stops_spark_promptly",
-    # beside the one above: both use the module's 12M-row file, which is then written once
-    "tests/test_cli_interrupt.py::test_ctrl_c_stops_eval_promptly",
-    "tests/test_typing.py::test_mypy_passes_on_the_package_and_the_typed_usage_file",
-    "tests/test_label_conformance.py::test_indicator_columns_report",
-    "tests/test_label_properties.py::test_text_labels_match_the_oracle",
-    "tests/test_label_properties.py::test_integer_labels_match_the_oracle",
-    "tests/test_single_label_conformance.py::test_averaged_scores_balanced_accuracy_and_mcc_match_the_oracle",
-    "tests/test_regression_properties.py::test_regression_measures_match_scikit_learn",
-    "tests/test_label_edges.py::test_scikit_learn_on_random_indicator_matrices",
-    "tests/test_spark_label_tables.py::test_report_is_byte_identical_however_the_rows_are_partitioned",
-    "tests/test_cli_sources.py::test_spark_master_option_is_the_session_master",
-)
+#: Where a docstring example is long: the Spark engine's (a tenth of the README's suite, where
+#: each Spark call plans for a second). A doctest carries no marker, so its place marks it.
+LONG_DOCTEST_PATHS = ("mlsql/spark",)
 
 
-def long_first_rank(nodeid: str) -> int:
-    """The place of a test in ``LONG_FIRST`` (any parameters), or after all of them."""
-    name = nodeid.split("[", 1)[0]
-    return LONG_FIRST.index(name) if name in LONG_FIRST else len(LONG_FIRST)
-
-
-def is_long(nodeid: str) -> bool:
-    """Whether a test is one of ``tests/long.py``'s (by its id, or its name for every parameter)."""
-    from tests.long import LONG, LONG_PATHS
-
-    return nodeid in LONG or nodeid.split("[", 1)[0] in LONG or nodeid.startswith(LONG_PATHS)
+def first_rank(item: pytest.Item) -> float:
+    """Where a test starts: its ``first`` marker's rank, or after every test that has one."""
+    mark = item.get_closest_marker("first")
+    if mark is not None:
+        return float(mark.kwargs["rank"])
+    return math.inf
 
 
 def is_long_item(item: pytest.Item) -> bool:
-    """Whether a collected test is long: one of ``tests/long.py``'s, or a case of an engine its
-    module names in ``LONG_ENGINES`` (a file of registry-driven edge cases whose Spark runs
-    are long as a whole)."""
-    if is_long(item.nodeid):
+    """Whether a collected test is long: marked ``long``, a case named by its test's
+    ``long_cases`` marker, a case of an engine its module names in ``LONG_ENGINES``, or a
+    docstring example under ``LONG_DOCTEST_PATHS`` (``pytest_collection_modifyitems``)."""
+    if item.get_closest_marker("long") is not None:
         return True
+    if not isinstance(item, pytest.Function):  # a docstring example
+        return any(item.path.is_relative_to(ROOT / path) for path in LONG_DOCTEST_PATHS)
     callspec = getattr(item, "callspec", None)
-    engines = getattr(getattr(item, "module", None), "LONG_ENGINES", ())
-    return callspec is not None and callspec.params.get("engine") in engines
+    if callspec is None:
+        return False
+    if callspec.params.get("engine") in getattr(item.module, "LONG_ENGINES", ()):
+        return True
+    return any(callspec.id in mark.args for mark in item.iter_markers("long_cases"))
+
+
+def marker_errors(cases: list[pytest.Function]) -> list[str]:
+    """What is wrong with the ``first`` and ``long_cases`` markers of one test, given all its
+    cases.
+
+    A ``first`` marker takes an integer ``rank``. A ``long_cases`` marker takes case ids, as
+    strings, and each must be a case of the test: a renamed parameter would otherwise bring its
+    case back into the README's run without a word. (A run of some engines only, by
+    ``MLSQL_TEST_ENGINES``, lacks the other engines' cases: the ids are not checked there.)
+    """
+    test = f"{cases[0].parent.nodeid}::{cases[0].originalname}" if cases[0].parent else ""
+    errors = []
+    first = cases[0].get_closest_marker("first")
+    if first is not None and (first.args or type(first.kwargs.get("rank")) is not int):
+        errors.append(f"{test}: the first marker takes one integer rank=, not {first}")
+    named: set[Any] = set()
+    for mark in cases[0].iter_markers("long_cases"):
+        if mark.kwargs or not mark.args or not all(isinstance(a, str) for a in mark.args):
+            errors.append(f"{test}: long_cases takes case ids, as strings, not {mark}")
+        named.update(mark.args)
+    if _engines() == list(ENGINE_ADAPTERS):
+        ids = {case.callspec.id for case in cases if hasattr(case, "callspec")}
+        for case in sorted(map(str, named - ids)):
+            errors.append(f"{test}: long_cases names {case!r}, which is no case of the test")
+    return errors
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(
+    collector: pytest.Module | pytest.Class, name: str, obj: object
+) -> Any:
+    """Check each test's markers as it is collected, with all its cases (whatever the run then
+    selects): an error is the module's collection error, which stops the run."""
+    made = yield
+    if isinstance(made, list) and made and all(isinstance(i, pytest.Function) for i in made):
+        errors = marker_errors(made)
+        if errors:
+            raise pytest.Collector.CollectError("the test's markers:\n" + "\n".join(errors))
+    return made
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--long",
         action="store_true",
-        help="also run the long tests of tests/long.py (marked 'long'; `-m long` runs them alone)",
+        help="also run the long tests (marked 'long'; `-m long` runs them alone)",
     )
 
 
@@ -155,18 +170,45 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the long tests, leave them out unless ``--long``; then ``LONG_FIRST`` first.
+    """Mark the long tests, leave them out unless ``--long``; then the ``first`` tests first.
 
-    Every other test keeps its place.
+    The long tests are the longest tests of a timed run of the whole suite on two cores (pytest
+    ``--junitxml``: setup, call and teardown of each test), taken longest first until the rest
+    was a fifth of the suite's time (1.9 s or more each), and the tests added since that took as
+    long in the next run (``--durations``): most of them Spark runs of every measure (Spark
+    analyses each report's plan for seconds). The README's command leaves them out; ``.ci/run``
+    runs them right after it (``python -m pytest -q --long -m long``). A test says it is long
+    where it is defined:
+
+    - ``@pytest.mark.long`` on a test: every case of it; ``pytestmark = pytest.mark.long``: every
+      test of the module;
+    - ``pytest.param(..., marks=pytest.mark.long)``: one case of a parameter list written out;
+    - ``@pytest.mark.long_cases("spark", "duckdb-binary-actual-predicted")``: the cases whose id
+      (the text in brackets) is one of these, where a case comes of a fixture's parameters or of
+      several lists; an id that is no case of the test is a collection error (``marker_errors``);
+    - ``LONG_ENGINES = ("spark",)`` in a module: its cases whose ``engine`` is one of these (the
+      Spark runs of the registry-driven files, long as a whole). It stays a module attribute
+      rather than a mark on the ``engine`` fixture's Spark parameter: that fixture serves every
+      module, and only these modules' Spark cases are long;
+    - a docstring example under ``LONG_DOCTEST_PATHS``, which can carry no marker.
+
+    ``@pytest.mark.first(rank=N)`` marks the tests that take ten seconds or more on two cores
+    (``--durations``), longest first: they are collected first, lowest rank first, so xdist
+    starts them first and the suite ends on short tests (a long test scheduled last would leave
+    the other worker idle until it ends). A test taken away from its module sets the module's
+    fixtures up once more: keep tests of costly module fixtures out (test_spark_sql's registers
+    36 SQL functions, about ten seconds of JVM time). The ranks are 1 to N, one a test
+    (tests/test_suite_order.py). Every other test keeps its place.
     """
     long = [item for item in items if is_long_item(item)]
     for item in long:
-        item.add_marker(pytest.mark.long)
+        if item.get_closest_marker("long") is None:
+            item.add_marker(pytest.mark.long)
     if long and not config.getoption("--long", default=False):
         left_out = {id(item) for item in long}
         items[:] = [item for item in items if id(item) not in left_out]
         config.hook.pytest_deselected(items=long)
-    items[:] = sorted(items, key=lambda item: long_first_rank(item.nodeid))
+    items[:] = sorted(items, key=first_rank)
 
 
 @pytest.fixture(scope="session")

@@ -46,6 +46,15 @@ def counts(tp: int, fp: int, fn: int, tn: int) -> pa.Table:
     return pa.table({"tp": [tp], "fp": [fp], "fn": [fn], "tn": [tn]})
 
 
+# long_cases: the Spark cases of the agreement tests (5-8 s each in the merged suite at
+# load ~5)
+@pytest.mark.long_cases(
+    "spark-binary_mcnemar_statistic-{'correction': 0.0}-8/17",
+    "spark-binary_mcnemar_statistic-{}-9/34",
+    "spark-binary_mcnemar_p_value-{}-0.606905427217951",
+    "spark-binary_mcnemar_p_value-{'correction': 0.0}-0.492716677227088",
+    "spark-binary_kappa_std_error-{}-0.10370390627371605",
+)
 @pytest.mark.parametrize(("name", "params", "want"), CASES, ids=str)
 def test_statsmodels_test_suite_table(engine, name, params, want):
     needs(engine, name)
@@ -56,6 +65,7 @@ def test_statsmodels_test_suite_table(engine, name, params, want):
     assert close(got, want)
 
 
+@pytest.mark.long_cases("spark-(23, 19, 15, 31)")
 @pytest.mark.parametrize("cells", ONE_SIDED_TABLES, ids=str)
 def test_one_sided_kappa_p_value_is_statsmodels(engine, cells):
     from scipy.stats import norm
@@ -137,6 +147,7 @@ def test_erfc_polynomial_matches_the_math_module(x):
     assert math.isclose(C.erfc(_PythonOps(), x), math.erfc(x), rel_tol=1e-13 + x * x * 2e-16)
 
 
+@pytest.mark.long_cases("spark")
 def test_correction_must_be_a_finite_number_at_least_zero(engine):
     name = "binary_mcnemar_statistic"
     needs(engine, name)
@@ -157,6 +168,14 @@ TESTS = {
 }
 
 
+@pytest.mark.long_cases(
+    "spark-binary_kappa_p_value",
+    "spark-binary_kappa_p_value_one_sided",
+    "spark-binary_kappa_std_error",
+    "spark-binary_kappa_z_value",
+    "spark-binary_mcnemar_p_value",
+    "spark-binary_mcnemar_statistic",
+)
 @pytest.mark.parametrize("name", sorted(TESTS))
 def test_edge_tables(engine, name):
     needs(engine, name)

@@ -46,6 +46,7 @@ def close(got, want) -> bool:
     return math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15)
 
 
+@pytest.mark.long_cases("spark")
 def test_worked_example_is_exact(engine):
     assert Fraction(517, 672) == WORKED
     assert close(value(engine, ACTUAL, SCORE), WORKED)
@@ -92,6 +93,7 @@ def test_integer_weights_are_repeated_rows_and_zero_weights_absent_rows(engine):
     assert close(want, spark_area_under_pr(actual, score, weight))
 
 
+@pytest.mark.long_cases("spark")
 def test_one_class_and_null_rows(engine):
     # no positive: Spark's recall is 0 everywhere, area 0; zero_division says so
     assert value(engine, [0, 0], [0.2, 0.9]) == 0

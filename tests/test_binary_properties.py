@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as M
@@ -46,6 +47,7 @@ def table_of(rows: list[tuple[Any, Any]], dtype: pa.DataType) -> pa.Table:
     return pa.table({"actual": actual, "predicted": predicted, "holds": actual, "fires": predicted})
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(binary_rows(), st.sampled_from([0.5, 1.0, 2.0, 3.0]))
 def test_f_measures_and_kappa_match_scikit_learn(engine, data, beta):

@@ -128,6 +128,7 @@ def _sql_call(entry: Any) -> str:
     return f"{name}(actual, predicted{args})"
 
 
+@pytest.mark.long_cases("duckdb")
 @pytest.mark.parametrize("engine", _engines())
 def test_estimate_is_the_measure_itself(engine: str, con: Any) -> None:
     actual, predicted = simulate(random.Random(1), 60)
@@ -227,6 +228,7 @@ def test_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
     assert row[3] == pytest.approx(high, abs=0.3 * se)
 
 
+@pytest.mark.long
 def test_ninety_percent_intervals_cover_the_population_value(con: Any) -> None:
     """200 samples of 150 rows; population micro F1 = 0.8. Coverage as the numpy bootstrap's."""
     rng = random.Random(5)
@@ -264,6 +266,7 @@ def test_same_seed_same_result_other_seed_other_result(engine: str) -> None:
     assert [r[2:] for r in one] != [r[2:] for r in other]
 
 
+@pytest.mark.long
 def test_engines_agree_on_one_dataset() -> None:
     actual, predicted = simulate(random.Random(7), 80)
     actual[0] = None
@@ -342,6 +345,7 @@ def test_a_real_difference_is_found() -> None:
     assert rows[1][5] > 0 and rows[1][7] < 0.01 and rows[1][8] < 0.01
 
 
+@pytest.mark.long
 def test_p_values_under_no_difference_are_uniform(con: Any) -> None:
     from scipy import stats
 
@@ -494,6 +498,7 @@ def _weighted_sql(entry: Any) -> str:
     return f"{name}(actual, predicted, sample_weight := w{args})"
 
 
+@pytest.mark.long_cases("label_sets-duckdb", "label_sets-polars")
 @pytest.mark.parametrize("engine", _engines())
 @pytest.mark.parametrize("kind", ["label_sets", "classes"])
 def test_weighted_estimate_is_the_weighted_measure(engine: str, kind: str, con: Any) -> None:
@@ -553,6 +558,7 @@ def test_weighted_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
     assert row[4] > 1.1 * unweighted[4]  # unequal weights: fewer effective rows, wider
 
 
+@pytest.mark.long
 def test_weighted_engines_agree_and_take_expressions() -> None:
     actual, predicted = simulate(random.Random(26), 60)
     data = table(actual, predicted, w=weights_for(60, 27), g=[i % 2 for i in range(60)])
@@ -715,6 +721,7 @@ def _table_call(entry: Any, weighted: bool) -> str:
     return f"(SELECT * FROM {name}('data', 'actual', 'predicted'{args}))"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("engine", _engines())
 @pytest.mark.parametrize("weighted", [False, True])
 def test_label_average_estimates_are_the_measures(engine: str, weighted: bool, con: Any) -> None:
@@ -813,6 +820,7 @@ def test_label_average_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
     assert row[3] == pytest.approx(high, abs=0.3 * se)
 
 
+@pytest.mark.long
 def test_label_averages_agree_across_engines_and_in_compare() -> None:
     actual, predicted = simulate(random.Random(43), 50)
     data = table(actual, predicted, g=[i % 2 for i in range(50)])

@@ -163,6 +163,7 @@ def test_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
 
 
 # ------------------------------------------------------------------ engines and compare
+@pytest.mark.long
 def test_engines_agree_on_one_dataset() -> None:
     t = data(90, 6, weighted=True).append_column("g", pa.array([i % 3 for i in range(90)]))
     results = {

@@ -248,6 +248,7 @@ QUICK = "## Command line quick start"
 GUIDE = ROOT / "docs" / "guides" / "getting-started.md"
 
 
+@pytest.mark.long_cases("duckdb")
 def test_quick_start_table_headline_follows_digits(cli_engine: str) -> None:
     """Issue 18.5: the headline micro F1 has --digits places, like every other number."""
     result = eval_on(cli_engine, EXAMPLE, "--digits", "16")
@@ -277,6 +278,7 @@ def engine_lacks_tables(engine: str) -> str | None:
     return None
 
 
+@pytest.mark.long_cases("spark")
 @pytest.mark.parametrize("engine", _engines())
 def test_json_matches_conformance_on_every_engine(engine: str) -> None:
     missing = engine_lacks_tables(engine)
@@ -377,6 +379,7 @@ def test_groups_match_the_oracle(files: dict[str, Path], cli_engine: str) -> Non
     assert {r["g"] for r in report["labels"]} == {"a", "b"}
 
 
+@pytest.mark.long_cases("duckdb")
 def test_names_are_quoted_everywhere(files: dict[str, Path], cli_engine: str) -> None:
     report = eval_json(
         files["injection"],
@@ -594,6 +597,7 @@ def _error_cases(files: dict[str, Path]) -> list[tuple[list[Any], str]]:
     ]  # fmt: skip
 
 
+@pytest.mark.long
 def test_newcomer_errors_are_one_line_with_exit_code_2(files: dict[str, Path]) -> None:
     for args, message in _error_cases(files):
         result = invoke("eval", *args)
@@ -628,6 +632,7 @@ def test_unknown_option_values_exit_2() -> None:
 # ---------------------------------------------------------------- sql and sql-path
 
 
+@pytest.mark.long
 def test_sql_runs_with_every_macro() -> None:
     result = invoke("sql", "SELECT micro_f1(['cat', 'bird'], ['cat', 'dog']) AS f, 'x' AS s")
     assert result.exit_code == 0, result.stderr
@@ -640,6 +645,7 @@ def test_sql_runs_with_every_macro() -> None:
     assert result.stdout == "a,b\n1,\n2,y\n"
 
 
+@pytest.mark.long
 def test_sql_table_shows_at_most_max_rows() -> None:
     result = invoke("sql", "SELECT range AS i FROM range(5)", "--max-rows", "3")
     assert result.exit_code == 0, result.stderr
@@ -657,6 +663,7 @@ def test_html_is_not_poured_onto_a_terminal(monkeypatch: pytest.MonkeyPatch) -> 
     assert "add --output report.html" in result.stderr
 
 
+@pytest.mark.long
 def test_sql_on_a_database_file(files: dict[str, Path]) -> None:
     query = "SELECT micro_f1(actual, predicted) AS f FROM tags"
     result = invoke("sql", query, "--db", files["duckdb"], "--read-only", "-f", "json")
@@ -671,6 +678,7 @@ def test_sql_on_a_database_file(files: dict[str, Path]) -> None:
     con.close()
 
 
+@pytest.mark.long
 def test_each_command_releases_the_database_file_it_opened(files: dict[str, Path]) -> None:
     """In one process (a notebook, a test run), eval then sql on the same file: no handle is left.
 
@@ -695,6 +703,7 @@ def test_each_command_releases_the_database_file_it_opened(files: dict[str, Path
         gc.enable()
 
 
+@pytest.mark.long
 def test_sql_errors_are_one_line(files: dict[str, Path]) -> None:
     for args, message in (
         (["SELECT nope FROM"], "Parser Error"),
@@ -723,6 +732,7 @@ def test_sql_path_loads_into_plain_duckdb() -> None:
 # ---------------------------------------------------------------- the installed command
 
 
+@pytest.mark.long
 def test_python_dash_m_is_quiet_in_a_pipe() -> None:
     """A real process: stdout is a pipe, so no progress bar or spinner may appear anywhere."""
     command = [sys.executable, "-m", "mlsql.cli", "eval", str(EXAMPLE), "--actual", "actual"]
@@ -775,6 +785,7 @@ def _known(group: str | None = None) -> tuple[int, float]:
     return len(known), sum(r[2] for r in known)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("engine", _engines())
 def test_weighted_eval_counts_rows_and_shows_the_total_weight(tmp_path: Path, engine: str) -> None:
     """--sample-weight: ``n_rows`` is the number of rows (an integer), ``total_weight`` the sum

@@ -146,6 +146,7 @@ def test_eval_ci_by_group_equals_the_api(engine: str, pairs: Path) -> None:
         assert_rows(got[(row["model"], row["measure"])], row, ("estimate", "low", "high"))
 
 
+@pytest.mark.long
 def test_eval_ci_in_the_terminal_table_html_markdown_and_csv(pairs: Path, tmp_path: Path) -> None:
     base = ["eval", pairs, "-a", "actual", "-p", "predicted", "--by", "model", "--ci"]
     out = invoke(*base, "--resamples", RESAMPLES).stdout
@@ -190,6 +191,7 @@ def test_small_intervals_show_significant_digits(tmp_path: Path) -> None:
     assert "| hamming\\_loss | 0.001250 |" in md
 
 
+@pytest.mark.long
 def test_eval_ci_single_label_uses_the_class_measures(tmp_path: Path) -> None:
     path = tmp_path / "single.parquet"
     actual = ["x", "y", "z", "x", "y"] * 8
@@ -424,6 +426,7 @@ def test_hostile_column_names_are_only_names(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- Spark, once
+@pytest.mark.long
 @pytest.mark.skipif("spark" not in _engines(), reason="MLSQL_TEST_ENGINES leaves Spark out")
 def test_spark_eval_ci_and_compare_equal_the_api(pairs: Path) -> None:
     _load_adapter(ENGINE_ADAPTERS["spark"])  # the CLI reuses the suite's running session

@@ -140,6 +140,7 @@ def write_report(args: list[str], target: Path) -> Path:
     return target
 
 
+@pytest.mark.long
 def test_multilabel_report_renders(tmp_path: Path) -> None:
     page = write_report(
         ["eval", str(EXAMPLE), "--actual", "actual", "--predicted", "predicted"],
@@ -153,6 +154,7 @@ def test_multilabel_report_renders(tmp_path: Path) -> None:
         assert pixels_of(image, colour) > 300, colour
 
 
+@pytest.mark.long
 def test_single_label_report_draws_the_heatmap(tmp_path: Path) -> None:
     animals = conformance("slides_single_label.json")["animals"]
     data = tmp_path / "animals.parquet"
@@ -169,6 +171,7 @@ def mask_of(image: np.ndarray, rgb: tuple[int, int, int], tolerance: int = 3) ->
     return np.argwhere(np.all(diff <= tolerance, axis=2))
 
 
+@pytest.mark.long
 def test_weakest_slices_forest_plot(tmp_path: Path) -> None:
     from tests.test_report_slices import documents
 

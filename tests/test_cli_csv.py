@@ -10,6 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from typer.testing import CliRunner
 
 from mlsql.cli import app
@@ -26,6 +27,7 @@ def rows_of(result: Any) -> list[list[str]]:
     return list(csv.reader(io.StringIO(result.stdout, newline="")))
 
 
+@pytest.mark.long
 def test_sql_csv_guards_text_and_keeps_numbers() -> None:
     query = (
         "SELECT '=1+1' AS a, '+x' AS b, '-y' AS c, '@SUM(A1)' AS d, chr(9) || 't' AS e, "

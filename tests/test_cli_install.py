@@ -26,6 +26,7 @@ def invoke(*args: Any) -> Any:
     return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
+@pytest.mark.long
 def test_installed_macros_answer_in_a_later_session(tmp_path: Path) -> None:
     db = tmp_path / "my.db"
     result = invoke("install", db)
@@ -48,6 +49,7 @@ def test_installed_macros_answer_in_a_later_session(tmp_path: Path) -> None:
     assert storage is not None and storage[0] == "v1.4.0+"
 
 
+@pytest.mark.long
 def test_installing_twice_is_a_no_op_and_a_users_function_is_kept(tmp_path: Path) -> None:
     db = tmp_path / "my.db"
     assert invoke("install", db).exit_code == 0

@@ -104,6 +104,10 @@ def assert_stopped(rc: int, stderr: str, took: float) -> None:
     assert took < PROMPT, f"exited {took:.1f} s after SIGINT"
 
 
+# started beside test_ctrl_c_stops_spark_promptly: both use the module's 12M-row file,
+# which is then written once
+@pytest.mark.first(rank=12)
+@pytest.mark.long
 @pytest.mark.parametrize("engine", [e for e in _engines() if e != "spark"])
 def test_ctrl_c_stops_eval_promptly(bigger: Path, engine: str) -> None:
     argv = ["eval", str(bigger), "-a", "actual", "-p", "predicted", "--by", "model"]
@@ -111,6 +115,8 @@ def test_ctrl_c_stops_eval_promptly(bigger: Path, engine: str) -> None:
     assert_stopped(rc, stderr, took)
 
 
+@pytest.mark.first(rank=11)
+@pytest.mark.long
 @pytest.mark.parametrize("phase", ["while Spark starts", "while Spark runs jobs"])
 def test_ctrl_c_stops_spark_promptly(big: Path, tmp_path: Path, phase: str) -> None:
     if "spark" not in _engines():
@@ -129,6 +135,7 @@ def test_ctrl_c_stops_spark_promptly(big: Path, tmp_path: Path, phase: str) -> N
     assert_stopped(rc, stderr, took)
 
 
+@pytest.mark.long
 def test_ctrl_c_stops_sql_promptly() -> None:
     query = "SELECT count(*) FROM range(1000000000000) a WHERE a.range % 7 = 3"
     rc, stderr, took = interrupt(["sql", query], started=3.0)

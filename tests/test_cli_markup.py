@@ -124,6 +124,7 @@ def test_sql_shows_a_value_that_is_a_closing_tag() -> None:
     assert [line.strip() for line in result.stdout.splitlines() if line.strip()][2] == "[/]"
 
 
+@pytest.mark.long
 def test_markdown_output_carries_no_escape_sequences(data: Path) -> None:
     result = invoke(
         "eval", data, "-a", "actual", "-p", "predicted", "-f", "markdown", "--per-label"

@@ -72,6 +72,7 @@ def test_read_only_still_reads_files_and_the_database(db: Path, tmp_path: Path) 
     assert result.stdout == "x\n1\n2\n"
 
 
+@pytest.mark.long
 def test_read_only_without_a_database_refuses_writes_too(tmp_path: Path) -> None:
     out = tmp_path / "out.csv"
     result = invoke("sql", f"COPY (SELECT 1) TO '{out}'", "--read-only")

@@ -62,6 +62,7 @@ def _sklearn_weighted(rows: list[dict[str, Any]], w: list[float]) -> dict[str, f
     return out
 
 
+@pytest.mark.long_cases("duckdb", "spark")
 @pytest.mark.parametrize("engine", ENGINES)
 def test_weighted_score_report_equals_scikit_learn(weighted: Path, engine: str) -> None:
     report = score_json(weighted, "--sample-weight", "w", engine=engine)

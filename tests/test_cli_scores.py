@@ -114,6 +114,7 @@ def close(got: Any, want: Any) -> bool:
     return got is not None and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
+@pytest.mark.long_cases("scores-duckdb", "entries-duckdb")
 @pytest.mark.parametrize("engine", LOCAL_ENGINES)
 @pytest.mark.parametrize("predicted", ["scores", "entries"])
 def test_averages_equal_scikit_learn_per_group(scored: Path, engine: str, predicted: str) -> None:
@@ -127,6 +128,7 @@ def test_averages_equal_scikit_learn_per_group(scored: Path, engine: str, predic
             assert close(row[key], want), (row["g"], key, row[key], want)
 
 
+@pytest.mark.long_cases("duckdb")
 @pytest.mark.parametrize("engine", LOCAL_ENGINES)
 def test_thresholds_and_calibration_equal_the_oracles(scored: Path, engine: str) -> None:
     report = score_json(scored, "--by", "g", engine=engine)
@@ -156,6 +158,7 @@ def test_thresholds_and_calibration_equal_the_oracles(scored: Path, engine: str)
     assert any("pools the scored (row, label) cells" in n for n in report["notes"])
 
 
+@pytest.mark.long
 def test_terminal_and_markdown_show_the_score_tables(scored: Path) -> None:
     want = sklearn_summary(ROWS)["micro_average_precision"]
     for fmt in ("table", "markdown"):
@@ -167,6 +170,7 @@ def test_terminal_and_markdown_show_the_score_tables(scored: Path) -> None:
         assert "thresholds maximising F1" in out and "observed rate" in out
 
 
+@pytest.mark.long_cases("duckdb")
 @pytest.mark.parametrize("engine", LOCAL_ENGINES)
 def test_html_draws_the_pr_curves_and_the_reliability_diagram(
     scored: Path, tmp_path: Path, engine: str
@@ -198,6 +202,7 @@ def test_html_draws_the_pr_curves_and_the_reliability_diagram(
     assert "observed rate" in page and "mean score" in page
 
 
+@pytest.mark.long
 def test_many_labels_draw_one_micro_curve(tmp_path: Path) -> None:
     labels = tuple(f"tag{i:02d}" for i in range(12))
     path = tmp_path / "many.parquet"
@@ -323,6 +328,7 @@ def test_a_long_micro_curve_comes_back_thinned(
         assert [p for p in thin if p["g"] == group] == want
 
 
+@pytest.mark.long
 def test_scores_outside_zero_one_have_no_calibration(tmp_path: Path) -> None:
     rows = [{**r, "scores": {k: 10 * v - 3 for k, v in r["scores"].items()}} for r in ROWS]
     path = tmp_path / "logits.parquet"
@@ -335,6 +341,7 @@ def test_scores_outside_zero_one_have_no_calibration(tmp_path: Path) -> None:
         assert close(report["summary"][0][key], want), key
 
 
+@pytest.mark.long_cases("a-duckdb", 'g"); DROP TABLE x; ---duckdb')
 @pytest.mark.parametrize("engine", LOCAL_ENGINES)
 @pytest.mark.parametrize("group", ["a", 'g"); DROP TABLE x; --'])
 def test_hostile_column_names_are_only_names(tmp_path: Path, engine: str, group: str) -> None:
@@ -406,6 +413,7 @@ def test_one_label_per_row_against_scores_is_refused(tmp_path: Path) -> None:
     assert "holds label scores" in result.stderr
 
 
+@pytest.mark.long
 @pytest.mark.skipif("spark" not in _engines(), reason="MLSQL_TEST_ENGINES leaves Spark out")
 def test_spark_gives_the_same_score_report(scored: Path) -> None:
     report = score_json(scored, "--by", "g", engine="spark")
@@ -459,6 +467,7 @@ def _api_rows(engine: str, path: Path) -> tuple[list[dict[str, Any]], list[dict[
     return summary, table.sort("g", "label").to_dicts()
 
 
+@pytest.mark.long_cases("duckdb")
 @pytest.mark.parametrize("engine", LOCAL_ENGINES)
 def test_json_numbers_are_the_apis(scored: Path, engine: str) -> None:
     report = score_json(scored, "--by", "g", engine=engine)

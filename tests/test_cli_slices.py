@@ -199,10 +199,11 @@ def test_min_weight_leaves_light_slices_out(path: Path) -> None:
     assert "The 'min_weight' parameter of slices must be None or a finite number >= 0" in err
 
 
+@pytest.mark.long
 @pytest.mark.skipif("spark" not in _engines(), reason="pyspark is not installed")
 def test_spark_prints_the_apis_table(path: Path, tmp_path: Path) -> None:
     """--engine spark: DuckDB's table exactly (the same tuples through the same core), for label
-    lists and for one label per row (long: tests/long.py)."""
+    lists and for one label per row (long)."""
     code, rows, err = slices_json(
         path, "--candidates", "lang,length", "-m", "micro_f1", engine="spark"
     )

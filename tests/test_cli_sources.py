@@ -102,26 +102,31 @@ def tricky(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
+@pytest.mark.long_cases("spark")
 def test_a_directory_counts_each_file_once(tricky: Path, engine: str) -> None:
     # a*.parquet must not be expanded again to a*, ab and ac (5 rows before the fix)
     assert_rows(report(tricky / "stars", engine), ROWS[0:3])
 
 
+@pytest.mark.long_cases("spark")
 def test_a_pattern_counts_each_match_once(tricky: Path, engine: str) -> None:
     # ? matches the * of a*.parquet too: three files, each read once
     assert_rows(report(tricky / "stars" / "a?.parquet", engine), ROWS[0:3])
 
 
+@pytest.mark.long_cases("spark")
 def test_a_path_naming_an_existing_file_is_that_file(tricky: Path, engine: str) -> None:
     assert_rows(report(tricky / "stars" / "a*.parquet", engine), ROWS[0:1])
 
 
+@pytest.mark.long_cases("spark")
 def test_a_name_with_brackets_is_that_file(tricky: Path, engine: str) -> None:
     # "no files match" before the fix: [1] was read as a character class
     assert_rows(report(tricky / "brackets" / "br[1].parquet", engine), ROWS[3:4])
     assert_rows(report(tricky / "brackets", engine), ROWS[3:4])
 
 
+@pytest.mark.long_cases("spark")
 def test_ndjson_names_with_glob_characters(tricky: Path, engine: str) -> None:
     assert_rows(report(tricky / "ndjson", engine), ROWS[0:3])
     assert_rows(report(tricky / "ndjson" / "n[1].ndjson", engine), ROWS[2:3])
@@ -170,6 +175,16 @@ def refuse_duckdb_data(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(duckdb.DuckDBPyRelation, name, refuse, raising=False)
 
 
+@pytest.mark.long_cases(
+    "spark-parquet-extra0",
+    "spark-dir-extra1",
+    "spark-ndjson-extra2",
+    "spark-json-extra3",
+    "spark-csv-extra4",
+    "spark-tsv-extra5",
+    "spark-semicolon-extra6",
+    "spark-duckdb-extra7",
+)
 @pytest.mark.parametrize(
     ("key", "extra"),
     [
@@ -208,6 +223,7 @@ def test_every_input_kind_on_every_engine(
 # ---------------------------------------------------------------- 17.15 zero rows
 
 
+@pytest.mark.long_cases("spark-lists", "spark-one label per row")
 @pytest.mark.parametrize("shape", ["lists", "one label per row"])
 def test_zero_rows_stop_the_run_on_every_engine(tmp_path: Path, engine: str, shape: str) -> None:
     # before: exit 0 and a table of dashes (an empty CSV already stopped with exit 2)
@@ -238,6 +254,7 @@ def test_an_empty_file_says_it_is_empty(tmp_path: Path, engine: str, name: str) 
     )
 
 
+@pytest.mark.long_cases("spark")
 def test_a_header_without_rows_stops_the_run(tmp_path: Path, engine: str) -> None:
     path = tmp_path / "header.csv"
     path.write_text("actual,predicted\n")
@@ -265,6 +282,8 @@ def test_the_polars_frame_is_a_lazy_scan_of_the_files(kinds: dict[str, Path]) ->
     assert polars_input.count_unknown(frame) == (0, EXPECTED["n_rows"])
 
 
+@pytest.mark.first(rank=21)
+@pytest.mark.long
 def test_spark_master_option_is_the_session_master(kinds: dict[str, Path]) -> None:
     """--spark-master reaches Spark (no session is running in this fresh process)."""
     if "spark" not in _engines():
@@ -283,6 +302,8 @@ def test_spark_master_option_is_the_session_master(kinds: dict[str, Path]) -> No
     assert "Master must" in result.stderr  # Spark's own verdict on the URL it was given
 
 
+@pytest.mark.first(rank=5)
+@pytest.mark.long
 def test_spark_prints_no_jvm_warning(kinds: dict[str, Path]) -> None:
     """Issue 18.5: no "WARNING: Using incubator modules" from the JVM Spark starts."""
     if "spark" not in _engines():
@@ -334,6 +355,13 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
+@pytest.mark.long_cases(
+    "spark-boolean-extra1",
+    "spark-enum-extra2",
+    "spark-cells-extra3",
+    "spark-headerless-extra4",
+    "spark-twice-extra5",
+)
 @pytest.mark.parametrize(
     ("key", "extra"),
     [
@@ -365,6 +393,7 @@ def test_awkward_columns_give_the_same_report_on_every_engine(
     assert got["summary"][0]["n_rows"] > 0
 
 
+@pytest.mark.long_cases("spark")
 def test_boolean_labels_are_one_label_per_row(awkward: dict[str, Path], engine: str) -> None:
     # before: a Binder Error from the --sep hint (regexp_matches on BOOLEAN)
     [row] = report(awkward["boolean"], engine)["summary"]

@@ -431,6 +431,7 @@ def test_the_sql_t_distribution_equals_scipys_over_a_grid() -> None:
     np.testing.assert_allclose(got[:, 0][kept], want[kept], rtol=1e-12, atol=0)
 
 
+@pytest.mark.long
 def test_the_sql_macro_computes_student_as_scipy() -> None:
     """Label sets, one label per row and numbers (NULL predictions: ids left out): scipy's
     ttest_rel of the per-id values; a weight other than 1 is the Python call's error."""
@@ -537,6 +538,7 @@ def test_the_sql_fisher_is_one_on_identical_models_and_repeats_with_its_seed() -
     assert [r[P_VALUE] for r in con.sql(call.format("['error_rate']", 3)).fetchall()] == [1.0]
 
 
+@pytest.mark.long
 def test_the_sql_fisher_refuses_what_the_python_compare_refuses() -> None:
     """A measure that is no mean over rows, and a weight other than 1: the Python call's
     messages, naming 'fisher'."""

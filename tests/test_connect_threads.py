@@ -94,11 +94,13 @@ def _hammer(con: Any) -> list[str]:
     return _in_threads(work) + wrong
 
 
+@pytest.mark.long
 def test_threads_sharing_an_in_memory_connection_get_their_own_results() -> None:
     with mlsql.connect() as con:
         assert _hammer(con) == []
 
 
+@pytest.mark.long
 def test_threads_sharing_a_database_file_connection_get_their_own_results(tmp_path: Path) -> None:
     # a database file gets TEMP macros, which a cursor does not see: each thread's has its own
     with mlsql.connect(str(tmp_path / "x.db")) as con:

@@ -37,6 +37,7 @@ def con() -> Any:
     return mlsql.connect()
 
 
+@pytest.mark.long
 def test_reference_pages_are_fresh(generated: dict[str, str]) -> None:
     stale = [
         name
@@ -239,6 +240,7 @@ def test_duckdb_guide_sql_runs_and_agrees(tmp_path: Any, monkeypatch: pytest.Mon
 
 
 # ---------------------------------------------------------------- the site
+@pytest.mark.long  # CI builds the site strictly too
 def test_site_builds_strictly_offline(tmp_path: Any) -> None:
     pytest.importorskip("mkdocs")
     from mlsql._docs.__main__ import build

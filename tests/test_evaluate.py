@@ -127,6 +127,22 @@ def _compare(got: list[dict[str, Any]], want: list[tuple[Any, str, Any]], table:
     assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
 
 
+@pytest.mark.long_cases(
+    "duckdb-binary-actual-predicted",
+    "duckdb-classes-actual-predicted",
+    "duckdb-label_lists-actual-predicted",
+    "duckdb-numbers-actual-predicted",
+    "duckdb-probabilities-actual-score",
+    "duckdb-ranked-correct_items-rank_items",
+    "duckdb-score_maps-actual-scores",
+    "polars-binary-actual-predicted",
+    "polars-classes-actual-predicted",
+    "polars-label_lists-actual-predicted",
+    "polars-numbers-actual-predicted",
+    "polars-probabilities-actual-score",
+    "polars-ranked-correct_items-rank_items",
+    "polars-score_maps-actual-scores",
+)
 @pytest.mark.parametrize(("data", "actual", "predicted"), _cases())
 def test_estimates_equal_the_reference_per_group_and_weighted(engine, data, actual, predicted):
     for i, table in enumerate(tables(data, SEEDS[engine.name], no_rows=True)):
@@ -425,6 +441,7 @@ def _sql(con: Any, table: pa.Table, args: str, values: list[Any]) -> list[tuple[
         con.unregister("t")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("data", "actual", "predicted"), _cases())
 def test_the_sql_macro_gives_the_python_calls_rows(data, actual, predicted):
     """Every measure of a kind with its default parameters, grouped and weighted, in SQL alone."""
@@ -662,6 +679,7 @@ def _sklearn_label_averages(
     return out
 
 
+@pytest.mark.long_cases("duckdb-None", "duckdb-labels1")
 @pytest.mark.parametrize("labels", [None, ["a", "b", "d"]])
 def test_label_averages_equal_sklearns_with_fractional_weights(engine, labels):
     """evaluate's macro_* and weighted_* (with other measures, grouped, weighted) are

@@ -94,6 +94,21 @@ def _kinds() -> list[tuple[str, str]]:
     return sorted(found)
 
 
+@pytest.mark.first(rank=6)
+@pytest.mark.long_cases(
+    "duckdb-aggregate-binary",
+    "duckdb-aggregate-classes",
+    "duckdb-aggregate-label_lists",
+    "duckdb-aggregate-numbers",
+    "duckdb-aggregate-probabilities",
+    "duckdb-aggregate-ranked",
+    "duckdb-aggregate-score_maps",
+    "duckdb-row-label_lists",
+    "polars-aggregate-classes",
+    "polars-aggregate-numbers",
+    "polars-aggregate-probabilities",
+    "polars-aggregate-score_maps",
+)
 @pytest.mark.parametrize(("kind", "data"), _kinds(), ids=[f"{k}-{d}" for k, d in _kinds()])
 def test_expression_measures_match_their_reference(engine, kind, data):
     per_row = kind in ("row", "set")
@@ -106,6 +121,7 @@ def test_expression_measures_match_their_reference(engine, kind, data):
         _check([(m, p, g, w) for (m, p), g, w in zip(calls, got, want, strict=True)], table)
 
 
+@pytest.mark.long_cases("duckdb")
 def test_from_counts_measures_match_their_reference(engine):
     """2x2 counts stored per row, and multi-label counts stored per partition then merged."""
     for i, table in enumerate(tables("counts_2x2", SEEDS, no_rows=True)):

@@ -49,6 +49,8 @@ def test_blog_tags_sql_in_a_bare_duckdb_gives_hivemalls_published_f1_and_f2():
     assert row[1] == pytest.approx(BLOG["micro.f2"], rel=1e-12)
 
 
+@pytest.mark.first(rank=3)
+@pytest.mark.long
 @pytest.mark.skipif(
     "spark" not in os.environ.get("MLSQL_TEST_ENGINES", "spark"),
     reason="MLSQL_TEST_ENGINES leaves Spark out of this run",

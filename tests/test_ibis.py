@@ -210,6 +210,7 @@ LOWERED_NAMES = frozenset(m.name for m in LOWERED_MEASURES)
 
 
 # ---------------------------------------------------------------- the registry's measures
+@pytest.mark.long
 @pytest.mark.parametrize("family", sorted(LOWERED))
 def test_measures_match_their_reference(live: Live, family: str) -> None:
     """Every aggregate of a lowered family with every parameter set of its reference, on the
@@ -721,6 +722,7 @@ def test_cost_error_s_exact_fractions(live: Live) -> None:
     assert got.startswith("The 'costs' parameter of cost_error must be a mapping actual ->")
 
 
+@pytest.mark.long
 def test_kappa_over_given_labels(live: Live) -> None:
     """cohen_kappa_score with labels: scikit-learn's (rows of another class left out, the
     labels' order weighed, a label no row has keeping its position), weighted too, by group
@@ -842,6 +844,7 @@ def duckdb_kappa_std_errors(by: str | None, weight: str | None) -> tuple[tuple[A
     return tuple(out.fetchall())
 
 
+@pytest.mark.long
 def test_kappa_tests_over_given_labels(live: Live) -> None:
     """The kappa tests with labels (one no row has, rows of another class left out), plain,
     linear and a weights matrix over them, counted and weighted, by group (one group lacking
@@ -1169,6 +1172,7 @@ def deep_sql() -> Iterator[None]:
         sys.setrecursionlimit(limit)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "trino"])
 def test_the_plan_compiles_and_parses_in_other_dialects(dialect: str) -> None:
     """The query of every lowered measure, weighted and grouped, compiles to the dialect and

@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 PROBE = """
@@ -64,6 +66,7 @@ print("mlsql._duckdb.library" in sys.modules, "numpy" in sys.modules, registry, 
 """
 
 
+@pytest.mark.long
 def test_connect_with_the_library_stored_builds_none_of_it(tmp_path):
     # the stored library is found and copied without writing its macros in Python, which
     # imports every family module. (numpy is imported either way: DuckDB's create_function,

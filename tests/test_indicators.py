@@ -50,6 +50,7 @@ def as_lists(con: duckdb.DuckDBPyConnection, file: str) -> duckdb.DuckDBPyRelati
     return from_indicators(con, table, sides)
 
 
+@pytest.mark.long_cases("mldr_example.json")
 @pytest.mark.parametrize("file", FILES)
 def test_every_expected_figure_from_the_indicator_layout(con, file):
     rel = as_lists(con, file)

@@ -212,6 +212,7 @@ def random_matrix(rng: random.Random, k: int, zero_diagonal: bool) -> list[list[
     ]
 
 
+@pytest.mark.long_cases("polars")
 def test_kappa_tests_with_a_matrix_are_statsmodels(engine):
     """std_kappa, z, both p-values and the interval of statsmodels' cohens_kappa(table,
     weights=W) (its 2-D W as given, not rescaled) on a random table: a random matrix with a

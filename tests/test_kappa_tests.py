@@ -20,8 +20,12 @@ import pytest
 from tests import oracle_agreement as A
 from tests.test_single_label_tables import close, needs
 
-#: the Spark cases run with the long tests (one Spark query per measure and case)
-LONG_ENGINES = ("spark",)
+#: every case is long: a Spark case runs a Spark query per measure and case, the others bind
+#: DuckDB's kappa-test macros for a third of a second or more (with test_sql_resample_values,
+#: 11% of the README's suite, which took 593 s of its 600 on two quiet cores with them,
+#: 2026-12-01; test_kappa_matrix, test_agreement, test_sql_bootstrap and test_sql_compare keep
+#: those macros in it)
+pytestmark = pytest.mark.long
 
 #: statsmodels' table10 (rows: actual, columns: predicted; classes 0, 1, 2)
 TABLE10 = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]

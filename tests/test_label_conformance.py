@@ -183,6 +183,7 @@ def test_indicator_columns_give_the_seed_rows(engine, file):
     assert got == [(sorted(a), sorted(p)) for a, p in rows_of(file)]
 
 
+@pytest.mark.first(rank=14)
 @pytest.mark.parametrize("file", INDICATOR_FILES)
 def test_indicator_columns_report(engine, file):
     """Every expected figure, from the indicator columns (the seeds' own layout)."""

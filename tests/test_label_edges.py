@@ -59,6 +59,13 @@ def assert_matches_oracle(
     return got, got_labels
 
 
+@pytest.mark.long_cases(
+    "spark-0-0.5-0.5",
+    "spark-1-1.0-1.0",
+    "spark-nan-1.0-1.0",
+    "spark-diagnose-1.0-1.0",
+    "spark-ignore-1.0-1.0",
+)
 @pytest.mark.parametrize(
     ("zd", "macro_f1", "macro_precision"),
     [(0, 0.5, 0.5), (1, 1.0, 1.0), (NAN, 1.0, 1.0), ("diagnose", 1.0, 1.0), ("ignore", 1.0, 1.0)],
@@ -78,6 +85,7 @@ def test_a_universe_label_that_never_occurs(engine, zd, macro_f1, macro_precisio
     assert (r["clp"], r["mlp"], r["wlp"]) == (0.5, 0.5, 0.5)
 
 
+@pytest.mark.long_cases("spark")
 def test_labels_outside_the_universe_are_ignored(engine):
     rows = [(["a", "x"], ["a", "y"]), (["b"], ["x"])]
     got, per_label = assert_matches_oracle(engine, rows, ["a", "b"])
@@ -90,6 +98,7 @@ def test_labels_outside_the_universe_are_ignored(engine):
     assert sorted(per_label) == ["a", "b"]
 
 
+@pytest.mark.long_cases("spark")
 def test_groups_without_known_rows(engine):
     needs(engine, "label_metrics", "multilabel_report")
     rows = [(None, ["a"]), (["a"], None), (["a"], ["a", "b"]), (None, None)]
@@ -112,6 +121,7 @@ def test_groups_without_known_rows(engine):
     assert with_universe.to_pylist()[0]["macro_f1"] is None
 
 
+@pytest.mark.long_cases("spark")
 def test_an_empty_table_gives_one_empty_report_row(engine):
     needs(engine, "label_metrics", "multilabel_report")
     table = label_table([], pa.string())
@@ -122,6 +132,7 @@ def test_an_empty_table_gives_one_empty_report_row(engine):
     assert [(r["label"], r["tp"], r["precision"]) for r in per_label] == [("a", 0, None)]
 
 
+@pytest.mark.long_cases("spark-0", "spark-1", "spark-nan", "spark-diagnose", "spark-ignore")
 @pytest.mark.parametrize("zd", ZERO_DIVISIONS, ids=str)
 def test_one_label_only(engine, zd):
     rows = [(["a"], ["a"]), (["a"], []), ([], ["a"]), ([], [])]
@@ -132,6 +143,7 @@ def test_one_label_only(engine, zd):
     assert got["hamming_loss"] == 0.5
 
 
+@pytest.mark.long_cases("spark-0", "spark-1", "spark-nan", "spark-diagnose", "spark-ignore")
 @pytest.mark.parametrize("zd", ZERO_DIVISIONS, ids=str)
 def test_all_empty_predictions(engine, zd):
     rows = [(["a", "b"], []), (["b"], []), ([], [])]
@@ -151,6 +163,7 @@ def test_duplicates_and_null_elements_count_once(engine):
     ]
 
 
+@pytest.mark.long_cases("spark")
 def test_beta_adds_fbeta_and_renames_the_report_f_columns(engine):
     needs(engine, "label_metrics", "multilabel_report")
     rows = [(["a", "b"], ["a"]), (["b"], ["a", "b"])]
@@ -184,6 +197,8 @@ def indicator_matrices(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return y, p
 
 
+@pytest.mark.first(rank=19)
+@pytest.mark.long_cases("spark-0", "spark-1")
 @pytest.mark.parametrize("zd", [0, 1])
 def test_scikit_learn_on_random_indicator_matrices(engine, zd):
     """Each seed's matrices are one case of a batch (tests/batches.py): one query per table."""

@@ -123,6 +123,8 @@ def grouped_table(rows: list, groups: list, ltype: Any) -> pa.Table:
 TEXT = ["a", "b", "c", "d"]
 
 
+@pytest.mark.first(rank=15)
+@pytest.mark.long_cases("spark-0", "spark-1", "spark-nan", "spark-diagnose", "spark-ignore")
 @pytest.mark.parametrize("zd", ZERO_DIVISIONS, ids=str)
 @SETTINGS
 @given(
@@ -137,6 +139,8 @@ def test_text_labels_match_the_oracle(engine, zd, cases, labels, beta):
 INTS = [1, 2, 3]
 
 
+@pytest.mark.first(rank=16)
+@pytest.mark.long_cases("duckdb-0", "duckdb-ignore", "polars-0", "spark-0", "spark-ignore")
 @pytest.mark.parametrize("zd", [0, "ignore"], ids=str)
 @SETTINGS
 @given(

@@ -38,6 +38,7 @@ def blog() -> pa.Table:
     )
 
 
+@pytest.mark.long
 def test_every_source_kind_gives_the_same_report(con, blog, tmp_path):
     path = tmp_path / "blog.parquet"
     pq.write_table(blog, path)

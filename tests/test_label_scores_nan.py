@@ -84,6 +84,7 @@ def test_nan_ranks_above_every_score(
     assert got == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.long
 def test_spark_ranks_nan_above_every_score() -> None:
     import mlsql.spark as ms
     from tests.engines.spark_engine import session

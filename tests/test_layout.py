@@ -25,6 +25,8 @@ import textwrap
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "mlsql"
 GUIDE = ROOT / "docs" / "guides" / "architecture.md"
@@ -350,6 +352,7 @@ print(json.dumps({"reference": ours, "checked": checked, "tables": n_tables}))
 """
 
 
+@pytest.mark.long
 def test_adding_a_measure_as_the_guide_says(tmp_path: Path) -> None:
     name, steps = walkthrough()
     assert [file for file, _ in steps] == ["mlsql/measures/multilabel.py", "tests/references.py"]

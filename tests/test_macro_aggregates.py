@@ -61,6 +61,7 @@ def _preds(seed: int = 3, models: int = 3, rows: int = 40) -> pa.Table:
     return pa.table(out)
 
 
+@pytest.mark.long_cases("portable")
 def test_readme_group_by_with_micro_and_macro_equals_scikit_learn(con):
     preds = _preds()
     con.register("preds", preds)

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def same(got: Any, want: Any) -> bool:
     return math.isclose(float(got), float(want), rel_tol=1e-12, abs_tol=1e-12)
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(data=rows(), groups=st.lists(st.sampled_from(["x", "y", "z"]), min_size=12, max_size=12))
 def test_grouped_aggregates_match_oracle(engine, data, groups):

@@ -181,6 +181,16 @@ def _close(got: Any, want: Any) -> bool:
     return math.isclose(got, float(want), rel_tol=1e-12, abs_tol=1e-12)
 
 
+@pytest.mark.long_cases(
+    "duckdb-0-map",
+    "duckdb-0-list",
+    "duckdb-1-map",
+    "duckdb-1-list",
+    "spark-0-map",
+    "spark-0-list",
+    "spark-1-map",
+    "spark-1-list",
+)
 @pytest.mark.parametrize("form", O.FORMS)
 @pytest.mark.parametrize("seed", range(2))
 def test_every_engine_is_the_oracle_per_group(
@@ -209,6 +219,7 @@ def test_every_engine_is_the_oracle_per_group(
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.long_cases("spark")
 def test_every_engine_is_scikit_learn_on_a_full_score_matrix(
     engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -64,6 +64,7 @@ def _all_zero(zero_division: Any) -> Any:
     return float(zero_division)
 
 
+@pytest.mark.long_cases("duckdb-0-map", "duckdb-0-list", "duckdb-1-map", "duckdb-1-list")
 @pytest.mark.parametrize("form", O.FORMS)
 @pytest.mark.parametrize("seed", range(2))
 def test_integer_weights_are_the_oracle_over_repeated_rows(

@@ -204,6 +204,7 @@ def native_counts(con: duckdb.DuckDBPyConnection, table: pa.Table) -> list[Any]:
 # ---------------------------------------------------------------- the counts
 
 
+@pytest.mark.long
 @SETTINGS
 @given(tables())
 def test_counts_equal_the_oracle(extension: Path, data: tuple[pa.Table, list]) -> None:
@@ -212,6 +213,7 @@ def test_counts_equal_the_oracle(extension: Path, data: tuple[pa.Table, list]) -
     assert native_counts(con, table) == [expected_counts(a, p) for a, p in rows]
 
 
+@pytest.mark.long
 @SETTINGS
 @given(
     st.sampled_from([SEVEN, SEVEN + EIGHT, SEVEN + TWELVE, TWELVE + THIRTEEN]).flatmap(
@@ -230,7 +232,7 @@ def test_short_text_keys_equal_the_oracle(extension: Path, data: tuple[pa.Table,
 @pytest.mark.parametrize(
     "pool",
     [
-        SHORT + LONG + [f"l{i}" for i in range(300)],
+        pytest.param(SHORT + LONG + [f"l{i}" for i in range(300)], marks=pytest.mark.long),
         SEVEN + [f"l{i}" for i in range(300)],
         TWELVE + [f"label-{i:05d}" for i in range(300)],
     ],
@@ -308,6 +310,8 @@ def table_batches(draw: st.DrawFn) -> list[tuple[pa.Table, list]]:
     return draw(batches(tables(max_rows=30, types=types)))
 
 
+@pytest.mark.first(rank=8)
+@pytest.mark.long
 @settings(SETTINGS, max_examples=15)
 @given(table_batches())
 def test_measures_equal_portable_and_oracle(
@@ -396,6 +400,8 @@ def label_queries(labels: list[Any] | None) -> list[str]:
     ]
 
 
+@pytest.mark.first(rank=9)
+@pytest.mark.long
 @settings(max_examples=LABEL_TABLE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(tables(max_rows=30), st.booleans(), st.integers(0, 3))
 def test_label_tables_equal_portable_and_oracle(
@@ -475,6 +481,7 @@ def test_a_universe_of_the_wider_lists_type(
         assert got[0] == want
 
 
+@pytest.mark.long
 def test_label_tables_over_many_vectors_and_threads(native: Path) -> None:
     """30,000 rows on two threads (the aggregate's states merged), three groups, long lists."""
     rng = random.Random(11)
@@ -578,6 +585,7 @@ def test_register_native_stores_macros_only_in_memory(native: Path, tmp_path: Pa
     assert uses_native(memory.cursor())
 
 
+@pytest.mark.long
 def test_stored_macros_stay_portable(native: Path) -> None:
     con = mlsql.connect(schema="ml")
     (definition,) = con.execute(
@@ -590,6 +598,7 @@ def test_stored_macros_stay_portable(native: Path) -> None:
     )
 
 
+@pytest.mark.long
 def test_prefixed_macros_use_native(native: Path) -> None:
     con = mlsql.connect(prefix="ml_")
     rows = con.execute(
@@ -633,6 +642,7 @@ def test_the_probe_checks_every_function_the_macros_call(extension: Path) -> Non
     assert _native.missing_functions(raw_connection(extension)) == []
 
 
+@pytest.mark.long
 def test_a_stale_extension_missing_a_function_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -790,6 +800,7 @@ def score_expected(rows: list[tuple[Any, Any, Any]], call: str, weighted: bool) 
     return getattr(O, name)(plain, average, zd)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("form", O.FORMS)
 @pytest.mark.parametrize("kind", list(SCORE_POOLS))
@@ -831,6 +842,7 @@ def close12(got: Any, want: Any) -> bool:
     return math.isclose(got, float(want), rel_tol=1e-12, abs_tol=1e-12)
 
 
+@pytest.mark.long
 def test_label_scores_over_many_vectors_and_threads_are_scikit_learns(
     both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
 ) -> None:
@@ -927,6 +939,7 @@ def test_label_scores_aggregate_refuses_a_mismatched_row(extension: Path) -> Non
     assert empty == [({"nu": 0, "segs": []}, {"nu": 0, "segs": []})]
 
 
+@pytest.mark.long
 def test_a_stale_extension_without_label_scores_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -948,6 +961,7 @@ def test_a_stale_extension_without_label_scores_is_not_used(
     assert con.execute(sql).fetchall() == [(0.375,)]
 
 
+@pytest.mark.long
 def test_label_scores_over_many_groups_equal_portable(
     both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
 ) -> None:
@@ -1145,6 +1159,7 @@ def test_label_cells_aggregate_takes_only_its_mode(extension: Path) -> None:
     assert empty == [([], [])]
 
 
+@pytest.mark.long
 def test_a_stale_extension_without_label_cells_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

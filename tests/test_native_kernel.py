@@ -148,6 +148,7 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return exe
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("seed", range(4))
 def test_kernel_fuzz_under_sanitizers(driver: Path, seed: int) -> None:
     cases = random_cases(seed, 400)
@@ -164,6 +165,7 @@ def test_kernel_fuzz_under_sanitizers(driver: Path, seed: int) -> None:
     assert got == [oracle_counts(a, p) for _, a, p in cases]
 
 
+@pytest.mark.long
 def test_kernel_every_small_shape(driver: Path) -> None:
     """Every (|A|, |P|) up to 10 x 10 (straight-line code up to 8 a side, loops beyond), lists
     drawn from few labels (duplicates, matches) including equal 8-byte heads."""
@@ -359,6 +361,7 @@ def _libasan() -> str | None:
     return _gcc_file("libasan.so")
 
 
+@pytest.mark.long
 @pytest.mark.skipif(_libasan() is None, reason="AddressSanitizer needs gcc's libasan on Linux")
 def test_duckdb_extension_under_address_sanitizer(tmp_path: Path) -> None:
     extension = build_module().build(

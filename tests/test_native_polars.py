@@ -262,6 +262,7 @@ def test_the_plugin_refuses_other_label_types_with_a_message(plugin: Path) -> No
 
 
 # ---------------------------------------------------------------- mlsql.polars on the plugin
+@pytest.mark.long
 @SETTINGS
 @given(rows=text_rows(), cuts=st.tuples(st.lists(st.integers(0, 30)), st.lists(st.integers(0, 30))))
 def test_measures_equal_the_oracle_and_the_portable_expressions(
@@ -270,6 +271,7 @@ def test_measures_equal_the_oracle_and_the_portable_expressions(
     check_measures(frame(rows, (pl.List(pl.String),) * 2, cuts), rows, monkeypatch)
 
 
+@pytest.mark.long
 @SETTINGS
 @given(rows=int_rows(), types=st.tuples(st.sampled_from(INT_TYPES), st.sampled_from(INT_TYPES)))
 def test_integer_measures_equal_the_oracle(
@@ -400,6 +402,7 @@ def test_missing_or_broken_library_falls_back_silently(
     assert df.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 * 2 / (3 + 3))
 
 
+@pytest.mark.long
 def test_a_stale_library_missing_a_function_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -594,6 +597,7 @@ def _libasan() -> str | None:
     return path if os.path.isabs(path) and os.path.exists(path) else None
 
 
+@pytest.mark.long
 @pytest.mark.skipif(_libasan() is None, reason="AddressSanitizer needs gcc's libasan on Linux")
 def test_plugin_under_address_sanitizer(tmp_path: Path) -> None:
     lib = _build_module().build(
@@ -792,6 +796,7 @@ def check_tables(
 TABLE_SETTINGS = settings(SETTINGS, max_examples=15)
 
 
+@pytest.mark.long
 @TABLE_SETTINGS
 @given(
     rows=text_rows(),
@@ -805,6 +810,7 @@ def test_text_label_tables_equal_the_portable_plan_and_the_oracle(
     check_tables(grouped(rows, groups, pl.List(pl.String)), rows, labels, monkeypatch)
 
 
+@pytest.mark.long
 @TABLE_SETTINGS
 @given(
     rows=int_rows(),
@@ -871,6 +877,7 @@ def test_a_universe_of_the_wider_lists_type(
             assert got.select(columns).rows() == want, switched_off  # type: ignore[union-attr]
 
 
+@pytest.mark.long
 def test_label_tables_add_up_over_streaming_batches(
     native: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1058,6 +1065,8 @@ SCORE_SETTINGS = settings(SETTINGS, max_examples=12)  # each also runs the porta
 TEXT_SCORE_LABELS = st.sampled_from(["a", "b", "", "x" * 20, "label-longer-than-twelve", None])
 
 
+@pytest.mark.first(rank=1)
+@pytest.mark.long
 @SCORE_SETTINGS
 @given(
     rows=score_rows(TEXT_SCORE_LABELS),
@@ -1071,6 +1080,8 @@ def test_text_label_scores_equal_the_portable_expressions_and_the_oracle(
     check_scores(df, rows, weighted, monkeypatch)
 
 
+@pytest.mark.first(rank=2)
+@pytest.mark.long
 @SCORE_SETTINGS
 @given(
     rows=score_rows(st.one_of(st.none(), st.integers(0, 6), st.integers(0, 127))),
@@ -1153,6 +1164,7 @@ def test_label_scores_of_other_label_types_stay_portable(native: Path) -> None:
     assert df.select(expr).item() == 1.0
 
 
+@pytest.mark.long
 def test_label_scores_over_no_rows_and_unknown_rows(
     native: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1218,6 +1230,7 @@ def test_label_scores_of_a_literal_weight(native: Path, monkeypatch: pytest.Monk
     assert same_rows([got], [df.select(exprs).row(0)])
 
 
+@pytest.mark.long
 def test_label_scores_over_many_groups_and_chunks(
     native: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

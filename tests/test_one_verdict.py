@@ -134,6 +134,7 @@ def test_messages_are_read_out_of_each_engines_wrapper() -> None:
     assert V.same(V.Verdict(value=float("nan")), V.Verdict(value=float("nan")))
 
 
+@pytest.mark.long
 def test_a_sample_of_the_catalogue_has_one_verdict_per_case() -> None:
     """Every SAMPLE_STRIDE-th case, every engine path of the run."""
     _check(V.sample(V.cases(), SAMPLE_STRIDE))
@@ -150,12 +151,15 @@ WHOLE_CATALOGUE_PATHS = tuple(p for p in V.PATHS if p != "spark")
 SHARDS = 4
 
 
+# long: the whole catalogue of bad and edge inputs on five engine paths (issue 35)
+@pytest.mark.long
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_the_whole_catalogue_has_one_verdict_per_case(shard: int) -> None:
-    """Every case on DuckDB's and Polars' paths (long: tests/long.py); Spark runs the sample."""
+    """Every case on DuckDB's and Polars' paths (long); Spark runs the sample."""
     _check(V.cases()[shard::SHARDS], tuple(p for p in _paths() if p in WHOLE_CATALOGUE_PATHS))
 
 
+@pytest.mark.long
 def test_listed_crashes_still_abort_the_process() -> None:
     """Each case of ``V.CRASHES`` still kills a child process on its paths (long: one child
     per case and path); delete a case from the list once it gives a verdict there."""

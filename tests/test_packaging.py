@@ -52,6 +52,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"sdist": sdist, "wheel": wheel}
 
 
+@pytest.mark.long
 def test_the_sdist_ships_what_the_tests_need(built: dict[str, Path]) -> None:
     with tarfile.open(built["sdist"]) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
@@ -72,6 +73,7 @@ def test_the_sdist_ships_what_the_tests_need(built: dict[str, Path]) -> None:
     assert not junk
 
 
+@pytest.mark.long
 def test_the_wheel_has_metadata_the_library_and_its_sql(built: dict[str, Path]) -> None:
     with zipfile.ZipFile(built["wheel"]) as wheel:
         names = set(wheel.namelist())

@@ -228,6 +228,8 @@ def test_every_duckdb_macro_checks_its_constrained_parameters() -> None:
     assert not missing
 
 
+@pytest.mark.first(rank=7)
+@pytest.mark.long_cases("duckdb", "spark")
 def test_every_engine_rejects_each_bad_value_with_one_message(engine: Any) -> None:
     """Each constrained parameter, each generated bad value: the same text in every engine.
 
@@ -286,6 +288,8 @@ def _spark_sql_values(p: Param) -> list[Any]:
     ]  # fmt: skip
 
 
+@pytest.mark.first(rank=4)
+@pytest.mark.long_cases("spark")
 def test_spark_sql_functions_reject_bad_values_with_the_same_message(engine: Any) -> None:
     """One registered SQL function per parameter; each bad value is one query (errors stop it)."""
     if engine.name != "spark":

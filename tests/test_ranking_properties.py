@@ -82,6 +82,7 @@ def as_table(y_true: np.ndarray, y_score: np.ndarray) -> pa.Table:
     )
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(batches(matrices()))  # scikit-learn needs 2 labels or more
 def test_label_ranking_measures_match_scikit_learn(engine, cases):
@@ -98,6 +99,7 @@ def test_label_ranking_measures_match_scikit_learn(engine, cases):
             )
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(batches(matrices()), st.one_of(st.none(), st.integers(1, 6)))
 def test_ndcg_score_matches_scikit_learn(engine, cases, k):
@@ -118,6 +120,7 @@ SCORE_MAPS = st.one_of(st.none(), st.dictionaries(LABELS, st.one_of(st.none(), S
 LABEL_LISTS = st.one_of(st.none(), st.lists(st.one_of(LABELS, st.none()), max_size=5))
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(
     batches(st.lists(st.tuples(SCORE_MAPS, LABEL_LISTS), max_size=6)),
@@ -139,6 +142,7 @@ ITEMS = st.one_of(st.integers(1, 6), st.none())
 ITEM_LISTS = st.one_of(st.none(), st.lists(ITEMS, max_size=7))
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(
     batches(st.lists(st.tuples(ITEM_LISTS, ITEM_LISTS), max_size=6)),

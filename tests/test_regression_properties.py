@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as M
@@ -55,6 +56,8 @@ def table_of(rows: list[tuple[Any, Any]], atype: pa.DataType | None = None) -> p
 ML = ("actual", "predicted")
 
 
+@pytest.mark.first(rank=18)
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(batches(pairs(min_size=1)))
 def test_regression_measures_match_scikit_learn(engine, cases):
@@ -96,6 +99,7 @@ def scored(draw: Any) -> list[tuple[Any, Any]]:
     return draw(st.lists(st.tuples(label, score), max_size=30))
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(batches(scored()), st.sampled_from([0, 1, "diagnose"]))
 def test_auc_and_logloss(engine, cases, zd):

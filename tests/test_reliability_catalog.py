@@ -29,6 +29,7 @@ ENTRY_DIR = sql_dir()  # the entry files, written from sql/ into the cache
 
 
 # ------------------------------------------------------------- 17.1 never clobber
+@pytest.mark.long
 def test_register_in_a_schema_refuses_to_replace_a_users_macro():
     con = duckdb.connect()
     con.execute("CREATE SCHEMA mlsql; CREATE MACRO mlsql.micro_f1(a, b) AS 'mine'")
@@ -48,6 +49,7 @@ def test_a_users_macro_commented_like_mlsqls_is_still_the_users():
     assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == "mine"
 
 
+@pytest.mark.long
 def test_a_comment_copied_from_another_mlsql_macro_does_not_make_it_mlsqls():
     con = mlsql.register(duckdb.connect())
     theirs = con.execute(
@@ -104,6 +106,7 @@ def test_macros_of_connect_serve_every_cursor():
     assert got.fetchall() == [("a", 1, 0), ("b", 0, 1)]
 
 
+@pytest.mark.long
 def test_connect_to_a_file_writes_nothing_into_it(tmp_path):
     path = tmp_path / "user.duckdb"
     mlsql.connect(str(path)).close()
@@ -111,6 +114,7 @@ def test_connect_to_a_file_writes_nothing_into_it(tmp_path):
     assert "micro_f1" not in {r[0] for r in names.fetchall()}
 
 
+@pytest.mark.long
 def test_concurrent_persistent_registration_on_four_cursors():
     con = duckdb.connect()
     cursors = [con.cursor() for _ in range(4)]
@@ -133,6 +137,7 @@ def test_concurrent_persistent_registration_on_four_cursors():
     assert errors == []
 
 
+@pytest.mark.long
 def test_connect_copies_the_stored_library_once_it_is_stored(tmp_path, monkeypatch):
     """connect() reuses one stored library file per DuckDB version and library (its speed is
     measured in benchmarks/, not asserted here). A cache of its own: the other test workers
@@ -149,6 +154,7 @@ def test_connect_copies_the_stored_library_once_it_is_stored(tmp_path, monkeypat
     assert sorted(cache_dir().glob("duckdb-library-*.duckdb")) == before
 
 
+@pytest.mark.long
 def test_connect_to_a_shared_in_memory_database_leaves_a_users_macro_alone(tmp_path, monkeypatch):
     """With the library stored, its names are still checked before it is copied."""
     monkeypatch.setenv("MLSQL_CACHE_DIR", str(tmp_path))
@@ -315,6 +321,7 @@ def test_library_file_loads_all_or_nothing():
     assert con.execute("SELECT set_union(1, 2)").fetchone()[0] == "mine"
 
 
+@pytest.mark.long
 def test_the_replace_file_reloads_the_library_in_a_session():
     con = duckdb.connect()
     con.execute((ENTRY_DIR / "mlsql.sql").read_text())
@@ -406,6 +413,8 @@ def spark():
     return session().newSession()  # its own temporary functions
 
 
+@pytest.mark.first(rank=10)
+@pytest.mark.long
 def test_spark_register_refuses_to_replace_a_users_temporary_function(spark):
     import mlsql.spark as ms
 
@@ -430,6 +439,7 @@ def test_spark_auc_on_lists_names_ranking_auc(spark):
         frame.select(ms.auc(frame.r, frame.c)).collect()  # typed Columns: checked at once
 
 
+@pytest.mark.long
 def test_connect_works_without_a_usable_cache(tmp_path, monkeypatch):
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
@@ -455,6 +465,7 @@ def test_a_database_file_too_old_for_typed_macros_gets_a_clear_error_not_broken_
     assert stored.fetchone()[0] == 0
 
 
+@pytest.mark.long
 def test_storing_after_temporary_registration_stores_them_for_cursors():
     con = mlsql.register(duckdb.connect())  # TEMP: this connection only
     mlsql.register(con, temporary=False)

@@ -35,6 +35,7 @@ FROM range({n}) t(i)
 """
 
 
+@pytest.mark.long
 def test_multilabel_report_is_byte_identical_across_runs() -> None:
     """Issue 17.12: macro and weighted means are summed in a fixed order, not thread order."""
     con = duckdb.connect()
@@ -112,6 +113,7 @@ def _blog() -> dict[str, list[Any]]:
 
 
 # ------------------------------------------------------------------ 18.4: the report object
+@pytest.mark.long_cases("spark")
 def test_report_numbers_match_the_conformance_data(engine_name: str) -> None:
     for report in _report(engine_name, _blog()):
         assert report.engine == engine_name
@@ -127,6 +129,7 @@ def test_report_numbers_match_the_conformance_data(engine_name: str) -> None:
         assert counts == EXPECTED["per_label"]
 
 
+@pytest.mark.long
 def test_report_is_one_object_with_every_format() -> None:
     con = mlsql.connect()
     con.register("blog", pa.table(_blog()))
@@ -184,6 +187,7 @@ def test_report_is_a_typed_function_with_its_own_help() -> None:
     assert done.stdout == "True Report\n", done.stderr
 
 
+@pytest.mark.long
 def test_a_relation_is_read_on_its_own_connection() -> None:
     # before: "report cannot read the table or view '__mlsql_source_...'"
     for con in (mlsql.connect(), duckdb.connect()):
@@ -261,6 +265,7 @@ def test_sql_markdown_escapes_values(tmp_path: Any) -> None:
 
 
 # ------------------------------------------------------------------ 18.5: what the report shows
+@pytest.mark.long_cases("spark")
 def test_skipped_rows_are_in_json_and_html(engine_name: str) -> None:
     columns = _blog()
     columns["actual"] += [None, ["cat"]]
@@ -391,6 +396,7 @@ def test_cli_json_has_skipped_rows_and_version(tmp_path: Any) -> None:
 
 
 # ------------------------------------------------------------------ 18.1: many classes
+@pytest.mark.long
 def test_many_classes_keep_only_non_zero_confusion_cells() -> None:
     rng = random.Random(1)
     n = 50_000

@@ -107,6 +107,7 @@ def test_a_tuple_handed_over_in_pieces_is_the_tuple_of_their_rows() -> None:
     )
 
 
+@pytest.mark.long_cases("spark")
 @pytest.mark.parametrize("engine", _engines())
 def test_rows_lists_as_held_give_the_sets_result(engine: str) -> None:
     """The rows' lists shuffled, with repeated labels and NULL elements: compare and

@@ -30,6 +30,7 @@ def counts() -> tuple[int, int, int, int]:
     return O.table(list(zip(RULE["positive"], RULE["fires"], strict=True)))
 
 
+@pytest.mark.long_cases("spark-nov-0.04")
 @pytest.mark.parametrize(("key", "want"), RULE["expected"].items())
 def test_rule_measure(engine, key, want):
     name = NAMES[key]
@@ -53,6 +54,7 @@ def test_the_oracle_reproduces_the_rule_example(key, want):
     assert close(O.two_by_two(*counts(), key), want)
 
 
+@pytest.mark.long_cases("spark")
 def test_novelty_is_symmetric_and_satisfaction_is_not(engine):
     needs(engine, "rule_novelty")
     swapped = pa.table({"holds": RULE["fires"], "fires": RULE["positive"]})

@@ -81,6 +81,7 @@ def _check(rows: list[tuple[Measure, dict, Any, Any]], table: pa.Table) -> None:
 
 
 # ---------------------------------------------------------------- 1. repeated rows
+@pytest.mark.long_cases("duckdb-label_lists")
 @pytest.mark.parametrize("data", DATA)
 def test_integer_weights_repeat_rows(engine, data):
     ms = _expression_measures(data)

@@ -150,6 +150,7 @@ def test_every_weighted_measure_of_these_families_is_covered():
     assert "accuracy" in names and "binary_counts" in names and "auc" in names
 
 
+@pytest.mark.long_cases("duckdb-single_label", "polars-regression")
 @pytest.mark.parametrize("family", FAMILIES)
 def test_integer_weights_equal_repeated_rows(engine, family):
     """One query per family: Spark's optimizer takes minutes over all of them in one plan."""
@@ -355,6 +356,9 @@ def test_a_share_whose_part_holds_no_row_is_zero_at_every_weight_scale(engine, s
     assert got == [expected for *_, expected in ALL_WRONG]
 
 
+@pytest.mark.long_cases(
+    "duckdb-single_label", "duckdb-regression", "polars-single_label", "polars-regression"
+)
 @pytest.mark.parametrize("family", FAMILIES)
 def test_zero_weights_are_allowed_and_all_zero_weighs_nothing(engine, family):
     """Known rows that all weigh 0: every measure's undefined value, and NULL over no known rows."""

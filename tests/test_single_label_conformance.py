@@ -72,6 +72,7 @@ def test_class_error_rate_of_each_class(engine, example):
         assert close(got, O.ratio(k["fn"], k["support"], 0, False)), cls
 
 
+@pytest.mark.first(rank=17)
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_averaged_scores_balanced_accuracy_and_mcc_match_the_oracle(engine, example):
     needs(engine, "f1_score")

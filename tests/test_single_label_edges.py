@@ -357,6 +357,7 @@ def test_cost_error_takes_a_nested_mapping_or_pairs_in_polars():
         df.select(mp.cost_error("a", "p", costs=[("x", "y", 5.0)]))
 
 
+@pytest.mark.long
 def test_duckdb_macros_work_with_a_prefix_and_a_schema():
     import duckdb
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as M
@@ -95,6 +96,7 @@ def test_accuracy_and_error_rate(engine, data):
             assert close(accuracy_score, M.accuracy_score(y, p))
 
 
+@pytest.mark.long_cases("duckdb", "spark")
 @BATCHED
 @given(labelled_batch())
 def test_cohen_kappa_score(engine, data):
@@ -110,6 +112,7 @@ def test_cohen_kappa_score(engine, data):
                 assert close(got, quiet(M.cohen_kappa_score, y, p, weights=weights))
 
 
+@pytest.mark.long_cases("spark")
 @BATCHED
 @given(labelled_batch())
 def test_matthews_corrcoef_and_balanced_accuracy(engine, data):
@@ -126,6 +129,7 @@ def test_matthews_corrcoef_and_balanced_accuracy(engine, data):
             assert mcc is None and balanced is None
 
 
+@pytest.mark.long_cases("duckdb", "spark")
 @BATCHED
 @given(
     labelled_batch(min_size=1),
@@ -176,6 +180,7 @@ def _is_nan(x: Any) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
+@pytest.mark.long_cases("duckdb", "spark")
 @SETTINGS
 @given(labelled())
 def test_confusion_matrix_and_class_metrics_tables(engine, data):
@@ -199,6 +204,7 @@ def test_confusion_matrix_and_class_metrics_tables(engine, data):
             assert row[5] == s and close(row[6], pr) and close(row[7], rc) and close(row[8], f)
 
 
+@pytest.mark.long_cases("spark")
 @SETTINGS
 @given(labelled())
 def test_distribution_majority_minority(engine, data):

@@ -25,7 +25,7 @@ LABELS = ["a", "b", "c", "d"]
 ENGINES = _engines()
 #: the engines whose error checks run in the README's suite (Spark's: a long test)
 FAST_ENGINES = [e for e in ENGINES if e != "spark"]
-#: Spark runs jobs of seconds each: its cases are long (tests/long.py)
+#: Spark runs jobs of seconds each: its cases are long (tests/conftest.py reads this)
 LONG_ENGINES = ("spark",)
 COLUMNS = [
     "slice",
@@ -719,10 +719,11 @@ def test_min_weight_leaves_out_slices_of_little_weight(engine: str) -> None:
     )
 
 
+@pytest.mark.long
 @pytest.mark.skipif("spark" not in ENGINES, reason="pyspark is not installed")
 def test_spark_bounds_the_tuples_and_checks_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
     """ms.slices collects at most the bound's tuples (one more, to know), in DuckDB's words, and
-    refuses a bad number as bootstrap does (long: tests/long.py)."""
+    refuses a bad number as bootstrap does (long)."""
     from mlsql._slices import front
 
     data = simulate_numbers(13, 100)
@@ -744,6 +745,7 @@ def test_spark_bounds_the_tuples_and_checks_numbers(monkeypatch: pytest.MonkeyPa
     assert "slices takes probabilities in [0, 1] for predicted" in str(err.value)
 
 
+@pytest.mark.long
 def test_every_engine_gives_the_same_table() -> None:
     """DuckDB, Polars and Spark: the same slices, rows, estimates and differences, and (the same
     tuples resampled by the same core with the same seed) the same intervals and p-values."""
@@ -923,6 +925,7 @@ def test_sql_slices_gives_the_python_error(
     assert str(sql_error.value) == f"Invalid Input Error: {python_error.value}"
 
 
+@pytest.mark.long
 def test_sql_slices_on_a_database_file_writes_nothing_into_it(tmp_path: Any) -> None:
     import duckdb
 

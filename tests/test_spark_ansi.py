@@ -65,6 +65,7 @@ def test_the_session_runs_in_ansi_mode():
         spark.sql("SELECT a / b FROM VALUES (1, 0) AS t(a, b)").collect()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("ansi", ["true", "false"])
 def test_undefined_ratios_never_divide_by_zero(ansi):
     with conf(spark_sql_ansi_enabled=ansi) as spark:

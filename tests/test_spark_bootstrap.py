@@ -21,7 +21,12 @@ from mlsql._resample import run
 from tests.conftest import _engines
 from tests.test_bootstrap import paired_table, run_engine, simulate, table
 
-pytestmark = pytest.mark.skipif("spark" not in _engines(), reason="a Spark test")
+#: every test here is long: Spark's own tests, where each Spark call plans for a second (with
+#: the Spark engine's doctests, a tenth of the README's suite)
+pytestmark = [
+    pytest.mark.skipif("spark" not in _engines(), reason="a Spark test"),
+    pytest.mark.long,
+]
 
 
 @pytest.fixture

@@ -32,6 +32,10 @@ from mlsql.spark.families.single_label import CLASS_MEASURES, over_labels
 from tests.engines.spark_engine import frame, session
 from tests.references import REFERENCES, tables
 
+#: every test here is long: Spark's own tests, where each Spark call plans for a second (with
+#: the Spark engine's doctests, a tenth of the README's suite)
+pytestmark = pytest.mark.long
+
 ROWS_IN_ONE_ARRAY = re.compile(r"\b(collect_list|collect_set|array_agg)\(", re.IGNORECASE)
 
 CLASSES = (

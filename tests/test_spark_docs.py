@@ -22,6 +22,10 @@ pytest.importorskip("pyspark")
 
 import mlsql.spark as ms
 
+#: every test here is long: Spark's own tests, where each Spark call plans for a second (with
+#: the Spark engine's doctests, a tenth of the README's suite)
+pytestmark = pytest.mark.long
+
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guides" / "spark.md"
 
 

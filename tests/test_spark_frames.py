@@ -59,6 +59,7 @@ def pairs(group: str | None = None) -> list[tuple[Any, Any]]:
     return [(a, p) for g, a, p in ROWS if group is None or g == group]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("zd", [0, 1, float("nan"), "diagnose", "ignore"])
 def test_group_by_agg_merges_partitions(df, zd):
     params = {"zero_division": zd}
@@ -150,6 +151,7 @@ def test_stored_counts_merge_in_sql_style_pipelines(df, tmp_path):
     assert same(per_day["z"], oracle.aggregate("micro_f1", pairs("z")))
 
 
+@pytest.mark.long
 def test_zero_rows_give_null(df):
     empty = df.where(F.lit(False))
     row = empty.agg(*(ms.FUNCTIONS[n]("actual", "predicted") for n in AGGREGATES)).first()

@@ -53,6 +53,7 @@ def table(rows: list, groups: list | None = None, names: tuple[str, str] = ("act
     return pa.table(cols)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("labels", "beta", "zd"),
     [
@@ -82,6 +83,7 @@ def test_report_and_metrics_match_the_oracle(labels, beta, zd):
             assert same(per_label[want["label"]][key], value), (want["label"], key)
 
 
+@pytest.mark.long
 def test_groups_with_a_null_key_and_without_known_rows():
     rows = [(["a"], ["a"]), (["b"], ["a"]), (None, ["a"]), (["a"], ["b"])]
     groups = ["x", "x", "y", None]
@@ -102,6 +104,7 @@ def test_groups_with_a_null_key_and_without_known_rows():
     ]
 
 
+@pytest.mark.long
 def test_the_same_columns_and_numbers_as_duckdb():
     t = table(ROWS, ["x", "x", "y", "y", "y"])
     con = mlsql.connect()
@@ -116,6 +119,7 @@ def test_the_same_columns_and_numbers_as_duckdb():
                 assert same(s_row[key], d_row[key]), (name, key, s_row[key], d_row[key])
 
 
+@pytest.mark.long
 def test_hostile_column_names_are_names():
     hostile = ('x"; DROP TABLE t; --', "a.b `c`")
     df = frame(table(ROWS, names=hostile))
@@ -126,6 +130,7 @@ def test_hostile_column_names_are_names():
     assert {r["g.1 `x`"] for r in out} == {"p", "q"}
 
 
+@pytest.mark.long
 def test_an_empty_frame_gives_one_report_row():
     empty = frame(table([]))
     (row,) = ms.multilabel_report(empty, "actual", "predicted").collect()
@@ -133,6 +138,7 @@ def test_an_empty_frame_gives_one_report_row():
     assert ms.label_metrics(empty, "actual", "predicted").count() == 0
 
 
+@pytest.mark.long
 def test_standalone_measures_are_report_columns():
     df = frame(table(ROWS))
     report = ms.multilabel_report(df, "actual", "predicted", beta=2.0).first()
@@ -182,6 +188,8 @@ def test_indicator_columns_round_trip():
     assert [r[0] for r in back] == [[1, 0, 1], [0, 0, 0], None]
 
 
+@pytest.mark.first(rank=20)
+@pytest.mark.long
 def test_report_is_byte_identical_however_the_rows_are_partitioned():
     """Issue 17.12 on Spark: partial sums merge in task order unless a group's values are sorted.
 

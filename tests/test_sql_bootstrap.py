@@ -105,6 +105,7 @@ def _macro(name: str, zd: Any, weighted: bool) -> str:
 
 
 # the weighted macros take DuckDB seconds to bind: one weighted case
+@pytest.mark.long
 @pytest.mark.parametrize(("weighted", "zd"), [(False, 0), (False, "ignore"), (True, "ignore")])
 def test_estimate_is_the_measure_macro(con: Any, weighted: bool, zd: Any) -> None:
     data = gappy(90, 1)
@@ -220,6 +221,7 @@ def same_rows_on_threads_and_in_another_process(query: str) -> list[Any]:
     return outs[0]
 
 
+@pytest.mark.long
 def test_the_result_does_not_depend_on_threads_or_the_process() -> None:
     assert same_rows_on_threads_and_in_another_process(STABLE)
 
@@ -248,6 +250,7 @@ def test_intervals_agree_with_python_and_a_per_row_numpy_bootstrap(con: Any) -> 
         assert mine[3] == pytest.approx(theirs[3], abs=0.3 * theirs[4])
 
 
+@pytest.mark.long
 def test_ninety_percent_intervals_cover_the_population_value() -> None:
     """200 samples of 150 rows, one group each; population micro F1 = 0.8."""
     rng = random.Random(5)
@@ -314,6 +317,7 @@ def test_other_measures_are_the_python_calls_error(con: Any, measure: str) -> No
 MIXED = ["macro_f1", *LABEL_SET_MEASURES, "weighted_jaccard", "clp"]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("weighted", [False, True])
 def test_one_call_takes_any_mix_of_label_list_measures(con: Any, weighted: bool) -> None:
     data = gappy(60, 2)

@@ -98,12 +98,14 @@ def builtins_called() -> list[str]:
     return sorted(name for name in (called & system) - own - SYNTAX if name.isidentifier())
 
 
+@pytest.mark.long
 def test_the_library_calls_builtins_by_name(builtins_called):
     assert {"len", "sum", "list_transform", "lower", "query", "range", "row_number"} <= set(
         builtins_called
     )
 
 
+@pytest.mark.long
 def test_every_builtin_call_is_qualified_and_nothing_else_changes(builtins_called):
     con = duckdb.connect()
     bare, changed = set(), []
@@ -122,6 +124,7 @@ def test_every_builtin_call_is_qualified_and_nothing_else_changes(builtins_calle
     assert not changed, f"rendering changed more than the qualification of: {changed[:10]}"
 
 
+@pytest.mark.long
 def test_no_builtin_macro_is_called_whose_body_calls_functions_by_name():
     """DuckDB binds its own macros' bodies in the caller's search path: a user's ``list_aggr``
     would change ``list_sum``, whose body calls it, however ``list_sum`` is qualified. So
@@ -164,7 +167,12 @@ def _load(con: duckdb.DuckDBPyConnection, how: str) -> None:
 
 @pytest.mark.parametrize(
     ("how", "table"),
-    [("temporary", False), ("stored", False), ("file", False), ("temporary", True)],
+    [
+        pytest.param("temporary", False, marks=pytest.mark.long),
+        ("stored", False),
+        ("file", False),
+        pytest.param("temporary", True, marks=pytest.mark.long),
+    ],
 )
 def test_users_functions_named_like_builtins_change_no_result(builtins_called, how, table):
     con = _shadowing_connection(builtins_called, table)

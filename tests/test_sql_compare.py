@@ -125,6 +125,9 @@ def _same(got: Any, want: Any, exact: bool) -> None:
         assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
 
 
+# long: the SQL compare, 2.8-5.7 s each on a machine at load 8 (the weighted macros bind
+# for seconds; two fresh connections and a subprocess; 60 replicates in one call)
+@pytest.mark.long
 @pytest.mark.parametrize(("weighted", "zd"), [(False, 0), (True, "ignore")])
 def test_estimates_are_the_measure_macros_and_the_python_calls(
     con: Any, weighted: bool, zd: Any
@@ -258,6 +261,7 @@ STABLE = (
 )
 
 
+@pytest.mark.long
 def test_the_result_does_not_depend_on_threads_or_the_process() -> None:
     rows = same_rows_on_threads_and_in_another_process(STABLE)
     assert [r[1] for r in rows[:6]] == ["B", "B", "B", "C", "C", "C"]
@@ -321,6 +325,7 @@ def numpy_bootstrap_one(counts: np.ndarray, n_resamples: int, seed: int) -> np.n
     return micro_f1(counts, weights.astype(float))
 
 
+@pytest.mark.long
 def test_p_values_under_no_difference_are_roughly_uniform() -> None:
     """60 replicates of two equally good models, one group each, in one call."""
     rng = random.Random(11)

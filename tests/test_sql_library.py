@@ -30,6 +30,7 @@ def _unmarked(text: str) -> str:
     return _DEFINITION_HASH.sub(r"\1<definitions>:", text)
 
 
+@pytest.mark.long
 def test_committed_sql_is_what_the_code_generates():
     texts = library_texts()
     stale = [
@@ -97,6 +98,7 @@ def test_register_refuses_to_shadow_a_users_function():
     assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == 42
 
 
+@pytest.mark.long
 def test_register_with_prefix_or_schema_installs_beside_the_users_function():
     con = duckdb.connect()
     con.execute("CREATE MACRO micro_f1(a, b) AS 42")
@@ -141,6 +143,7 @@ def test_a_prefix_or_schema_duckdb_cannot_take_is_refused_up_front(kwargs, messa
     )
 
 
+@pytest.mark.long
 def test_mlsqls_own_comment_copied_onto_a_users_macro_does_not_make_it_mlsqls():
     theirs = mlsql.register(duckdb.connect()).execute(
         "SELECT comment FROM duckdb_functions() WHERE function_name = 'micro_f1'"

@@ -33,6 +33,11 @@ from tests.test_sql_bootstrap import (
     sql_connection,
 )
 
+#: every case is long: each binds DuckDB's resampling macros for a third of a second or more
+#: (with test_kappa_tests, 11% of the README's suite, which took 593 s of its 600 on two quiet
+#: cores with them, 2026-12-01)
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(scope="module", params=["plain", "native"])
 def con(request: Any) -> Any:

@@ -80,6 +80,7 @@ def con(request: Any) -> Any:
     return sql_connection(request.param)
 
 
+@pytest.mark.long_cases("plain")
 def test_sql_bootstrap_refuses_a_by_column_named_as_an_output_column(con: Any) -> None:
     actual, predicted = simulate(random.Random(3), 6)
     data = table(actual, predicted, measure=[i % 2 for i in range(6)])

@@ -13,6 +13,8 @@ import pytest
 from tests.conftest import ROOT
 
 
+@pytest.mark.first(rank=13)
+@pytest.mark.long
 def test_mypy_passes_on_the_package_and_the_typed_usage_file(monkeypatch):
     api = pytest.importorskip("mypy.api")
     monkeypatch.chdir(ROOT)  # the configuration's files are relative to the project
