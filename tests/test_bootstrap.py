@@ -864,3 +864,18 @@ def test_a_bad_universe_is_refused_as_evaluate_refuses_it(
         run_engine(
             engine, "bootstrap", data, "actual", "predicted", [("macro_f1", {"labels": labels})]
         )
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_a_universe_of_the_other_kind_is_refused_as_evaluate_refuses_it(engine: str) -> None:
+    """Integer labels given for text lists: evaluate's message (bootstrap gave 0 with narrow
+    intervals, as no row holds such a label)."""
+    data = table([["a", "b"], ["a"]], [["c"], ["a"]])
+    with pytest.raises(
+        MlsqlError,
+        match=r"The 'labels' parameter of macro_f1 must hold labels of the columns' type "
+        r"\(.+\): text\. Got \[1, 2\] instead\.",
+    ):
+        run_engine(
+            engine, "bootstrap", data, "actual", "predicted", [("macro_f1", {"labels": [1, 2]})]
+        )

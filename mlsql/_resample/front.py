@@ -150,6 +150,10 @@ def check_labels(
                 )
             )
     LT.check_labels(req.func, names, kinds, shown)
+    typed = [(k, t) for k, t in zip(kinds, shown, strict=True) if k != LT.NULL]
+    for c in req.chosen:  # a universe of the columns' kind, as evaluate takes it
+        if c.universe is not None and typed:
+            LT.check_universe_kind(c.universe, typed[0][0], typed[0][1], c.name)
 
 
 #: the engines' kinds of a type (``kind`` of :mod:`mlsql.polars._dtypes`, :mod:`mlsql.spark._types`)

@@ -124,6 +124,8 @@ class Chosen:
     name: str
     stats: str
     evaluate: Callable[[WeightedOps, Columns], Any]
+    #: a per-label average's ``labels`` universe (checked against the columns' kind), or None
+    universe: list[Any] | None = None
 
     @property
     def zero_one(self) -> bool:
@@ -191,8 +193,11 @@ def resolve(given: Any, func: str) -> list[Chosen]:
             chosen.append(Chosen(_label(given_name, params), name, number_kind, evaluate))
             continue
         if name in LB_MEASURES:
-            evaluate = _label_average(name, checked_params(name, params))
-            chosen.append(Chosen(_label(given_name, params), name, "label_lists", evaluate))
+            checked = checked_params(name, params)
+            evaluate = _label_average(name, checked)
+            universe = LT.check_universe(checked.get("labels"), name)
+            label = _label(given_name, params)
+            chosen.append(Chosen(label, name, "label_lists", evaluate, universe))
             continue
         if name not in LABEL_SET_MEASURES and name not in CLASS_MEASURES:
             raise MlsqlError(
@@ -243,7 +248,6 @@ def stats_kind(chosen: Sequence[Chosen]) -> str:
 def _label_average(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
     if params.get("by") is not None:
         raise MlsqlError(BY_MESSAGE.format(name=name))
-    LT.check_universe(params.get("labels"), name)  # a list of one kind, as evaluate takes it
 
     def evaluate(ops: WeightedOps, columns: Columns) -> Any:
         return LL.evaluate(name, params, columns, ops.weights)
