@@ -193,10 +193,10 @@ def passes(items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bo
             names.append(name := f"__mlsql_rk{i}_{j}")
             sums[name] = x
         recorders.append((item, recorder, names))
+    sums[LENGTH] = e[ITEM].count().cast(FLOAT)  # the row's distinct items (none: no row here)
     found = e.group_by(**{FOUND: e[ROW]}).aggregate(**sums)
     joined = numbered.left_join(found, numbered[ROW] == found[FOUND])
-    rank, truth = joined[RANK], joined[TRUTH]
-    length = stats.as_set(rank, backend).length().cast(FLOAT)
+    truth, length = joined[TRUTH], joined[LENGTH].fill_null(0.0)
     values: dict[str, ir.Value] = {}
     for item, recorder, names in recorders:
         k, given = _given(item)
