@@ -32,8 +32,7 @@ from mlsql._ibis.ops import FLOAT, Checks, IbisOps, SideOps, null, same
 from mlsql.measures import label_based as LB
 
 #: the projected label sets of each side, and whether the row is known (both lists are): a
-#: flag, not sets made NULL, as a typed NULL list is a cast that DataFusion reads as a list of
-#: string views, on which its array functions ran many times slower
+#: flag rather than sets made NULL (see :func:`mlsql._ibis.ops.where`)
 SET_A, SET_P, KNOWN = "__mlsql_set_a", "__mlsql_set_p", "__mlsql_set_k"
 #: a side row's label and its counts
 LABEL, TP, FP, FN = "__mlsql_lb", "__mlsql_ltp", "__mlsql_lfp", "__mlsql_lfn"

@@ -46,8 +46,8 @@ def null(dtype: Any = FLOAT) -> ir.Value:
 
 def where(condition: ir.BooleanValue, x: ir.Value) -> ir.Value:
     """``x`` where ``condition`` holds, else NULL of ``x``'s type: a ``CASE`` with no cast, as
-    a typed NULL is a cast that DataFusion reads as a string view (``VARCHAR``), on lists of
-    which its array functions ran 50 times slower.
+    a typed NULL is a cast that DataFusion 51 reads as a string view (``VARCHAR``), on lists of
+    which its array functions ran about 50 times slower (benchmarks/README.md, "Ranked lists").
 
     Examples
     --------

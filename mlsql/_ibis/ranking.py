@@ -1,11 +1,12 @@
 """The ranked-list measures lowered to ibis: Hivemall's @k family and ranx's retrieval measures.
 
 Per row (:func:`rows`): the ranked list ``R`` and the true set ``T`` (its distinct, non-NULL
-items), both NULL where either list is (the row is unknown), after the inputs' types are
-checked as every engine checks them.
+items), and whether both lists are known (else the row is unknown), after the inputs'
+types are checked as every engine checks them.
 
 Then one pass (:func:`passes`) over the items of the known rows, which the database unnests
-and sorts (memory per row's list, never in Python):
+and sorts (in the database, never in Python; its per-row sums are a row of sums per
+input row, so the database's memory grows with the rows: docs/guides/ibis.md):
 
 - each distinct, non-NULL item of ``R`` once, at the place of its first occurrence
   (``array_position``), numbered 1, 2, ... among them by that place: the ranked list of the
@@ -38,8 +39,7 @@ from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 
 #: the projected ranked list and true set of each row, and whether the row is known (both
-#: lists are): a flag, not lists made NULL, as a typed NULL list is a cast that DataFusion
-#: reads as a list of string views, on which its array functions took 50x longer
+#: lists are): a flag rather than lists made NULL (see :func:`mlsql._ibis.ops.where`)
 RANK, TRUTH, KNOWN = "__mlsql_rr", "__mlsql_rt", "__mlsql_rk"
 #: the pass's columns: a row's number; an item, its place in the list, its position among the
 #: distinct items, whether it is a hit, the hits up to it, and the row's count of items
@@ -81,7 +81,7 @@ NOT_YET = {
 
 
 def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks) -> None:
-    """``R`` and ``T`` of each row where both lists are known, after their types are checked
+    """``R``, ``T`` and whether both are known, of each row, after their types are checked
     (lists of labels, both of one kind: the engines' messages)."""
     m = item.measure
     given = dict(zip(m.inputs, (cols[r] for r in item.roles), strict=True))
@@ -145,6 +145,11 @@ def _stats(
     )
 
 
+def _at_most(n: ir.Value, k: int | None) -> ir.Value:
+    """``min(n, k)``: a row's items looked at (all of them where ``k`` is None)."""
+    return n if k is None else ibis.least(n, float(k))
+
+
 def _given(item: EV.Item) -> tuple[int | None, dict[str, Any]]:
     """The measure's ``k`` (None: the whole list) and its other parameters."""
     params = checked_params(item.measure, item.params)
@@ -174,13 +179,13 @@ def passes(items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bo
     )
     e = items_of
     pos, hit, n_true = e[POS], e[HIT], e[TRUTH].length().cast(FLOAT)
-    recorders: list[tuple[EV.Item, _Recorder, list[str]]] = []
+    recorders: list[tuple[EV.Item, int | None, dict[str, Any], _Recorder, list[str]]] = []
     sums: dict[str, ir.Value] = {}
     for i, item in enumerate(items):
         k, given = _given(item)
         within = ibis.literal(True) if k is None else pos <= k
         at_k = hit & within
-        n_ranked = e[LENGTH] if k is None else ibis.least(e[LENGTH], float(k))
+        n_ranked = _at_most(e[LENGTH], k)
         counted = at_k.ifelse(1.0, 0.0)
         recorder = _Recorder()
         names = [f"__mlsql_rk{i}_hits", f"__mlsql_rk{i}_first"]
@@ -192,26 +197,24 @@ def passes(items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bo
         for j, x in enumerate(recorder.sums):
             names.append(name := f"__mlsql_rk{i}_{j}")
             sums[name] = x
-        recorders.append((item, recorder, names))
+        recorders.append((item, k, given, recorder, names))
     sums[LENGTH] = e[ITEM].count().cast(FLOAT)  # the row's distinct items (none: no row here)
     found = e.group_by(**{FOUND: e[ROW]}).aggregate(**sums)
     joined = numbered.left_join(found, numbered[ROW] == found[FOUND])
     truth, length = joined[TRUTH], joined[LENGTH].fill_null(0.0)
     values: dict[str, ir.Value] = {}
-    for item, recorder, names in recorders:
-        k, given = _given(item)
+    for item, k, given, recorder, names in recorders:
         recorder.replay(joined, names[2:])
-        first = joined[names[1]].fill_null(0.0)
 
         def read(*_: Any, rec: _Recorder = recorder) -> ir.Value:
             return rec(ibis.literal(0.0))  # the next sum recorded, whatever the term
 
         s = R.RankedStats(
             unknown=~joined[KNOWN],
-            n_ranked=length if k is None else ibis.least(length, float(k)),
+            n_ranked=_at_most(length, k),
             n_true=truth.length().cast(FLOAT),
             hits=joined[names[0]].fill_null(0.0),
-            first_hit=first,
+            first_hit=joined[names[1]].fill_null(0.0),
             over_hits=read,
             over_positions=read,
             hits_within=read,
