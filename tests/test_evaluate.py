@@ -729,6 +729,27 @@ def test_label_averages_of_one_call_share_their_reports():
     assert [[i for i, _ in r.items] for r in label_reports(chosen)] == [[0, 1, 3], [2]]
 
 
+def test_polars_plans_each_aggregate_once():
+    """Polars' ``evaluate`` holds each shared aggregation once in its plan, however many
+    measures read it: a select per measure, concatenated, repeated the aggregation once per
+    measure (18 class measures on 15 rows planned for 27 s)."""
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    frame = pl.LazyFrame({"g": [1, 1, 2], "a": [["x"], ["y"], []], "p": [["x"], [], ["y"]]})
+
+    def aggregations(asked: list[str]) -> int:
+        return (
+            mp.evaluate(frame, "a", "p", asked, by="g").explain(optimized=False).count("AGGREGATE")
+        )
+
+    # the aggregates: one group_by; the label averages of one parameter set: one report
+    aggregates, averages = ["micro_f1", "subset_accuracy", "samples_f1"], ["macro_f1", "clp"]
+    assert aggregations(aggregates) == 1
+    assert aggregations([*aggregates, *averages]) == 1 + aggregations(averages[:1])
+
+
 @pytest.mark.parametrize(
     ("table", "message"),
     [

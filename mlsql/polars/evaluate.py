@@ -109,14 +109,11 @@ def evaluate(
     parts = []
     if values:
         wide = rows.group_by(groups).agg(values) if groups else rows.select(values)
-        parts += [
-            _long(wide, groups, i, item, f"__mlsql_v{i}")
-            for i, item in enumerate(req.items)
-            if i not in in_reports
-        ]
+        columns = [(i, f"__mlsql_v{i}") for i in range(len(req.items)) if i not in in_reports]
+        parts.append(_long(wide, groups, req.items, columns))
     for r in reports:
         table = _label_report(rows, groups, r, w is not None, isinstance(frame, pl.DataFrame))
-        parts += [_long(table, groups, i, item, item.name) for i, item in r.items]
+        parts.append(_long(table, groups, req.items, [(i, item.name) for i, item in r.items]))
     out = (
         pl.concat(parts)
         .sort([*groups, _ORDER], nulls_last=False)
@@ -130,15 +127,26 @@ def evaluate(
 
 
 def _long(
-    wide: pl.LazyFrame, groups: list[str], i: int, item: EV.Item, column: str
+    wide: pl.LazyFrame, groups: list[str], items: Sequence[EV.Item], columns: list[tuple[int, str]]
 ) -> pl.LazyFrame:
-    """The rows of measure ``i`` (its value in ``column`` of ``wide``): groups, order,
-    measure, estimate."""
-    return wide.select(
-        *groups,
-        pl.lit(i, dtype=pl.Int64).alias(_ORDER),
-        pl.lit(item.label, dtype=pl.String).alias("measure"),
-        pl.col(column).cast(pl.Float64).alias("estimate"),
+    """The rows of the measures ``columns`` (item ``i``'s value in column ``c`` of ``wide``):
+    groups, order, measure, estimate, by one unpivot, so the plan holds ``wide`` once (a
+    select per measure, concatenated, repeated ``wide``'s plan per measure: 18 class measures
+    took 27 s to plan on 15 rows)."""
+    var = "__mlsql_column"
+    order = {f"__mlsql_e{i}": i for i, _ in columns}
+    labels = {f"__mlsql_e{i}": items[i].label for i, _ in columns}
+    return (
+        wide.select(
+            *groups, *(pl.col(c).cast(pl.Float64).alias(f"__mlsql_e{i}") for i, c in columns)
+        )
+        .unpivot(on=list(order), index=groups, variable_name=var, value_name="estimate")
+        .select(
+            *groups,
+            pl.col(var).replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
+            pl.col(var).replace_strict(labels, return_dtype=pl.String).alias("measure"),
+            "estimate",
+        )
     )
 
 
