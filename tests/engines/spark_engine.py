@@ -45,6 +45,9 @@ def session() -> Any:
             # thread spend about a quarter less CPU on them than the defaults on two cores
             .config("spark.driver.extraJavaOptions", JVM_OPTIONS)
             .config("spark.sql.adaptive.enabled", "false")
+            # pyspark 4 sends each function's Python call site to the JVM (four more py4j calls
+            # a function): off, ranking_edges' Spark cases took 96 s against 136 s (one worker)
+            .config("spark.python.sql.dataFrameDebugging.enabled", "false")
             .config("spark.sql.codegen.wholeStage", "false")
             .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
             .getOrCreate()
