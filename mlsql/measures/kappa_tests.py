@@ -248,11 +248,16 @@ def _choose(ops: Any, s: ClassStats, weights: Any, build: Any) -> E:
     return F.choose(ops, weights, options)
 
 
+def _standard_error(one_side: E, var: E, ops: Any) -> E:
+    """sqrt(var_kappa), 0 where a side holds one class (``one_side``)."""
+    return ops.when(one_side, 0.0, ops.sqrt(ops.when(var < 0, 0.0, var)))
+
+
 def _std_error(ops: Any, s: ClassStats, weights: str) -> E:
     one_side = _one_side(s)
 
     def body(kappa: E, var: E, var0: E) -> E:
-        return ops.when(one_side, 0.0, ops.sqrt(ops.when(var < 0, 0.0, var)))
+        return _standard_error(one_side, var, ops)
 
     return _bound(ops, s, body, weights)
 
@@ -294,10 +299,10 @@ def p_value_one_sided(ops: Any, s: ClassStats, weights: Any = "none", labels: An
 def interval(ops: Any, s: ClassStats, side: int, weights: Any = "none", labels: Any = None) -> E:
     """kappa + side x 1.959963984540054 x std_kappa (statsmodels' kappa_low, kappa_upp)."""
 
+    one_side = _one_side(s)
+
     def body(kappa: E, var: E, var0: E) -> E:
-        return kappa
+        return kappa + side * Z_975 * _standard_error(one_side, var, ops)
 
-    def build(w: str) -> E:
-        return _bound(ops, s, body, w) + side * Z_975 * _std_error(ops, s, w)
-
-    return _choose(ops, s, weights, build)
+    # one bound of the sums for kappa and its standard error (two doubled each engine's plan)
+    return _choose(ops, s, weights, lambda w: _bound(ops, s, body, w))
