@@ -159,6 +159,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="also run the long tests (marked 'long'; `-m long` runs them alone)",
     )
+    parser.addoption(
+        "--spark-shard",
+        default=None,
+        metavar="K/N",
+        help="of the long Spark cases, run only shard K of N (K = 0..N-1; .ci/run: see there)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -208,7 +214,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         left_out = {id(item) for item in long}
         items[:] = [item for item in items if id(item) not in left_out]
         config.hook.pytest_deselected(items=long)
+    shard = config.getoption("--spark-shard", default=None)
+    if shard is not None:
+        k, n = parse_shard(shard)
+        other = [i for i in items if is_spark_long(i) and not in_shard(i.nodeid, k, n)]
+        if other:
+            left_out = {id(item) for item in other}
+            items[:] = [item for item in items if id(item) not in left_out]
+            config.hook.pytest_deselected(items=other)
     items[:] = sorted(items, key=first_rank)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` as (K, N), 0 <= K < N; anything else is a usage error that says so."""
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(
+            f"--spark-shard takes K/N (two whole numbers). Got {text!r}."
+        ) from None
+    if not 0 <= k < n:
+        raise pytest.UsageError(f"--spark-shard K/N needs 0 <= K < N. Got {text!r}.")
+    return k, n
+
+
+def is_spark_long(item: pytest.Item) -> bool:
+    """A long case of Spark: a long test whose id names Spark (its engine, module or name)."""
+    return item.get_closest_marker("long") is not None and "spark" in item.nodeid.lower()
+
+
+def in_shard(nodeid: str, k: int, n: int) -> bool:
+    """Whether the test ``nodeid`` is in shard ``k`` of ``n``: by a checksum of its id, the
+    same on every machine and run (Python's own hash of a string is salted per process)."""
+    import zlib
+
+    return zlib.crc32(nodeid.encode()) % n == k
 
 
 @pytest.fixture(scope="session")

@@ -107,6 +107,21 @@ def test_a_case_marked_long_is_left_out_without_long(tmp_path: Path) -> None:
     assert collected(tmp_path, "--long", "-m", "long") == [n for n in everything if n in long]
 
 
+def test_spark_shards_split_the_long_spark_cases_and_keep_the_rest(tmp_path: Path) -> None:
+    """``--spark-shard K/N`` keeps shard K of the long Spark cases and every other case; the N
+    shards together are the whole run, no Spark case in two; a bad K/N is a usage error."""
+    (tmp_path / "test_small.py").write_text(SMALL_SUITE)
+    everything = collected(tmp_path, "--long")
+    spark_long = {"test_cases[spark-a]", "test_cases[spark-b]"}
+    shards = [set(collected(tmp_path, "--long", f"--spark-shard={k}/2")) for k in range(2)]
+    assert shards[0] | shards[1] == set(everything)
+    assert shards[0] & shards[1] == set(everything) - spark_long
+    assert collected(tmp_path, "--spark-shard=0/1", "--long") == everything
+    out = collect(tmp_path, "--spark-shard=2/2")
+    assert out.returncode != 0
+    assert "--spark-shard K/N needs 0 <= K < N. Got '2/2'." in out.stdout + out.stderr
+
+
 def test_parameters_keep_the_rank_of_their_test(tmp_path: Path) -> None:
     """The ``first`` tests come first, lowest rank first, each with all its cases; every other
     test keeps its place."""
