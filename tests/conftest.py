@@ -210,19 +210,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in long:
         if item.get_closest_marker("long") is None:
             item.add_marker(pytest.mark.long)
-    if long and not config.getoption("--long", default=False):
-        left_out = {id(item) for item in long}
-        items[:] = [item for item in items if id(item) not in left_out]
-        config.hook.pytest_deselected(items=long)
+    if not config.getoption("--long", default=False):
+        _deselect(config, items, long)
     shard = config.getoption("--spark-shard", default=None)
     if shard is not None:
         k, n = parse_shard(shard)
-        other = [i for i in items if is_spark_long(i) and not in_shard(i.nodeid, k, n)]
-        if other:
-            left_out = {id(item) for item in other}
-            items[:] = [item for item in items if id(item) not in left_out]
-            config.hook.pytest_deselected(items=other)
+        _deselect(
+            config, items, [i for i in items if is_spark_long(i) and not in_shard(i.nodeid, k, n)]
+        )
     items[:] = sorted(items, key=first_rank)
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item], out: list[pytest.Item]) -> None:
+    """Take ``out`` from ``items`` in place, reported to pytest as deselected."""
+    if out:
+        left_out = {id(item) for item in out}
+        items[:] = [item for item in items if id(item) not in left_out]
+        config.hook.pytest_deselected(items=out)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

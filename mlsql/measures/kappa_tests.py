@@ -248,7 +248,7 @@ def _choose(ops: Any, s: ClassStats, weights: Any, build: Any) -> E:
     return F.choose(ops, weights, options)
 
 
-def _standard_error(one_side: E, var: E, ops: Any) -> E:
+def _standard_error(ops: Any, one_side: E, var: E) -> E:
     """sqrt(var_kappa), 0 where a side holds one class (``one_side``)."""
     return ops.when(one_side, 0.0, ops.sqrt(ops.when(var < 0, 0.0, var)))
 
@@ -257,7 +257,7 @@ def _std_error(ops: Any, s: ClassStats, weights: str) -> E:
     one_side = _one_side(s)
 
     def body(kappa: E, var: E, var0: E) -> E:
-        return _standard_error(one_side, var, ops)
+        return _standard_error(ops, one_side, var)
 
     return _bound(ops, s, body, weights)
 
@@ -302,7 +302,7 @@ def interval(ops: Any, s: ClassStats, side: int, weights: Any = "none", labels: 
     one_side = _one_side(s)
 
     def body(kappa: E, var: E, var0: E) -> E:
-        return kappa + side * Z_975 * _standard_error(one_side, var, ops)
+        return kappa + side * Z_975 * _standard_error(ops, one_side, var)
 
     # one bound of the sums for kappa and its standard error (two doubled each engine's plan)
     return _choose(ops, s, weights, lambda w: _bound(ops, s, body, w))

@@ -134,13 +134,12 @@ def _long(
     select per measure, concatenated, repeated ``wide``'s plan per measure: 18 class measures
     took 27 s to plan on 15 rows)."""
     var = "__mlsql_column"
-    order = {f"__mlsql_e{i}": i for i, _ in columns}
-    labels = {f"__mlsql_e{i}": items[i].label for i, _ in columns}
+    named = {f"__mlsql_e{i}": (i, c) for i, c in columns}
+    order = {name: i for name, (i, _) in named.items()}
+    labels = {name: items[i].label for name, (i, _) in named.items()}
     return (
-        wide.select(
-            *groups, *(pl.col(c).cast(pl.Float64).alias(f"__mlsql_e{i}") for i, c in columns)
-        )
-        .unpivot(on=list(order), index=groups, variable_name=var, value_name="estimate")
+        wide.select(*groups, *(pl.col(c).cast(pl.Float64).alias(n) for n, (_, c) in named.items()))
+        .unpivot(on=list(named), index=groups, variable_name=var, value_name="estimate")
         .select(
             *groups,
             pl.col(var).replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
