@@ -13,6 +13,7 @@ import contextlib
 import functools
 import math
 import os
+import random
 import re
 import sys
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ import pytest
 import mlsql
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
-from mlsql._registry import Measure, measures
+from mlsql._registry import REGISTRY, Measure, measures
 from tests.oracle_agreement import KAPPA_RESULTS as KAPPA_TESTS  # each test's statsmodels field
 from tests.references import REFERENCES, close, tables
 from tests.test_multilabel_conformance import FILES, cases, rows_of
@@ -39,18 +40,20 @@ from mlsql._ibis.families import LOWERED, lowered  # noqa: E402
 #: measures of a family not lowered yet)
 LOWERED_MEASURES = [m for m in measures() if lowered(m) and m.name in EV.allowed()]
 BACKENDS = ("duckdb", "datafusion", "postgres")
-#: the data kind of each lowered family
-KIND = {
-    "multilabel": "label_lists",
-    "binary": "binary",
-    "regression": "numbers",
-    "scores": "probabilities",
-    "label_based": "label_lists",
-    "single_label": "classes",
-    "ranking": "ranked",
-}
 #: the columns evaluate reads of a data kind (the truth first), where not actual and predicted
 COLUMNS = {"ranked": ("correct_items", "rank_items")}
+#: the families whose measures read columns named as their inputs (a rule's holds and fires,
+#: the raters' ratings, the models' outcomes)
+NAMED_INPUTS = frozenset({"rules", "agreement"})
+
+
+def columns_of(m: Measure) -> tuple[str, str]:
+    """The (actual, predicted) columns evaluate reads for ``m`` in the random tables of its
+    reference (a measure of one column: that column twice; evaluate reads it once)."""
+    if m.family in NAMED_INPUTS:
+        names = dict(zip(EV.roles(m), m.inputs, strict=True))
+        return names["actual"], names.get("predicted", names["actual"])
+    return COLUMNS.get(REFERENCES[m.name].data, ("actual", "predicted"))
 
 
 class Live:
@@ -180,6 +183,12 @@ def test_binary_conformance(live: Live) -> None:
     assert got[1] == pytest.approx(
         want["fmeasure(actual, predicted, '-beta 2. -average binary')"], rel=1e-12
     )
+    # Hivemall's own calls, each option string as the file writes it
+    options = [re.fullmatch(r"fmeasure\(actual, predicted, '(.*)'\)", k) for k in want]
+    assert all(options) and len(options) == 4
+    calls = [("fmeasure", {"options": o.group(1)}) for o in options if o]
+    got = estimates(mlsql.evaluate(t, "actual", "predicted", calls))
+    assert got == pytest.approx(list(want.values()), rel=1e-12)
 
 
 #: the measure of a conformance file's key
@@ -218,17 +227,20 @@ def test_measures_match_their_reference(live: Live, family: str) -> None:
     NULL and 0/1 flags, all rows unknown), in one evaluate per table."""
     chosen = [m for m in LOWERED_MEASURES if m.family == family and m.name in REFERENCES]
     assert chosen
-    columns = COLUMNS.get(KIND[family], ("actual", "predicted"))
-    for table in tables(KIND[family], range(3)):
-        calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
-        t = live.table(table)
-        got = estimates(mlsql.evaluate(t, *columns, [(m.name, p) for m, p in calls]))
-        wrong = [
-            f"{m.name}({p}): got {g!r}, expected {w!r}"
-            for (m, p), g in zip(calls, got, strict=True)
-            if not close(g, w := REFERENCES[m.name].expected(table, p))
-        ]
-        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+    together: dict[tuple[str, tuple[str, str]], list[Measure]] = {}
+    for m in chosen:  # one evaluate per data kind and columns read
+        together.setdefault((REFERENCES[m.name].data, columns_of(m)), []).append(m)
+    for (kind, columns), ms in together.items():
+        for table in tables(kind, range(3)):
+            calls = [(m, p) for m in ms for p in REFERENCES[m.name].params_for(table)]
+            t = live.table(table)
+            got = estimates(mlsql.evaluate(t, *columns, [(m.name, p) for m, p in calls]))
+            wrong = [
+                f"{m.name}({p}): got {g!r}, expected {w!r}"
+                for (m, p), g in zip(calls, got, strict=True)
+                if not close(g, w := REFERENCES[m.name].expected(table, p))
+            ]
+            assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
 
 
 def test_weights_count_as_repeated_rows(live: Live) -> None:
@@ -1105,16 +1117,19 @@ def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
     lowered yet (the reason named)."""
     t = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}))
     with pytest.raises(
-        MlsqlError, match=rf"ibis table \({live.name}\) does not take rule_novelty yet"
+        MlsqlError,
+        match=rf"ibis table \({live.name}\) does not take multiclass_brier_score yet: "
+        r"multiclass_brier_score is of the class_scores family",
     ):
-        mlsql.evaluate(t, "actual", "predicted", ["rule_novelty"])
+        mlsql.evaluate(t, "actual", "predicted", ["multiclass_brier_score"])
+    ranked = live.table(GOOD_RANKED)
     with pytest.raises(
         MlsqlError,
-        match=rf"ibis table \({live.name}\) does not take bowker_p_value yet: of the "
-        r"single_label family, mlsql lowers to ibis so far .*accuracy, .*, not bowker_p_value "
-        r"\(its chi-square tail",
+        match=rf"ibis table \({live.name}\) does not take graded_ndcg yet: of the "
+        r"ranking family, mlsql lowers to ibis so far .*precision_at, .*, not graded_ndcg "
+        r"\(its relevance grades",
     ):
-        mlsql.evaluate(t, "actual", "predicted", ["accuracy", "bowker_p_value"])
+        mlsql.evaluate(ranked, "correct_items", "rank_items", ["ndcg", "graded_ndcg"])
     matrix = ("cohen_kappa_score", {"weights": [[0, 1], [1, 0]]})  # a matrix needs labels
     assert _message(lambda: mlsql.evaluate(t, "actual", "predicted", [matrix])) == _message(
         lambda: mlsql.evaluate(
@@ -1237,6 +1252,25 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     q = plan(ranked, "truth", "ranked", calls, by="g", sample_weight="w").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(calls) + 1  # the group, the measures, the weight
+    rules = ibis.table({"g": "string", "holds": "boolean", "fires": "int8"}, name="rl")
+    calls = [(m.name, {}) for m in LOWERED_MEASURES if m.family == "rules"]
+    q = plan(rules, "holds", "fires", calls, by="g").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    assert len(parsed.selects) == 1 + len(calls) + 2  # the group, the measures, 2 flag checks
+    for types in (("array<string>",) * 2, ("int64",) * 2):
+        hm = ibis.table({"g": "string", "a": types[0], "p": types[1], "w": "float64"}, name="hm")
+        calls = [("fmeasure", {"options": "-beta 2"})]
+        q = plan(hm, "a", "p", calls, by="g", sample_weight="w").query
+        assert sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    raters = ibis.table(
+        {"g": "string", "ratings": "array<string>", "correct": "array<int8>", "w": "float64"},
+        name="ag",
+    )
+    for column in ("ratings", "correct"):
+        calls = [(m.name, {}) for m in LOWERED_MEASURES if m.inputs == (column,)]
+        q = plan(raters, column, column, calls, by="g", sample_weight="w").query
+        parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+        assert len(parsed.selects) >= 1 + len(calls)  # the group, the measures, the checks
 
 
 # ---------------------------------------------------------------- the guide
@@ -1275,7 +1309,8 @@ def test_snowflake_sql_runs_on_fakesnow(family: str) -> None:
 
         con = snowflake.connector.connect(database="mlsql", schema="tests")
         cur = con.cursor()
-        for n, table in enumerate(tables(KIND[family], range(2))):
+        data = {"binary": "binary", "regression": "numbers", "scores": "probabilities"}[family]
+        for n, table in enumerate(tables(data, range(2))):
             name = f"preds{n}"
             cur.execute(f"CREATE TABLE {name} (actual {kind[0]}, predicted {kind[1]})")
             rows = table.select(["actual", "predicted"]).to_pylist()
@@ -1301,3 +1336,167 @@ def test_snowflake_sql_runs_on_fakesnow(family: str) -> None:
                 if not close(g, w := REFERENCES[m.name].expected(table, p))
             ]
             assert not wrong, "\n".join(wrong) + f"\non {rows}"
+
+
+# ---------------------------------------------------------------- rules, fmeasure, agreement
+def _ratings(rows: list[Any], **more: Any) -> pa.Table:
+    return pa.table({**more, "ratings": pa.array(rows, pa.list_(pa.string()))})
+
+
+def _outcomes(rows: list[Any], **more: Any) -> pa.Table:
+    return pa.table({**more, "correct": pa.array(rows, pa.list_(pa.int8()))})
+
+
+#: per group: raters' ratings (a NULL list skipped, a NULL element not a rating) and models'
+#: outcomes (a row holding a NULL skipped), beside each row's weight (NULL: skipped)
+RATED = [
+    ("x", ["a", "a", "b"], [1, 0, 1], 2.0),
+    ("x", ["b", "b", "b"], [1, 1, 1], 1.0),
+    ("x", ["a", None, "b", "c"], [0, None, 1], 3.0),
+    ("x", None, None, 1.0),
+    ("x", ["c", "c", "a"], [0, 0, 1], None),
+    (None, ["a", "b", "a"], [1, 0, 0], 1.0),
+    (None, ["b", "b", "a"], [0, 1, 1], 2.0),
+    (None, ["a", "a", "a"], [1, 1, 0], 0.0),
+    ("z", None, [None, 1, 0], 1.0),  # every row unknown
+]
+AGREEMENT = ["fleiss_kappa", "cochrans_q_statistic", "cochrans_q_p_value"]
+
+
+def test_agreement_weights_count_as_repeated_rows(live: Live) -> None:
+    """Fleiss' kappa and Cochran's Q: integer weights equal repeated rows, NULL weights and
+    lists skip the row, a NULL group is a group, a group of unknown rows gives NULL; and the
+    weighted values are the DuckDB engine's."""
+    g, ratings, outcomes, w = (list(c) for c in zip(*RATED, strict=True))
+    kept = [r for r in RATED for _ in range(int(r[3] or 0))]
+    for column, make in (("ratings", _ratings), ("correct", _outcomes)):
+        names = [m for m in AGREEMENT if REGISTRY[m].inputs == (column,)]
+        given = ratings if column == "ratings" else outcomes
+        data = make(given, g=g, w=pa.array(w, pa.float64()))
+        plain = make([r[1] if column == "ratings" else r[2] for r in kept], g=[r[0] for r in kept])
+        got = mlsql.evaluate(live.table(data), column, column, names, by="g", sample_weight="w")
+        want = mlsql.evaluate(live.table(plain), column, column, names, by="g")
+        duck = mlsql.evaluate(
+            data, column, column, names, by="g", sample_weight="w", con=duck_connection()
+        ).fetchall()
+        a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+        k = len(names)
+        assert [r["g"] for r in a] == [None] * k + ["x"] * k + ["z"] * k
+        assert [r["estimate"] for r in a[2 * k :]] == [None] * k
+        for x, y, d in zip(a, b, duck, strict=True):
+            assert x["measure"] == d[1]
+            for other in (y["estimate"], d[2]):
+                assert (x["estimate"] is None) == (other is None), (x, other)
+                assert x["estimate"] is None or math.isclose(
+                    x["estimate"], other, rel_tol=1e-12, abs_tol=1e-15
+                ), (x, other)
+
+
+def test_fleiss_kappa_in_exact_fractions(live: Live) -> None:
+    """Three subjects, three raters: n_ij = [[2, 1], [0, 3], [2, 1]], so M = 9, S = 19 and
+    T = (4, 5): kappa = (9 (19 - 9) - 2 (16 + 25)) / (2 (81 - 41)) = 1/10; Cochran's Q of
+    outcomes [[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 1, 1]]: C = (4, 4, 1), R = (2,
+    1, 2, 1, 3), T = 9: Q = 2 (3 · 33 - 81) / (3 · 9 - 19) = 9/2, and its p-value e^(-9/4)
+    (chi-square with 2 degrees of freedom)."""
+    rated = live.table(_ratings([["a", "a", "b"], ["b", "b", "b"], ["a", "b", "a"]]))
+    got = estimates(mlsql.evaluate(rated, "ratings", "ratings", ["fleiss_kappa"]))
+    assert got == [pytest.approx(float(Fraction(1, 10)), rel=1e-12)]
+    models = live.table(_outcomes([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 1, 1]]))
+    got = estimates(mlsql.evaluate(models, "correct", "correct", AGREEMENT[1:]))
+    assert got == [pytest.approx(4.5, rel=1e-12), pytest.approx(math.exp(-2.25), rel=1e-12)]
+
+
+def test_long_chi_square_tails(live: Live) -> None:
+    """The chi-square tail's series as long as the data make it: Bowker's test over 24
+    classes (276 degrees of freedom, 138 terms) and Cochran's Q of 12 models (11, an odd
+    number: erfc and 5 terms), against the oracle (scipy's chi2.sf)."""
+    rng = random.Random(29)
+    classes = [f"c{i:02d}" for i in range(24)]
+    pairs = [(rng.choice(classes), rng.choice(classes)) for _ in range(600)]
+    table = label_table(pairs)
+    got = estimates(mlsql.evaluate(live.table(table), "actual", "predicted", ["bowker_p_value"]))
+    assert close(got[0], REFERENCES["bowker_p_value"].expected(table, {}))
+    rows = [[rng.randint(0, 1) for _ in range(12)] for _ in range(40)]
+    table = _outcomes(rows)
+    got = estimates(mlsql.evaluate(live.table(table), "correct", "correct", AGREEMENT[1:]))
+    for name, g in zip(AGREEMENT[1:], got, strict=True):
+        assert close(g, REFERENCES[name].expected(table, {})), name
+
+
+#: tables the agreement measures refuse, the column read: rows of different numbers of raters,
+#: one rater, a value that is no 0/1, lists of text outcomes, a column that is no list
+BAD_AGREEMENT = [
+    (_ratings([["a", "b"], ["a", "b", "b"]]), "ratings", "fleiss_kappa"),
+    (_ratings([["a"], ["b"]]), "ratings", "fleiss_kappa"),
+    (_outcomes([[1, 0], [2, 1]]), "correct", "cochrans_q_statistic"),
+    (_outcomes([[1, 0], [1, 0, 1]]), "correct", "cochrans_q_p_value"),
+    (pa.table({"correct": [["1", "0"]]}), "correct", "cochrans_q_statistic"),
+    (pa.table({"ratings": ["a"]}), "ratings", "fleiss_kappa"),
+]
+#: fmeasure's refusals: an int label other than 1, 0, -1; inputs of two kinds; '-average
+#: binary' over lists; bad options
+BAD_FMEASURE = [
+    (pa.table({"actual": [1, 2], "predicted": [1, 1]}), ""),
+    (pa.table({"actual": [1, 0], "predicted": [True, False]}), ""),
+    (label_table([(["a"], ["a"])]), "-average binary"),
+    (pa.table({"actual": [1, 0], "predicted": [1, 1]}), "-beta x"),
+    (pa.table({"actual": [1, 0], "predicted": [1, 1]}), "-average macro"),
+    (pa.table({"actual": [1, 0], "predicted": [1, 1]}), "-gamma 2"),
+]
+
+
+def _typeless_words(message: str) -> str:
+    """A message without its types' spelling (each engine spells a type its own way)."""
+    return message.split(" Got ")[0]
+
+
+def test_agreement_and_fmeasure_errors_are_the_engines(live: Live) -> None:
+    """Each refusal in the words mlsql.evaluate on DuckDB gives for the same table (the
+    types named apart)."""
+    con = duck_connection()
+    for data, column, name in BAD_AGREEMENT:
+        t = live.table(data)
+        got = _message(lambda t=t, c=column, n=name: mlsql.evaluate(t, c, c, [n]))
+        want = _message(
+            lambda d=data, c=column, n=name: mlsql.evaluate(d, c, c, [n], con=con).fetchall()
+        )
+        assert _typeless_words(got) == _typeless_words(want)
+    for data, options in BAD_FMEASURE:
+        t = live.table(data)
+        call = [("fmeasure", {"options": options})]
+        got = _message(lambda t=t, c=call: mlsql.evaluate(t, "actual", "predicted", c))
+        want = _message(
+            lambda d=data, c=call: mlsql.evaluate(d, "actual", "predicted", c, con=con).fetchall()
+        )
+        assert _typeless_words(got) == _typeless_words(want)
+
+
+def test_fmeasure_and_rules_weights_count_as_repeated_rows(live: Live) -> None:
+    """fmeasure over lists, int and boolean labels, and a rule's novelty and satisfaction:
+    integer weights equal repeated rows (a NULL weight skips the row), per group."""
+    rows = [
+        ("x", ["a", "b"], ["a"], 1, -1, True, True, 2.0),
+        ("x", ["b"], ["b", "c"], 0, 1, False, True, 1.0),
+        ("x", [], ["a"], 1, 1, True, False, 3.0),
+        ("y", ["c"], ["c"], -1, -1, False, False, 1.0),
+        ("y", ["a"], None, 1, 0, True, None, 2.0),
+        ("y", ["a"], ["b"], 0, 0, None, True, None),
+    ]
+    names = ("g", "la", "lp", "ia", "ip", "holds", "fires", "w")
+    columns = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+    kept = [r for r in rows for _ in range(int(r[-1] or 0))]
+    plain = {n: [r[i] for r in kept] for i, n in enumerate(names[:-1])}
+    fm = [("fmeasure", {"options": o}) for o in ("", "-beta 2")]
+    calls = [
+        (("la", "lp"), fm),
+        (("ia", "ip"), [*fm, ("fmeasure", {"options": "-average binary"})]),
+        (("holds", "fires"), ["rule_novelty", ("rule_satisfaction", {"zero_division": 1})]),
+    ]
+    data, repeated = live.table(pa.table(columns)), live.table(pa.table(plain))
+    for cols, asked in calls:
+        got = mlsql.evaluate(data, *cols, asked, by="g", sample_weight="w")
+        want = mlsql.evaluate(repeated, *cols, asked, by="g")
+        a, b = got.to_pyarrow().to_pylist(), want.to_pyarrow().to_pylist()
+        assert [r["g"] for r in a] == ["x"] * len(asked) + ["y"] * len(asked)
+        for x, y in zip(a, b, strict=True):
+            assert x["estimate"] == pytest.approx(y["estimate"], rel=1e-12, abs=1e-15), (cols, x)

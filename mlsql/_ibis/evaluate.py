@@ -113,7 +113,7 @@ def plan(
         chosen = [item for item in req.items if item.measure.family == family]
         if chosen and lowering.passes is not None:
             rows = lowering.passes(chosen, rows, keys, w is not None)
-    ops = IbisOps(checks, Plan(keys=keys))
+    ops = IbisOps(checks, Plan(keys=keys, backend=backend))
     weight = rows[EV.WEIGHT] if w is not None else None
     values = {
         f"__mlsql_v{i}": value(LOWERED[item.measure.family].value(item, rows, weight, ops))

@@ -33,7 +33,7 @@ from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
 from mlsql._front.inputs import mapping_costs
-from mlsql._ibis import backend_name, labels, ranking, scores, stats
+from mlsql._ibis import agreement, backend_name, hivemall, labels, ranking, scores, stats
 from mlsql._ibis.inputs import binary_flag, finite_number
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same, where
 from mlsql._weights import weighted
@@ -241,10 +241,6 @@ COSTS_MESSAGE = (
     "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}} or a "
     "mapping (actual, predicted) -> cost, the costs finite numbers. Got {got} instead."
 )
-SINGLE_LABEL_NOT_YET = {
-    "bowker_p_value": "its chi-square tail sums a series as long as the data's classes make it, "
-    "for which mlsql has no portable SQL yet",
-}
 
 
 def single_label_rows(
@@ -552,10 +548,13 @@ def single_label_value(
 LOWERED: dict[str, Lowering] = {
     "multilabel": Lowering(label_set_rows, label_set_value),
     "binary": Lowering(binary_rows, binary_value),
+    "rules": Lowering(binary_rows, binary_value),
+    "hivemall": Lowering(hivemall.rows, hivemall.value),
+    "agreement": Lowering(agreement.rows, agreement.value, agreement.passes),
     "regression": Lowering(regression_rows, regression_value, regression_passes),
     "scores": Lowering(scores.rows, scores.value, scores.passes),
     "label_based": Lowering(labels.rows, labels.value),
-    "single_label": Lowering(single_label_rows, single_label_value, not_yet=SINGLE_LABEL_NOT_YET),
+    "single_label": Lowering(single_label_rows, single_label_value),
     "ranking": Lowering(ranking.rows, ranking.value, ranking.passes, not_yet=ranking.NOT_YET),
 }
 
