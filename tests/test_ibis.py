@@ -40,20 +40,20 @@ from mlsql._ibis.families import LOWERED, lowered  # noqa: E402
 #: measures of a family not lowered yet)
 LOWERED_MEASURES = [m for m in measures() if lowered(m) and m.name in EV.allowed()]
 BACKENDS = ("duckdb", "datafusion", "postgres")
-#: the columns evaluate reads of a data kind (the truth first), where not actual and predicted
-COLUMNS = {"ranked": ("correct_items", "rank_items")}
-#: the families whose measures read columns named as their inputs (a rule's holds and fires,
-#: the raters' ratings, the models' outcomes)
-NAMED_INPUTS = frozenset({"rules", "agreement"})
 
 
 def columns_of(m: Measure) -> tuple[str, str]:
     """The (actual, predicted) columns evaluate reads for ``m`` in the random tables of its
-    reference (a measure of one column: that column twice; evaluate reads it once)."""
-    if m.family in NAMED_INPUTS:
-        names = dict(zip(EV.roles(m), m.inputs, strict=True))
+    reference: the columns named as its inputs where they are (a rule's holds and fires, the
+    raters' ratings, ranked and ideal grades), else actual and predicted (a measure of one
+    column: that column twice; evaluate reads it once)."""
+    roles = EV.roles(m)
+    if len(roles) != len(m.inputs):  # a table function's inputs (source, actual, predicted)
+        return ("actual", "predicted")
+    names = dict(zip(roles, m.inputs, strict=True))
+    if set(names.values()) <= set(tables(REFERENCES[m.name].data, range(1))[0].column_names):
         return names["actual"], names.get("predicted", names["actual"])
-    return COLUMNS.get(REFERENCES[m.name].data, ("actual", "predicted"))
+    return ("actual", "predicted")
 
 
 class Live:
@@ -497,7 +497,7 @@ def duckdb_ranked_words() -> tuple[list[str], list[str]]:
 
 def test_ranking_errors_are_the_engines(live: Live) -> None:
     """Items of two kinds, a column that is no list, float items, a bad k: the message DuckDB's
-    engine gives for the same table; graded_ndcg is refused with its reason."""
+    engine gives for the same table; grades that are no numbers, in its words too."""
     cols = ("correct_items", "rank_items")
     want_tables, want_ks = duckdb_ranked_words()
     for data, want in zip(BAD_RANKED, want_tables, strict=True):
@@ -507,8 +507,16 @@ def test_ranking_errors_are_the_engines(live: Live) -> None:
     for k, want in zip(BAD_K, want_ks, strict=True):
         bad = [("precision_at", {"k": k})]
         assert _message(lambda b=bad: mlsql.evaluate(t, *cols, b)) == want
-    with pytest.raises(MlsqlError, match=r"does not take graded_ndcg yet: .*relevance grades"):
-        mlsql.evaluate(t, *cols, ["graded_ndcg"])
+    grades = ("ideal_relevance", "ranked_relevance")
+    for bad in (
+        pa.table({"ideal_relevance": [[1.0]], "ranked_relevance": [["a"]]}),
+        pa.table({"ideal_relevance": [1.0], "ranked_relevance": [[1.0]]}),
+    ):
+        got = _message(lambda b=bad: mlsql.evaluate(live.table(b), *grades, ["graded_ndcg"]))
+        want = _message(
+            lambda b=bad: mlsql.evaluate(b, *grades, ["graded_ndcg"], con=duck_connection())
+        )
+        assert _typeless_words(got) == _typeless_words(want)
 
 
 def test_a_hostile_label_is_a_label(live: Live) -> None:
@@ -1125,11 +1133,11 @@ def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
     ranked = live.table(GOOD_RANKED)
     with pytest.raises(
         MlsqlError,
-        match=rf"ibis table \({live.name}\) does not take graded_ndcg yet: of the "
-        r"ranking family, mlsql lowers to ibis so far .*precision_at, .*, not graded_ndcg "
-        r"\(its relevance grades",
+        match=rf"ibis table \({live.name}\) does not take coverage_error yet: of the "
+        r"ranking family, mlsql lowers to ibis so far .*precision_at, .*, not coverage_error "
+        r"\(its label scores rank",
     ):
-        mlsql.evaluate(ranked, "correct_items", "rank_items", ["ndcg", "graded_ndcg"])
+        mlsql.evaluate(ranked, "correct_items", "rank_items", ["ndcg", "coverage_error"])
     matrix = ("cohen_kappa_score", {"weights": [[0, 1], [1, 0]]})  # a matrix needs labels
     assert _message(lambda: mlsql.evaluate(t, "actual", "predicted", [matrix])) == _message(
         lambda: mlsql.evaluate(
@@ -1250,6 +1258,14 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     )
     calls = [(n, {}) for n in RANKING] + [("ndcg", {"k": 3})]
     q = plan(ranked, "truth", "ranked", calls, by="g", sample_weight="w").query
+    parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+    assert len(parsed.selects) == 1 + len(calls) + 1  # the group, the measures, the weight
+    graded = ibis.table(
+        {"g": "string", "best": "array<int64>", "got": "array<float64>", "w": "float64"},
+        name="gr",
+    )
+    calls = [("graded_ndcg", {}), ("graded_ndcg", {"k": 3})]
+    q = plan(graded, "best", "got", calls, by="g", sample_weight="w").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(calls) + 1  # the group, the measures, the weight
     rules = ibis.table({"g": "string", "holds": "boolean", "fires": "int8"}, name="rl")
@@ -1500,3 +1516,41 @@ def test_fmeasure_and_rules_weights_count_as_repeated_rows(live: Live) -> None:
         assert [r["g"] for r in a] == ["x"] * len(asked) + ["y"] * len(asked)
         for x, y in zip(a, b, strict=True):
             assert x["estimate"] == pytest.approx(y["estimate"], rel=1e-12, abs=1e-15), (cols, x)
+
+
+def test_graded_ndcg_exact_and_weighted(live: Live) -> None:
+    """Grades [3, NULL, 2, 0] against the ideal {2, 3, 3, NULL}: DCG@3 = 7 + 3/2 (the NULL
+    grade holds place 2) over the ideal 7 + 7/log2(3) + 3/2; a row of ideal grades all 0
+    scores 0; then integer weights equal repeated rows, per group, and the DuckDB engine's
+    values."""
+    rows = [([3.0, None, 2.0, 0.0], [2.0, 3.0, 3.0, None]), ([1.0], [0.0, 0.0]), (None, [1.0])]
+    t = pa.table(
+        {
+            "ranked_relevance": pa.array([r for r, _ in rows], pa.list_(pa.float64())),
+            "ideal_relevance": pa.array([i for _, i in rows], pa.list_(pa.float64())),
+        }
+    )
+    grades = ("ideal_relevance", "ranked_relevance")
+    got = estimates(mlsql.evaluate(live.table(t), *grades, [("graded_ndcg", {"k": 3})]))
+    ideal = 7 + 7 / math.log2(3) + 3 / 2
+    assert got == [pytest.approx((7 + 3 / 2) / ideal / 2, rel=1e-12)]
+    g, w = ["x", "x", "y", "y"], [2.0, 1.0, 3.0, None]
+    data = {
+        "g": g,
+        "ranked_relevance": [[1.0, 2.0], [0.0, 3.0, 1.0], [2.0], [1.0]],
+        "ideal_relevance": [[2.0, 1.0], [3.0, 2.0], [1.0, 2.0], [1.0]],
+    }
+    weighted = pa.table({**data, "w": pa.array(w, pa.float64())})
+    repeated = pa.table(
+        {c: [v for v, n in zip(data[c], w, strict=True) for _ in range(int(n or 0))] for c in data}
+    )
+    calls = [("graded_ndcg", {}), ("graded_ndcg", {"k": 1})]
+    a = mlsql.evaluate(live.table(weighted), *grades, calls, by="g", sample_weight="w")
+    b = mlsql.evaluate(live.table(repeated), *grades, calls, by="g")
+    duck = mlsql.evaluate(
+        weighted, *grades, calls, by="g", sample_weight="w", con=duck_connection()
+    ).fetchall()
+    for x, y, d in zip(a.to_pyarrow().to_pylist(), b.to_pyarrow().to_pylist(), duck, strict=True):
+        assert (x["g"], x["measure"]) == (y["g"], y["measure"]) == (d[0], d[1])
+        assert x["estimate"] == pytest.approx(y["estimate"], rel=1e-12)
+        assert x["estimate"] == pytest.approx(d[2], rel=1e-12)

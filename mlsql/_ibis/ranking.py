@@ -1,4 +1,5 @@
-"""The ranked-list measures lowered to ibis: Hivemall's @k family and ranx's retrieval measures.
+"""The ranked-list measures lowered to ibis: Hivemall's @k family and ranx's retrieval measures,
+and Hivemall's graded nDCG over relevance grades (:func:`graded_passes`).
 
 Per row (:func:`rows`): the ranked list ``R`` and the true set ``T`` (its distinct, non-NULL
 items), and whether both lists are known (else the row is unknown), after the inputs'
@@ -31,10 +32,11 @@ import ibis
 import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 
+from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._front.build import checked_params
 from mlsql._ibis import backend_name, stats
-from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, null
+from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, integers, null, where
 from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 
@@ -59,11 +61,6 @@ NOT_YET = {
     name: why
     for names, why in (
         (
-            ("graded_ndcg",),
-            "its relevance grades sort each row's ideal list, which the ibis plan does not "
-            "lower yet",
-        ),
-        (
             (
                 "coverage_error",
                 "label_ranking_loss",
@@ -85,6 +82,9 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
     (lists of labels, both of one kind: the engines' messages)."""
     m = item.measure
     given = dict(zip(m.inputs, (cols[r] for r in item.roles), strict=True))
+    if m.inputs == GRADED:
+        graded_rows(m.name, given, out)
+        return
     ranked, truth = given["rank_items"], given["correct_items"]
     stats.check_label_lists(m.name, m.inputs, [given[n].type() for n in m.inputs])
     if RANK in out:
@@ -157,7 +157,16 @@ def _given(item: EV.Item) -> tuple[int | None, dict[str, Any]]:
 
 
 def passes(items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bool) -> ir.Table:
-    """The rows with each ranking measure's value per row beside them (NULL where unknown)."""
+    """The rows with each ranking measure's value per row beside them (NULL where unknown):
+    the ranked lists' pass, then the relevance grades' (:func:`graded_passes`)."""
+    listed = [item for item in items if item.measure.inputs != GRADED]
+    graded = [item for item in items if item.measure.inputs == GRADED]
+    out = _listed_passes(listed, rows) if listed else rows
+    return graded_passes(graded, out) if graded else out
+
+
+def _listed_passes(items: list[EV.Item], rows: ir.Table) -> ir.Table:
+    """The ranked lists' pass (the module's docstring)."""
     ops = IbisOps(Checks(), Plan(keys=[]))
     numbered = rows.mutate(**{ROW: ibis.row_number()})
     known = numbered.filter(numbered[KNOWN])
@@ -229,3 +238,93 @@ def value(item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisO
     if w is None:
         return ops.mean(x)
     return weighted(lambda o, v: o.mean(v), w, ops, x)
+
+
+# ---------------------------------------------------------------- relevance grades
+#: graded_ndcg's inputs: the grades in ranked order, then the ideal ranking's grades
+GRADED = ("ranked_relevance", "ideal_relevance")
+#: the projected grade lists and whether both are known; the pass's grade, its 1-based
+#: position, and the ranked list's length (a NULL grade holds its place)
+RANKED, IDEAL, GRADED_KNOWN = "__mlsql_gr", "__mlsql_gi", "__mlsql_gk"
+GRADE, AT, SIZE = "__mlsql_gg", "__mlsql_gp", "__mlsql_gn"
+
+
+def graded_rows(func: str, given: dict[str, ir.Column], out: dict[str, Any]) -> None:
+    """Both grade lists as lists of doubles, after their types are checked (lists of
+    numbers, as every engine's), and whether both are known."""
+    for name in GRADED:
+        dtype = given[name].type()
+        element = dtype.value_type if dtype.is_array() else None
+        if element is None or not (element.is_numeric() or element.is_null()):
+            raise MlsqlError(R.GRADES_MESSAGE.format(func=func, name=name, type=dtype))
+    if RANKED in out:
+        return
+    ranked, ideal = (given[n] for n in GRADED)
+    out[GRADED_KNOWN] = ranked.notnull() & ideal.notnull()
+    out[RANKED] = ranked.cast(dt.Array(dt.float64))
+    out[IDEAL] = ideal.cast(dt.Array(dt.float64))
+
+
+def graded_passes(items: list[EV.Item], rows: ir.Table) -> ir.Table:
+    """The rows with each graded measure's value per row beside them.
+
+    The known rows' grades, unnested: the ranked list's at their places (a NULL grade holds
+    its place and adds nothing), the ideal list's non-NULL grades numbered best first (the
+    database sorts them per row). Each formula's sums over the first ``k`` of each (all of
+    the ranked list's length where ``k`` is None, for both lists, as every engine) are taken
+    per row, joined back, and the formula read over them (:class:`_Recorder`)."""
+    ops = IbisOps(Checks(), Plan(keys=[]))
+    numbered = rows.mutate(**{ROW: ibis.row_number()})
+    known = numbered.filter(numbered[GRADED_KNOWN])
+    backend = backend_name(known[RANKED])
+    size = known[RANKED].length().cast(FLOAT)
+    ranked = known.select(
+        ROW, RANKED, **{SIZE: size, AT: integers(known[RANKED].length(), backend)}
+    )
+    ranked = ranked.select(
+        ROW, SIZE, **{GRADE: ranked[RANKED][ranked[AT]], AT: (ranked[AT] + 1).cast(FLOAT)}
+    )
+    ideal = known.select(ROW, **{SIZE: size, GRADE: known[IDEAL].unnest()})
+    ideal = ideal.filter(ideal[GRADE].notnull())
+    best_first = ibis.window(group_by=ideal[ROW], order_by=ibis.desc(ideal[GRADE]))
+    ideal = ideal.mutate(**{AT: (ibis.row_number().over(best_first) + 1).cast(FLOAT)})
+    sums: dict[str, dict[str, ir.Value]] = {"ranked": {}, "ideal": {}}
+    plans = []
+    for i, item in enumerate(items):
+        k, given = _given(item)
+        on = {"ranked": _Recorder(), "ideal": _Recorder()}
+
+        def over(side: str, table: ir.Table, k: int | None, on: dict = on) -> Callable:
+            top = table[SIZE] if k is None else ibis.literal(float(k))
+            return lambda term: on[side](where(table[AT] <= top, term(table[GRADE], table[AT])))
+
+        s = R.GradedStats(
+            unknown=ibis.literal(False),
+            over_ranked=over("ranked", ranked, k),
+            over_ideal=over("ideal", ideal, k),
+        )
+        R.row_value(ops, item.name, s, **given)
+        names = {}
+        for side, recorder in on.items():
+            names[side] = [f"__mlsql_rd{side[0]}{i}_{j}" for j in range(len(recorder.sums))]
+            sums[side] |= dict(zip(names[side], recorder.sums, strict=True))
+        plans.append((item, given, on, names))
+    joined = numbered
+    for side, table in (("ranked", ranked), ("ideal", ideal)):
+        if not sums[side]:
+            continue
+        per_row = table.group_by(**{FOUND: table[ROW]}).aggregate(**sums[side])
+        joined = joined.left_join(per_row, joined[ROW] == per_row[FOUND]).drop(FOUND)
+    values: dict[str, ir.Value] = {}
+    for item, given, on, names in plans:
+        for side, recorder in on.items():
+            recorder.replay(joined, names[side])
+
+        def read(side: str, on: dict = on) -> Callable:
+            return lambda _term: on[side](ibis.literal(0.0))
+
+        s = R.GradedStats(
+            unknown=~joined[GRADED_KNOWN], over_ranked=read("ranked"), over_ideal=read("ideal")
+        )
+        values[column(item)] = R.row_value(ops, item.name, s, **given).cast(FLOAT)
+    return joined.select(*rows.columns, **values)
