@@ -65,7 +65,7 @@ def test_statsmodels_test_suite_table(engine, name, params, want):
     assert close(got, want)
 
 
-@pytest.mark.long_cases("spark-(23, 19, 15, 31)")
+@pytest.mark.long_cases("spark-(23, 19, 15, 31)", "spark-(2, 8, 7, 3)")
 @pytest.mark.parametrize("cells", ONE_SIDED_TABLES, ids=str)
 def test_one_sided_kappa_p_value_is_statsmodels(engine, cells):
     from scipy.stats import norm

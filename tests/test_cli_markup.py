@@ -105,6 +105,7 @@ def test_compare_shows_a_model_named_markup(data: Path) -> None:
     ]
 
 
+@pytest.mark.long
 def test_sql_table_shows_lists_brackets_and_names_as_themselves() -> None:
     query = (
         "SELECT ['cat', 'bird'] AS animals, 'a[b]c' AS s, '[red]y[/red]' AS r, "

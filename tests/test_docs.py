@@ -257,6 +257,7 @@ def test_site_builds_strictly_offline(tmp_path: Any) -> None:
     assert (tmp_path / "site" / "search" / "search_index.json").is_file()
 
 
+@pytest.mark.long
 def test_a_broken_link_fails_the_build(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("mkdocs")
     import shutil

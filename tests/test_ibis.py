@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import math
 import os
 import random
@@ -56,12 +57,15 @@ def columns_of(m: Measure) -> tuple[str, str]:
     return ("actual", "predicted")
 
 
+#: the numbers of the tables the tests make, in this process
+TABLE_NUMBERS = itertools.count(1)
+
+
 class Live:
     """One live backend: an ibis connection and how a test table gets into it."""
 
     def __init__(self, name: str, pg_server: Any = None) -> None:
         self.name = name
-        self.n = 0
         if name == "duckdb":
             self.con = ibis.duckdb.connect()
         elif name == "datafusion":
@@ -79,9 +83,10 @@ class Live:
 
     def table(self, data: pa.Table) -> Any:
         """``data`` as a new table of the backend (each call a new name)."""
-        self.n += 1
-        # not t<N>: ibis 12 names its CTEs so, and a CTE shadows a table of that name
-        name = f"preds{self.n}"
+        # a name no other Live of this process gave (a module's fixture can be made again
+        # on a worker, over the session's one server); not t<N>: ibis 12 names its CTEs so,
+        # and a CTE shadows a table of that name
+        name = f"preds{next(TABLE_NUMBERS)}"
         if self.name == "duckdb":
             self.con.con.register(name, data)
         elif self.name == "datafusion":
@@ -335,6 +340,7 @@ LABEL_AVERAGES = [
 ]
 
 
+@pytest.mark.long_cases("datafusion")
 def test_label_averages_weights_count_as_repeated_rows(live: Live) -> None:
     """The per-label side table: integer weights equal repeated rows (a label only in rows
     weighing 0 is not in the universe), a NULL weight or list skips the row; the DuckDB
@@ -635,6 +641,7 @@ KAPPA = [
 ]
 
 
+@pytest.mark.long_cases("datafusion")
 def test_single_label_weights_count_as_repeated_rows(live: Live) -> None:
     """The class table's sums of weights: integer weights equal repeated rows, a NULL weight
     or label skips the row, a class seen on one side only counts, a NULL group is a group,
@@ -948,6 +955,7 @@ def _message(call: Any) -> str:
     return str(info.value).removeprefix("Invalid Input Error: ")
 
 
+@pytest.mark.long_cases("datafusion", "postgres")
 def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
     """A value that is no 0/1, a bad weight, labels of two kinds: the message mlsql.evaluate
     on DuckDB gives for the same table."""
@@ -1019,8 +1027,10 @@ BAD_LABELS = {
 
 
 @functools.cache
+@functools.cache
 def duck_connection() -> Any:
-    """One mlsql connection for the DuckDB engine's messages (each takes a second to open)."""
+    """One mlsql connection for the DuckDB engine's messages and values, opened once per
+    process (each takes a second to open)."""
     return mlsql.connect()
 
 

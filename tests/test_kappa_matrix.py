@@ -238,6 +238,7 @@ def test_kappa_tests_with_a_matrix_are_statsmodels(engine):
     assert not wrong, wrong
 
 
+@pytest.mark.long
 def test_kappa_tests_named_weights_are_their_matrices(engine):
     """The |i - j| and (i - j)² matrices over labels are weights 'linear' and 'quadratic' over
     them, both statsmodels' wt='linear' and wt='quadratic' on the table over the labels (it

@@ -124,7 +124,17 @@ TEXT = ["a", "b", "c", "d"]
 
 
 @pytest.mark.first(rank=15)
-@pytest.mark.long_cases("spark-0", "spark-1", "spark-nan", "spark-diagnose", "spark-ignore")
+@pytest.mark.long_cases(
+    "spark-0",
+    "spark-1",
+    "spark-nan",
+    "spark-diagnose",
+    "spark-ignore",
+    "duckdb-1",
+    "duckdb-nan",
+    "duckdb-diagnose",
+    "duckdb-ignore",
+)
 @pytest.mark.parametrize("zd", ZERO_DIVISIONS, ids=str)
 @SETTINGS
 @given(

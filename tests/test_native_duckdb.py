@@ -238,6 +238,7 @@ def test_short_text_keys_equal_the_oracle(extension: Path, data: tuple[pa.Table,
     ],
     ids=["long labels", "labels of at most 7 bytes", "labels of at most 12 bytes"],
 )
+@pytest.mark.long_cases("labels of at most 7 bytes")
 def test_counts_over_many_vectors_and_threads(extension: Path, pool: list[str]) -> None:
     """10,000 rows (five DuckDB vectors) on two threads, long lists included."""
     rng = random.Random(7)

@@ -414,6 +414,7 @@ SINGLE_LABEL_CLASS_MEASURES = SL_CLASS_MEASURES
 
 
 @pytest.mark.parametrize("func", SINGLE_LABEL_CLASS_MEASURES)
+@pytest.mark.long_cases("spark-cohen_kappa_p_value_one_sided")
 def test_a_text_and_an_integer_label_column_get_mlsql_message(engine: Any, func: str) -> None:
     """Text actual beside integer predicted: mlsql's message on every engine (DuckDB failed
     to bind the classes' lists: a Binder Error, see ``_mlsql_label_as``)."""
@@ -428,6 +429,7 @@ def test_a_text_and_an_integer_label_column_get_mlsql_message(engine: Any, func:
     )
 
 
+@pytest.mark.long_cases("spark")
 def test_integer_label_columns_of_two_widths_still_compare(engine: Any) -> None:
     """int8 actual beside int64 predicted keeps its value: balanced accuracy of
     actual (1, 2, 2, 3) and predicted (1, 2, 3, 3): recalls 1, 1/2, 1 -> 5/6."""

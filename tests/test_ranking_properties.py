@@ -184,6 +184,7 @@ GRADES = st.one_of(st.none(), st.integers(0, 3).map(float))
     ),
     st.one_of(st.none(), st.integers(1, 7)),
 )
+@pytest.mark.long_cases("spark")
 def test_graded_ndcg_matches_the_oracle(engine, cases, k):
     cols = ("ranked_relevance", "ideal_relevance")
     tables = [

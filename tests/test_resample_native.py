@@ -390,6 +390,7 @@ def test_draws_made_in_the_kernel_are_the_matrix_and_its_sums(
 
 @needs_native
 @pytest.mark.parametrize("lazy_resamples", [1, 16, 40, 128])
+@pytest.mark.long_cases("1")
 def test_compare_of_draws_made_in_the_kernel_is_the_portable_compare(
     monkeypatch: pytest.MonkeyPatch, lazy_resamples: int
 ) -> None:

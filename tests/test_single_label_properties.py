@@ -228,6 +228,7 @@ def test_distribution_majority_minority(engine, data):
     labelled(),
     st.dictionaries(st.tuples(st.integers(0, 4), st.integers(0, 4)), st.integers(0, 9), max_size=6),
 )
+@pytest.mark.long_cases("spark")
 def test_cost_error(engine, data, costs):
     needs(engine, "cost_error")
     rows, dtype = data

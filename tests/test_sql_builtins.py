@@ -174,6 +174,7 @@ def _load(con: duckdb.DuckDBPyConnection, how: str) -> None:
         pytest.param("temporary", True, marks=pytest.mark.long),
     ],
 )
+@pytest.mark.long_cases("stored-False")
 def test_users_functions_named_like_builtins_change_no_result(builtins_called, how, table):
     con = _shadowing_connection(builtins_called, table)
     if not table:

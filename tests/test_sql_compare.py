@@ -403,6 +403,7 @@ def test_unpaired_rows_are_the_python_calls_error_unless_dropped(con: Any) -> No
     assert [r[0] for r in dropped] == ["B", "C"]
 
 
+@pytest.mark.long_cases("native")
 def test_an_unknown_baseline_is_the_python_calls_error(con: Any) -> None:
     data = _two_models()
     for baseline in ("Z", 1, "it's"):

@@ -89,6 +89,7 @@ def collected(directory: Path, *args: str, engines: str = "") -> list[str]:
     return [line.split("::", 1)[1] for line in out.stdout.splitlines() if "::" in line]
 
 
+@pytest.mark.long
 def test_a_case_marked_long_is_left_out_without_long(tmp_path: Path) -> None:
     """Each kind of marker makes its cases long: left out of the README's run, there with
     ``--long``, alone with ``-m long``; every other case stays in the README's run."""
@@ -107,6 +108,7 @@ def test_a_case_marked_long_is_left_out_without_long(tmp_path: Path) -> None:
     assert collected(tmp_path, "--long", "-m", "long") == [n for n in everything if n in long]
 
 
+@pytest.mark.long
 def test_spark_shards_split_the_long_spark_cases_and_keep_the_rest(tmp_path: Path) -> None:
     """``--spark-shard K/N`` keeps shard K of the long Spark cases and every other case; the N
     shards together are the whole run, no Spark case in two; a bad K/N is a usage error."""
@@ -134,6 +136,7 @@ def test_parameters_keep_the_rank_of_their_test(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.long
 def test_a_long_case_that_is_no_case_of_its_test_stops_the_run(tmp_path: Path) -> None:
     """A renamed case would silently come back into the README's run: its old id is an error
     of the module's collection, whichever of its cases the run selects; a run of some engines
