@@ -32,7 +32,12 @@ from tests.weights import integer_weights, repeated, with_weights
 PATHS = ("native", "portable")
 
 
-@pytest.fixture(params=PATHS, scope="module")
+#: the portable path's cases are long (a tenth of a minute of the README's suite); CI's long
+#: step runs them
+@pytest.fixture(
+    params=[p if p == "native" else pytest.param(p, marks=pytest.mark.long) for p in PATHS],
+    scope="module",
+)
 def con(request: pytest.FixtureRequest) -> Any:
     """A connection of ``mlsql.connect()`` on the native path, or with ``MLSQL_NATIVE=0``."""
     with pytest.MonkeyPatch.context() as patch:

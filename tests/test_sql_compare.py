@@ -38,7 +38,10 @@ from tests.test_sql_bootstrap import (
 )
 
 
-@pytest.fixture(scope="module", params=["plain", "native"])
+#: the plain library's cases are long (CI's long step runs them): mlsql.connect() loads the
+#: same macros, the native kernels in place of a few; they cost a part of a minute of the
+#: README's suite
+@pytest.fixture(scope="module", params=[pytest.param("plain", marks=pytest.mark.long), "native"])
 def con(request: Any) -> Any:
     return sql_connection(request.param)
 
