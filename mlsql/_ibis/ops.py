@@ -205,8 +205,7 @@ class Plan:
                 out.append(v)
                 continue
             resolved = v.resolve(probe)
-            read = {f.name for f in resolved.op().find(ops.Field)}
-            layer = max((self._layer[n] + 1 for n in read if n in self._layer), default=0)
+            layer = self._after(resolved) + 1
             name = f"__mlsql_l{len(self._layer)}"
             self._layer[name], self._types[name] = layer, resolved.type()
             while len(self.layers) <= layer:
@@ -214,6 +213,11 @@ class Plan:
             self.layers[layer][name] = v
             out.append(_[name])
         return tuple(out)
+
+    def _after(self, resolved: ir.Value) -> int:
+        """The last layer ``resolved`` reads a value of (-1: only aggregates)."""
+        read = {f.name for f in resolved.op().find(ops.Field)}
+        return max((self._layer[n] for n in read if n in self._layer), default=-1)
 
     def gamma_series(self, count: Any, a0: Any, y: Any) -> Deferred:
         """A reference to Σ_{i < count} y^(a0 + i) e^-y / Γ(a0 + i + 1) per group (``count``
@@ -229,10 +233,7 @@ class Plan:
             return self.bind((_series_sum(count, a0, y),))[0]
         values = self.bind((count, a0, y))
         probe = ibis.table(self._types, name="__mlsql_probe")
-        read = {
-            f.name for v in values if deferred(v) for f in v.resolve(probe).op().find(ops.Field)
-        }
-        layer = max((self._layer.get(n, -1) for n in read), default=-1)
+        layer = max((self._after(v.resolve(probe)) for v in values if deferred(v)), default=-1)
         name = f"__mlsql_q{len(self.series)}"  # not __mlsql_g: the groups
         self.series.append((name, layer, values))
         self._layer[name], self._types[name] = layer, dt.float64
@@ -255,12 +256,18 @@ class Plan:
             if keys
             else terms.aggregate(**{name: terms[t_].sum()})
         )
-        if not keys:
-            out = out.cross_join(summed)
-        else:
-            on = [same(out[g], summed[j]) for j, g in zip(keys, self.keys, strict=True)]
-            out = out.left_join(summed, on).drop(*keys)
+        out = self._beside_groups(out, summed)
         return out.mutate(**{name: out[name].fill_null(0.0)})
+
+    def _beside_groups(self, out: ir.Table, per_group: ir.Table) -> ir.Table:
+        """``out`` (a row per group) with ``per_group``'s values beside each group's row:
+        ``per_group`` holds the group columns renamed ``__mlsql_j0``, ... (NULL-safe join,
+        NULL for a group it lacks; no groups: a cross join of its one row)."""
+        if not self.keys:
+            return out.cross_join(per_group)
+        renamed = [f"__mlsql_j{k}" for k in range(len(self.keys))]
+        on = [same(out[g], per_group[j]) for j, g in zip(renamed, self.keys, strict=True)]
+        return out.left_join(per_group, on).drop(*renamed)
 
     def apply(self, aggregated: ir.Table) -> ir.Table:
         """The aggregated table, joined to the aggregates over each side table (each group's
@@ -279,12 +286,7 @@ class Plan:
                 if self.keys
                 else frame.aggregate(**values)
             )
-            if not self.keys:
-                out = out.cross_join(per_group)
-                continue
-            per_group = per_group.rename(renamed)
-            on = [same(out[g], per_group[j]) for j, g in renamed.items()]
-            out = out.left_join(per_group, on).drop(*renamed)
+            out = self._beside_groups(out, per_group.rename(renamed) if self.keys else per_group)
         for index in range(-1, len(self.layers)):
             if index >= 0:
                 out = out.mutate(**self.layers[index])
