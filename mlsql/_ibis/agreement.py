@@ -11,8 +11,9 @@ live backend compiles):
 - per group and category (a side table, :meth:`~mlsql._ibis.ops.Plan.aggregate_side`):
   the ratings' weight T_j, or model j's successes C_j, squared and summed per group.
 
-Memory grows with the rows' elements in the per-row step and with groups × categories
-(models) in the side table, never with a group's rows held at once. Rows of different
+The per-row step is a group by of the row's number: the database holds a row of sums per
+input row (docs/guides/ibis.md), as the ranked lists' pass does; the side table grows with
+groups × categories (models). Rows of different
 numbers of raters (models), or of fewer than 2, fail the query with every engine's message;
 a value other than 0/1 with the binary flags' message.
 """
