@@ -97,8 +97,11 @@ class Live:
 
     def _postgres(self, name: str, data: pa.Table) -> None:
         import psycopg
+        from psycopg.types.json import Jsonb
 
         def pg_type(t: pa.DataType) -> str:
+            if pa.types.is_map(t):  # label -> score: a jsonb object (docs/guides/ibis.md)
+                return "jsonb"
             if pa.types.is_list(t):
                 return pg_type(t.value_type) + "[]"
             if pa.types.is_integer(t) or pa.types.is_null(t):
@@ -124,7 +127,17 @@ class Live:
         with psycopg.connect(self.server.conninfo, autocommit=True) as c:
             c.execute(create)
             with c.cursor() as cur:
-                cur.executemany(insert, [tuple(r.values()) for r in data.to_pylist()])
+                maps = [pa.types.is_map(f.type) for f in data.schema]
+                cur.executemany(
+                    insert,
+                    [
+                        tuple(
+                            Jsonb(dict(v)) if is_map and v is not None else v
+                            for is_map, v in zip(maps, r.values(), strict=True)
+                        )
+                        for r in data.to_pylist()
+                    ],
+                )
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -1244,6 +1257,20 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
     q = plan(t, "actual", "predicted", LABEL_AVERAGES, by="g", sample_weight="w").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
     assert len(parsed.selects) == 1 + len(LABEL_AVERAGES) + 1  # the group, measures, weight
+    if dialect != "bigquery":  # BigQuery has no map type: label scores have no column there
+        mapped = ibis.table(
+            {
+                "g": "string",
+                "actual": "array<string>",
+                "scores": "map<string, float64>",
+                "w": "float64",
+            },
+            name="ls",
+        )
+        q = plan(mapped, "actual", "scores", LABEL_SCORE_CALLS, by="g", sample_weight="w").query
+        parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+        # the group, the measures, 2 checks: the weight, the Brier score's probabilities
+        assert len(parsed.selects) == 1 + len(LABEL_SCORE_CALLS) + 2
     scored = ibis.table({"g": "string", "actual": "int8", "predicted": "float64"}, name="sc")
     q = plan(scored, "actual", "predicted", SCORES, by="g").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
@@ -1564,3 +1591,117 @@ def test_graded_ndcg_exact_and_weighted(live: Live) -> None:
         assert (x["g"], x["measure"]) == (y["g"], y["measure"]) == (d[0], d[1])
         assert x["estimate"] == pytest.approx(y["estimate"], rel=1e-12)
         assert x["estimate"] == pytest.approx(d[2], rel=1e-12)
+
+
+# ---------------------------------------------------------------- label scores
+#: the label-score measures lowered to ibis, each average
+LABEL_SCORE_CALLS = [
+    (name, {"average": average})
+    for name in ("multilabel_average_precision", "multilabel_roc_auc")
+    for average in ("micro", "macro", "weighted", "samples")
+] + [("multilabel_brier_score", {})]
+
+
+def _scored_rows(seed: int, n: int) -> pa.Table:
+    """Groups of label lists and label -> score maps (ties, unscored true labels, a NULL
+    score, NULL rows), and weights (0, fractions, NULL)."""
+    rng = random.Random(seed)
+    labels = ["a", "b", "c", "d"]
+    rows = []
+    for _ in range(n):
+        chosen = rng.sample(labels, rng.randint(0, 3))
+        scores = (
+            None
+            if rng.random() < 0.1
+            else [(x, rng.choice([0.0, 0.25, 0.5, 1.0, None])) for x in chosen]
+        )
+        actual = None if rng.random() < 0.1 else rng.sample(labels, rng.randint(0, 3))
+        w = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0, None])
+        rows.append((rng.choice(["x", "y", None]), actual, scores, w))
+    g, actual, scores, w = (list(c) for c in zip(*rows, strict=True))
+    return pa.table(
+        {
+            "g": g,
+            "actual": pa.array(actual, pa.list_(pa.string())),
+            "scores": pa.array(scores, pa.map_(pa.string(), pa.float64())),
+            "w": pa.array(w, pa.float64()),
+        }
+    )
+
+
+@pytest.mark.long
+def test_label_scores_weights_are_the_duckdb_engine_s(live: Live) -> None:
+    """Label-score precision, ROC AUC and Brier score, grouped (a NULL group too) and
+    weighted (0, fractions, NULL): the DuckDB engine's values; with integer weights, the
+    values of the rows repeated."""
+    data = _scored_rows(7, 60)
+    got = mlsql.evaluate(
+        live.table(data), "actual", "scores", LABEL_SCORE_CALLS, by="g", sample_weight="w"
+    ).to_pyarrow()
+    duck = mlsql.evaluate(
+        data,
+        "actual",
+        "scores",
+        LABEL_SCORE_CALLS,
+        by="g",
+        sample_weight="w",
+        con=duck_connection(),
+    ).fetchall()
+    assert len(duck) == got.num_rows == 3 * len(LABEL_SCORE_CALLS)
+    for x, d in zip(got.to_pylist(), duck, strict=True):
+        assert (x["g"], x["measure"]) == d[:2]
+        assert (x["estimate"] is None) == (d[2] is None), (x, d)
+        assert x["estimate"] is None or math.isclose(x["estimate"], d[2], rel_tol=1e-12), (x, d)
+    whole = [r for r in data.to_pylist() if r["w"] in (1.0, 2.0, 3.0)]
+    kept = [r for r in whole for _ in range(int(r["w"]))]
+    repeated = pa.Table.from_pylist(kept, schema=data.schema).drop_columns(["w"])
+    integral = pa.Table.from_pylist(whole, schema=data.schema)
+    a = mlsql.evaluate(
+        live.table(integral), "actual", "scores", LABEL_SCORE_CALLS, by="g", sample_weight="w"
+    ).to_pyarrow()
+    b = mlsql.evaluate(live.table(repeated), "actual", "scores", LABEL_SCORE_CALLS, by="g")
+    for x, y in zip(a.to_pylist(), b.to_pyarrow().to_pylist(), strict=True):
+        assert (x["g"], x["measure"]) == (y["g"], y["measure"])
+        assert (x["estimate"] is None) == (y["estimate"] is None), (x, y)
+        assert x["estimate"] is None or math.isclose(x["estimate"], y["estimate"], rel_tol=1e-12)
+
+
+def test_label_scores_errors_are_the_engines(live: Live) -> None:
+    """A probability outside [0, 1] or not finite for the Brier score (NaN named first):
+    the DuckDB engine's message; scores that are no map: the scores' message; on PostgreSQL
+    a jsonb score that is no JSON number is named."""
+    for scores, got in (([("a", 1.5)], "above 1"), ([("a", -0.5), ("b", float("nan"))], "NaN")):
+        data = pa.table(
+            {
+                "actual": pa.array([["a"], ["b"]], pa.list_(pa.string())),
+                "scores": pa.array([scores, [("b", 0.5)]], pa.map_(pa.string(), pa.float64())),
+            }
+        )
+        # DuckDB's error, whatever its class
+        with pytest.raises(Exception) as duck:
+            mlsql.evaluate(
+                data, "actual", "scores", ["multilabel_brier_score"], con=duck_connection()
+            ).fetchall()
+        assert got in str(duck.value)
+        if live.name == "postgres" and got == "NaN":
+            continue  # JSON has no NaN: PostgreSQL's jsonb cannot hold this score
+        with pytest.raises(MlsqlError) as ours:
+            mlsql.evaluate(live.table(data), "actual", "scores", ["multilabel_brier_score"])
+        assert str(ours.value) in str(duck.value)
+    if live.name != "postgres":  # a list of composite values takes a type of its own there
+        structs = pa.table({"actual": [["a"]], "scores": [[{"label": "a", "score": 0.5}]]})
+        with pytest.raises(MlsqlError, match=r"not yet a list of \(label, score\) structs"):
+            mlsql.evaluate(live.table(structs), "actual", "scores", ["multilabel_roc_auc"])
+    listed = pa.table({"actual": [["a"]], "scores": [[0.5]]})
+    with pytest.raises(MlsqlError, match=r"takes scores as a map .* Got scores array<float64>"):
+        mlsql.evaluate(live.table(listed), "actual", "scores", ["multilabel_roc_auc"])
+    if live.name == "postgres":
+        import psycopg
+
+        with psycopg.connect(live.server.conninfo, autocommit=True) as c:
+            c.execute("CREATE TABLE scored_text (actual text[], scores jsonb)")
+            c.execute("""INSERT INTO scored_text VALUES ('{a}', '{"a": "0.5"}')""")
+        with pytest.raises(MlsqlError, match="jsonb holding a score that is no JSON number"):
+            mlsql.evaluate(
+                live.con.table("scored_text"), "actual", "scores", ["multilabel_roc_auc"]
+            )

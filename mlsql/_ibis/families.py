@@ -33,7 +33,16 @@ from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
 from mlsql._front.inputs import mapping_costs
-from mlsql._ibis import agreement, backend_name, hivemall, labels, ranking, scores, stats
+from mlsql._ibis import (
+    agreement,
+    backend_name,
+    hivemall,
+    label_scores,
+    labels,
+    ranking,
+    scores,
+    stats,
+)
 from mlsql._ibis.inputs import binary_flag, finite_number
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, SideOps, beside, null, same, where
 from mlsql._weights import weighted
@@ -554,6 +563,7 @@ LOWERED: dict[str, Lowering] = {
     "regression": Lowering(regression_rows, regression_value, regression_passes),
     "scores": Lowering(scores.rows, scores.value, scores.passes),
     "label_based": Lowering(labels.rows, labels.value),
+    "label_scores": Lowering(label_scores.rows, label_scores.value),
     "single_label": Lowering(single_label_rows, single_label_value),
     "ranking": Lowering(ranking.rows, ranking.value, ranking.passes, not_yet=ranking.NOT_YET),
 }
