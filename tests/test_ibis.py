@@ -398,8 +398,10 @@ def test_label_averages_weights_count_as_repeated_rows(live: Live) -> None:
 
 
 # ---------------------------------------------------------------- ranked lists
-#: the ranked-list measures lowered to ibis
-RANKING = [m.name for m in LOWERED_MEASURES if m.family == "ranking"]
+#: the ranked-list measures lowered to ibis (the label-score rankings are with the label scores)
+RANKING = [
+    m.name for m in LOWERED_MEASURES if m.family == "ranking" and m.inputs != ("actual", "scores")
+]
 
 
 def _ranked(rows: list[tuple[Any, Any]], **more: Any) -> pa.Table:
@@ -1143,24 +1145,31 @@ def test_single_label_errors_are_the_engines(live: Live) -> None:
         assert got == [0.5, pytest.approx(1 / 3, rel=1e-12)]
 
 
-def test_refusals_name_the_backend_and_the_reason(live: Live) -> None:
+def test_refusals_name_the_backend_and_the_reason(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A measure of a family not lowered to ibis, and one of a lowered family that is not
-    lowered yet (the reason named)."""
+    lowered yet (the reason named): every measure is lowered now, so one family is taken
+    out and one measure marked not yet here."""
     t = live.table(pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]}))
-    with pytest.raises(
-        MlsqlError,
-        match=rf"ibis table \({live.name}\) does not take multiclass_brier_score yet: "
-        r"multiclass_brier_score is of the class_scores family",
-    ):
-        mlsql.evaluate(t, "actual", "predicted", ["multiclass_brier_score"])
+    with monkeypatch.context() as patched:
+        patched.delitem(LOWERED, "class_scores")
+        with pytest.raises(
+            MlsqlError,
+            match=rf"ibis table \({live.name}\) does not take multiclass_brier_score yet: "
+            r"multiclass_brier_score is of the class_scores family",
+        ):
+            mlsql.evaluate(t, "actual", "predicted", ["multiclass_brier_score"])
     ranked = live.table(GOOD_RANKED)
-    with pytest.raises(
-        MlsqlError,
-        match=rf"ibis table \({live.name}\) does not take coverage_error yet: of the "
-        r"ranking family, mlsql lowers to ibis so far .*precision_at, .*, not coverage_error "
-        r"\(its label scores rank",
-    ):
-        mlsql.evaluate(ranked, "correct_items", "rank_items", ["ndcg", "coverage_error"])
+    with monkeypatch.context() as patched:
+        patched.setitem(LOWERED["ranking"].not_yet, "coverage_error", "a reason")
+        with pytest.raises(
+            MlsqlError,
+            match=rf"ibis table \({live.name}\) does not take coverage_error yet: of the "
+            r"ranking family, mlsql lowers to ibis so far .*precision_at, .*, not "
+            r"coverage_error \(a reason\)",
+        ):
+            mlsql.evaluate(ranked, "correct_items", "rank_items", ["ndcg", "coverage_error"])
     matrix = ("cohen_kappa_score", {"weights": [[0, 1], [1, 0]]})  # a matrix needs labels
     assert _message(lambda: mlsql.evaluate(t, "actual", "predicted", [matrix])) == _message(
         lambda: mlsql.evaluate(
@@ -1271,6 +1280,11 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
         parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
         # the group, the measures, 2 checks: the weight, the Brier score's probabilities
         assert len(parsed.selects) == 1 + len(LABEL_SCORE_CALLS) + 2
+        classes = ibis.table({**mapped.schema(), "actual": "string"}, name="cs")
+        q = plan(classes, "actual", "scores", CLASS_SCORE_CALLS, by="g", sample_weight="w").query
+        parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
+        # the group, the measures, the weight's check and each measure's of its probabilities
+        assert len(parsed.selects) == 1 + 2 * len(CLASS_SCORE_CALLS) + 1
     scored = ibis.table({"g": "string", "actual": "int8", "predicted": "float64"}, name="sc")
     q = plan(scored, "actual", "predicted", SCORES, by="g").query
     parsed = sqlglot.parse_one(str(ibis.to_sql(q, dialect=dialect)), read=dialect)
@@ -1594,15 +1608,32 @@ def test_graded_ndcg_exact_and_weighted(live: Live) -> None:
 
 
 # ---------------------------------------------------------------- label scores
-#: the label-score measures lowered to ibis, each average
+#: the label-score measures lowered to ibis (each average), and the label-score rankings
 LABEL_SCORE_CALLS = [
     (name, {"average": average})
     for name in ("multilabel_average_precision", "multilabel_roc_auc")
     for average in ("micro", "macro", "weighted", "samples")
-] + [("multilabel_brier_score", {})]
+] + [
+    ("multilabel_brier_score", {}),
+    ("coverage_error", {}),
+    ("label_ranking_loss", {}),
+    ("label_ranking_average_precision", {}),
+    ("one_error", {}),
+    ("ndcg_score", {"k": 2}),
+]
 
 
-def _scored_rows(seed: int, n: int) -> pa.Table:
+#: the class-score measures lowered to ibis, each parameter that changes the plan
+CLASS_SCORE_CALLS = [
+    ("multiclass_brier_score", {}),
+    ("multiclass_brier_score", {"scale_by_half": True}),
+    ("multiclass_calibration_error", {}),
+    ("multiclass_calibration_error", {"n_bins": 4, "norm": "l2"}),
+    ("multiclass_calibration_error", {"n_bins": 3, "norm": "max"}),
+]
+
+
+def _scored_rows(seed: int, n: int, one_label: bool = False) -> pa.Table:
     """Groups of label lists and label -> score maps (ties, unscored true labels, a NULL
     score, NULL rows), and weights (0, fractions, NULL)."""
     rng = random.Random(seed)
@@ -1615,14 +1646,16 @@ def _scored_rows(seed: int, n: int) -> pa.Table:
             if rng.random() < 0.1
             else [(x, rng.choice([0.0, 0.25, 0.5, 1.0, None])) for x in chosen]
         )
-        actual = None if rng.random() < 0.1 else rng.sample(labels, rng.randint(0, 3))
+        actual: Any = None if rng.random() < 0.1 else rng.sample(labels, rng.randint(0, 3))
+        if one_label and actual is not None:
+            actual = rng.choice(labels)
         w = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0, None])
         rows.append((rng.choice(["x", "y", None]), actual, scores, w))
     g, actual, scores, w = (list(c) for c in zip(*rows, strict=True))
     return pa.table(
         {
             "g": g,
-            "actual": pa.array(actual, pa.list_(pa.string())),
+            "actual": pa.array(actual, pa.string() if one_label else pa.list_(pa.string())),
             "scores": pa.array(scores, pa.map_(pa.string(), pa.float64())),
             "w": pa.array(w, pa.float64()),
         }
@@ -1630,24 +1663,21 @@ def _scored_rows(seed: int, n: int) -> pa.Table:
 
 
 @pytest.mark.long
-def test_label_scores_weights_are_the_duckdb_engine_s(live: Live) -> None:
-    """Label-score precision, ROC AUC and Brier score, grouped (a NULL group too) and
-    weighted (0, fractions, NULL): the DuckDB engine's values; with integer weights, the
-    values of the rows repeated."""
-    data = _scored_rows(7, 60)
+@pytest.mark.parametrize("one_label", [False, True], ids=["label_scores", "class_scores"])
+def test_label_scores_weights_are_the_duckdb_engine_s(live: Live, one_label: bool) -> None:
+    """Label-score precision, ROC AUC, Brier score and rankings, and the class-score Brier
+    score and calibration error, grouped (a NULL group too) and weighted (0, fractions,
+    NULL): the DuckDB engine's values; with integer weights, the values of the rows
+    repeated."""
+    calls = CLASS_SCORE_CALLS if one_label else LABEL_SCORE_CALLS
+    data = _scored_rows(7, 60, one_label)
     got = mlsql.evaluate(
-        live.table(data), "actual", "scores", LABEL_SCORE_CALLS, by="g", sample_weight="w"
+        live.table(data), "actual", "scores", calls, by="g", sample_weight="w"
     ).to_pyarrow()
     duck = mlsql.evaluate(
-        data,
-        "actual",
-        "scores",
-        LABEL_SCORE_CALLS,
-        by="g",
-        sample_weight="w",
-        con=duck_connection(),
+        data, "actual", "scores", calls, by="g", sample_weight="w", con=duck_connection()
     ).fetchall()
-    assert len(duck) == got.num_rows == 3 * len(LABEL_SCORE_CALLS)
+    assert len(duck) == got.num_rows == 3 * len(calls)
     for x, d in zip(got.to_pylist(), duck, strict=True):
         assert (x["g"], x["measure"]) == d[:2]
         assert (x["estimate"] is None) == (d[2] is None), (x, d)
@@ -1657,9 +1687,9 @@ def test_label_scores_weights_are_the_duckdb_engine_s(live: Live) -> None:
     repeated = pa.Table.from_pylist(kept, schema=data.schema).drop_columns(["w"])
     integral = pa.Table.from_pylist(whole, schema=data.schema)
     a = mlsql.evaluate(
-        live.table(integral), "actual", "scores", LABEL_SCORE_CALLS, by="g", sample_weight="w"
+        live.table(integral), "actual", "scores", calls, by="g", sample_weight="w"
     ).to_pyarrow()
-    b = mlsql.evaluate(live.table(repeated), "actual", "scores", LABEL_SCORE_CALLS, by="g")
+    b = mlsql.evaluate(live.table(repeated), "actual", "scores", calls, by="g")
     for x, y in zip(a.to_pylist(), b.to_pyarrow().to_pylist(), strict=True):
         assert (x["g"], x["measure"]) == (y["g"], y["measure"])
         assert (x["estimate"] is None) == (y["estimate"] is None), (x, y)
@@ -1670,23 +1700,35 @@ def test_label_scores_errors_are_the_engines(live: Live) -> None:
     """A probability outside [0, 1] or not finite for the Brier score (NaN named first):
     the DuckDB engine's message; scores that are no map: the scores' message; on PostgreSQL
     a jsonb score that is no JSON number is named."""
-    for scores, got in (([("a", 1.5)], "above 1"), ([("a", -0.5), ("b", float("nan"))], "NaN")):
+    cases = [
+        (name, scores, got)
+        for name in ("multilabel_brier_score", "multiclass_brier_score")
+        for scores, got in (
+            ([("a", 1.5)], "Got a value above 1."),
+            ([("a", -0.5), ("b", float("nan"))], "Got NaN."),
+            ([("a", -0.5), ("b", float("inf"))], "Got inf."),
+            ([("a", -0.5), ("b", 2.0)], "Got a value below 0."),
+        )
+    ]
+    for name, scores, got in cases:
+        one = name == "multiclass_brier_score"
         data = pa.table(
             {
-                "actual": pa.array([["a"], ["b"]], pa.list_(pa.string())),
+                "actual": pa.array(
+                    ["a", "b"] if one else [["a"], ["b"]],
+                    pa.string() if one else pa.list_(pa.string()),
+                ),
                 "scores": pa.array([scores, [("b", 0.5)]], pa.map_(pa.string(), pa.float64())),
             }
         )
         # DuckDB's error, whatever its class
         with pytest.raises(Exception) as duck:
-            mlsql.evaluate(
-                data, "actual", "scores", ["multilabel_brier_score"], con=duck_connection()
-            ).fetchall()
+            mlsql.evaluate(data, "actual", "scores", [name], con=duck_connection()).fetchall()
         assert got in str(duck.value)
-        if live.name == "postgres" and got == "NaN":
-            continue  # JSON has no NaN: PostgreSQL's jsonb cannot hold this score
+        if live.name == "postgres" and got in ("Got NaN.", "Got inf."):
+            continue  # JSON has no NaN nor infinity: jsonb cannot hold these scores
         with pytest.raises(MlsqlError) as ours:
-            mlsql.evaluate(live.table(data), "actual", "scores", ["multilabel_brier_score"])
+            mlsql.evaluate(live.table(data), "actual", "scores", [name])
         assert str(ours.value) in str(duck.value)
     if live.name != "postgres":  # a list of composite values takes a type of its own there
         structs = pa.table({"actual": [["a"]], "scores": [[{"label": "a", "score": 0.5}]]})

@@ -36,6 +36,7 @@ from mlsql._front.inputs import mapping_costs
 from mlsql._ibis import (
     agreement,
     backend_name,
+    class_scores,
     hivemall,
     label_scores,
     labels,
@@ -564,6 +565,7 @@ LOWERED: dict[str, Lowering] = {
     "scores": Lowering(scores.rows, scores.value, scores.passes),
     "label_based": Lowering(labels.rows, labels.value),
     "label_scores": Lowering(label_scores.rows, label_scores.value),
+    "class_scores": Lowering(class_scores.rows, class_scores.value),
     "single_label": Lowering(single_label_rows, single_label_value),
     "ranking": Lowering(ranking.rows, ranking.value, ranking.passes, not_yet=ranking.NOT_YET),
 }

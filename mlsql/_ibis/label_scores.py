@@ -23,6 +23,14 @@ cells weigh alike, so the row's value is the unweighted one and the row's weight
 in the mean, as in every engine. The Brier score is a sum of (p - y)² over the cells (an
 unscored cell has p = 0) and a count; its scores are checked finite and in [0, 1].
 
+The label-score rankings (``coverage_error``, ``label_ranking_loss``,
+``label_ranking_average_precision``, ``one_error``, ``ndcg_score``;
+:func:`scored_ranking_passes`) read the same cells of each row: windows per row give each
+cell its place, the row's labels scored at least as high, the true ones among them and its
+tie's size, the registry's per-row formulas (:class:`~mlsql.measures.ranking.ScoreStats`)
+sum over them per row, and the values are joined back to the rows, whose mean the ranked
+lists' aggregate takes.
+
 The cells and segments are tables the database holds: memory grows with the known rows'
 explicit cells (docs/guides/ibis.md), as the ranked lists' pass does; the bounded form is
 ``evaluate`` on DuckDB, Polars or Spark with the native kernels.
@@ -30,6 +38,7 @@ explicit cells (docs/guides/ibis.md), as the ranked lists' pass does; the bounde
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from types import SimpleNamespace
 from typing import Any
@@ -46,9 +55,10 @@ from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._front.build import checked_params
 from mlsql._ibis import backend_name, stats
-from mlsql._ibis.ops import FLOAT, Check, Checks, IbisOps, beside, integers, null, where
+from mlsql._ibis.ops import FLOAT, Check, Checks, IbisOps, Plan, beside, integers, null, where
 from mlsql.measures import label_scores as LS
 from mlsql.measures import ranking as R
+from mlsql.measures.ranking import LabelRank
 
 #: the projected inputs (the true labels as a set, the scores' map) and whether both are known
 ACTUAL, SCORES, KNOWN = "__mlsql_lsa", "__mlsql_lss", "__mlsql_lsk"
@@ -63,8 +73,6 @@ ROW, LABEL, SCORE, TRUE, WEIGHT = (
 N_LABELS = "__mlsql_lsn"
 #: 1 where a cell's jsonb score is no JSON number (nor null)
 NOT_A_NUMBER = "__mlsql_lsb"
-#: the Brier score's check codes: a score NaN, +inf, -inf, below 0, above 1
-_BRIER_CODES = len(CP.NOT_FINITE) + len(CP.OUT_OF_RANGE)
 
 
 #: a jsonb score that is no number: the scores' message, with what was wrong
@@ -81,6 +89,19 @@ STRUCTS_MESSAGE = (
 )
 
 
+def score_labels(func: str, scores: ir.Column) -> dt.DataType:
+    """The type of the labels of a column of scores, which must be a map label -> number (on
+    PostgreSQL a jsonb object, whose labels are text); else the scores' message."""
+    s_type = scores.type()
+    if s_type.is_json() and backend_name(scores) == "postgres":  # jsonb: label -> score
+        return dt.string
+    if s_type.is_map() and (s_type.value_type.is_numeric() or s_type.value_type.is_null()):
+        return s_type.key_type
+    if s_type.is_array() and s_type.value_type.is_struct():
+        raise MlsqlError(STRUCTS_MESSAGE.format(func=func, type=s_type))
+    raise MlsqlError(R.SCORES_MESSAGE.format(func=func, name="scores", type=s_type))
+
+
 def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks) -> None:
     """The true labels and the scores' map, after their types are checked as every engine
     checks them (a list of labels; a map of labels of the same kind to numbers)."""
@@ -88,14 +109,7 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
     given = dict(zip(m.inputs, (cols[r] for r in item.roles), strict=True))
     actual, scores = given["actual"], given["scores"]
     a_type, s_type = actual.type(), scores.type()
-    if s_type.is_json() and backend_name(scores) == "postgres":  # jsonb: label -> score
-        key_type: dt.DataType = dt.string
-    elif s_type.is_map() and (s_type.value_type.is_numeric() or s_type.value_type.is_null()):
-        key_type = s_type.key_type
-    elif s_type.is_array() and s_type.value_type.is_struct():
-        raise MlsqlError(STRUCTS_MESSAGE.format(func=m.name, type=s_type))
-    else:
-        raise MlsqlError(R.SCORES_MESSAGE.format(func=m.name, name="scores", type=s_type))
+    key_type = score_labels(m.name, scores)
     if not (a_type.is_array() or a_type.is_null()):
         raise MlsqlError(LT.NOT_A_LIST_MESSAGE.format(func=m.name, name="actual", type=a_type))
     a_kind = stats.kind(a_type.value_type) if a_type.is_array() else LT.NULL
@@ -112,7 +126,7 @@ def _jsonb_typeof(x: dt.JSON) -> str:  # type: ignore[empty-body]
     """PostgreSQL's name of a jsonb value's type (number, string, null, ...)."""
 
 
-def _score_of(values: ir.ArrayValue, at: ir.IntegerValue) -> tuple[ir.FloatingValue, Any]:
+def score_of(values: ir.ArrayValue, at: ir.IntegerValue) -> tuple[ir.FloatingValue, Any]:
     """The score at ``at`` of a map's values (a jsonb value read as a number: ibis 12's
     unwrap writes a path operator PostgreSQL refuses there), and 1 where a jsonb value is
     neither a number nor null (NULL elsewhere)."""
@@ -124,47 +138,57 @@ def _score_of(values: ir.ArrayValue, at: ir.IntegerValue) -> tuple[ir.FloatingVa
     return number, ((kind != "number") & (kind != "null")).ifelse(1, null("int8"))
 
 
-def cells(rows: ir.Table, keys: list[str], weighted: bool) -> ir.Table:
-    """The known rows' explicit cells (the module's docstring): the group columns ``keys``,
-    the row's number, the label, its score (NULL: unscored), 1/0 whether it is true and the
-    row's weight (1 where not ``weighted``; the rows weighing 0 have no cell)."""
-    present = rows[KNOWN]
-    if weighted:
-        present = present & (rows[EV.WEIGHT] > 0)
-    known = rows.filter(present)
-    backend = backend_name(known[ACTUAL])
-    scores = known[SCORES]
+#: the columns of a map's keys and values, their number and a place (:func:`map_entries`)
+ENTRY_KEYS, ENTRY_VALUES, N_KEYS, AT = "__mlsql_eks", "__mlsql_evs", "__mlsql_ekn", "__mlsql_eat"
+
+
+def map_entries(
+    known: ir.Table,
+    keys: list[str],
+    weighted: bool,
+    given: dict[str, Any],
+    scores: ir.Value,
+    more: Callable[[ir.Table], ir.IntegerValue],
+) -> ir.Table:
+    """One row per place of each row of ``known``: the group columns ``keys``, the ``given``
+    columns, the row's weight :data:`WEIGHT` (1 where not ``weighted``), the scores' keys
+    and values (:data:`ENTRY_KEYS`, :data:`ENTRY_VALUES`; a jsonb object's values as JSON),
+    their number :data:`N_KEYS` and the place :data:`AT`: 0, 1, ... below the keys' number
+    plus ``more`` (of the row, read off the columns above)."""
     if scores.type().is_json():
         scores = scores.cast(dt.Map(dt.string, dt.json))
     weight = known[EV.WEIGHT].cast(FLOAT) if weighted else ibis.literal(1.0, type=FLOAT)
     numbered = known.select(
         *keys,
-        **{
-            ROW: ibis.row_number(),
-            WEIGHT: weight,
-            ACTUAL: known[ACTUAL],
-            "__mlsql_lsks": scores.keys(),
-            "__mlsql_lsvs": scores.values(),
-        },
+        **given,
+        **{WEIGHT: weight, ENTRY_KEYS: scores.keys(), ENTRY_VALUES: scores.values()},
     )
-    k, v, a = numbered["__mlsql_lsks"], numbered["__mlsql_lsvs"], numbered[ACTUAL]
-    spread = numbered.select(
-        *keys,
-        ROW,
-        WEIGHT,
-        ACTUAL,
-        "__mlsql_lsks",
-        "__mlsql_lsvs",
-        # int32: DataFusion's lengths are unsigned, and ibis drops a cast to int64 (its type
-        # of a length); an unsigned minus a signed index is a decimal there
-        __mlsql_lsnk=k.length().cast("int32"),
-        __mlsql_lsi=integers((k.length() + a.length()).cast("int64"), backend).cast("int64"),
+    # int32: DataFusion's lengths are unsigned, and ibis drops a cast to int64 (its type of
+    # a length); an unsigned minus a signed index is a decimal there
+    n = numbered[ENTRY_KEYS].length().cast("int32")
+    places = integers(n + more(numbered), backend_name(scores)).cast("int64")
+    return numbered.select(*numbered.columns, **{N_KEYS: n, AT: places})
+
+
+def cells(rows: ir.Table, keys: list[str], weighted: bool, row_column: str = "") -> ir.Table:
+    """The known rows' explicit cells (the module's docstring): the group columns ``keys``,
+    the row's number, the label, its score (NULL: unscored), 1/0 whether it is true and the
+    row's weight (1 where not ``weighted``; the rows weighing 0 have no cell). The rows'
+    numbers are their column ``row_column`` where given, else numbered here."""
+    present = rows[KNOWN]
+    if weighted:
+        present = present & (rows[EV.WEIGHT] > 0)
+    known = rows.filter(present)
+    row = known[row_column] if row_column else ibis.row_number()
+    given = {ROW: row, ACTUAL: known[ACTUAL]}
+    spread = map_entries(
+        known, keys, weighted, given, known[SCORES], lambda t: t[ACTUAL].length().cast("int32")
     )
-    i, nk = spread["__mlsql_lsi"], spread["__mlsql_lsnk"]
+    i, nk = spread[AT], spread[N_KEYS]
     keyed = i < nk
-    k, v, a = spread["__mlsql_lsks"], spread["__mlsql_lsvs"], spread[ACTUAL]
+    k, v, a = spread[ENTRY_KEYS], spread[ENTRY_VALUES], spread[ACTUAL]
     label = keyed.ifelse(k[i], a[i - nk])
-    number, not_a_number = _score_of(v, i)
+    number, not_a_number = score_of(v, i)
     score = keyed.ifelse(number, null())
     out = spread.select(
         *keys,
@@ -260,7 +284,7 @@ def segments(table: ir.Table, keys: list[str], average: str, weighted: bool) -> 
     return beside(per_segment, _group_labels(table, keys), keys)
 
 
-class _GroupOps(IbisOps):
+class GroupOps(IbisOps):
     """:class:`~mlsql._ibis.ops.IbisOps` whose values for undefined ratios are deferred too:
     the averages combine them with the groups' deferred sums (an ibis literal times a
     deferred value is no expression)."""
@@ -270,14 +294,21 @@ class _GroupOps(IbisOps):
         return Deferred(Just(x)) if isinstance(x, ir.Value) else x
 
 
-def _min_code(ops: IbisOps, side: str, code: Any) -> Any:
-    """The smallest non-NULL ``code`` (small whole numbers) over a group's rows of ``side``
-    (NULL over none): the largest of their complements, complemented back."""
-    top = ops.plan.aggregate_side(side, (_BRIER_CODES + 1 - code).cast(FLOAT), "max")
-    return _BRIER_CODES + 1 - top
+def check_code(s: Any) -> Any:
+    """The check code of a probability ``s``: 1 NaN, 2 +inf, 3 -inf, 4 below 0, 5 above 1,
+    NULL where it is in [0, 1] or NULL (every engine's order of the checks)."""
+    return ibis.cases(
+        (s.isnan(), 1),
+        (s.isinf() & (s > 0), 2),
+        (s.isinf(), 3),
+        (s < 0, 4),
+        (s > 1, 5),
+        else_=null("int8"),
+    )
 
 
-def _brier_message(func: str, code: Any) -> str:
+def check_message(func: str, code: Any) -> str:
+    """The message of the check code ``code`` of :func:`check_code`."""
     c = int(code) - 1
     if c < len(CP.NOT_FINITE):
         return CP.finite_value_message(func, "scores", CP.NOT_FINITE[c])
@@ -287,17 +318,9 @@ def _brier_message(func: str, code: Any) -> str:
 def _brier(item: EV.Item, ops: IbisOps, side: str, n: Any) -> Any:
     """The Brier score's sum and count, after the check of its scores (every engine's
     order: NaN, then an infinite score, then one below 0, then one above 1)."""
+    first = ops.plan.aggregate_side(side, check_code(_[SCORE]).cast(FLOAT), "min")
+    ops.checks.items.append(Check(first, partial(check_message, item.name)))
     s = _[SCORE]
-    code = ibis.cases(
-        (s.isnan(), 1),
-        (s.isinf() & (s > 0), 2),
-        (s.isinf(), 3),
-        (s < 0, 4),
-        (s > 1, 5),
-        else_=null("int8"),
-    )
-    first = _min_code(ops, side, code)
-    ops.checks.items.append(Check(first, partial(_brier_message, item.name)))
     loss = _[WEIGHT] * (s.fill_null(0.0) - _[TRUE]) ** 2
     stats = LS.LabelBrierStats(
         n=n,
@@ -365,4 +388,154 @@ def value(item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisO
         zero_weight=wsum == 0 if weighted else False,
     )
     assert item.measure.build is not None
-    return item.measure.build(_GroupOps(ops.checks, ops.plan), s, **params)
+    return item.measure.build(GroupOps(ops.checks, ops.plan), s, **params)
+
+
+# ---------------------------------------------------------------- label-score rankings
+#: a cell's 1-based place in its row (ties in any order), the row's labels scored at least
+#: as high as it (itself included), its tie's size and true labels at least as high; per row
+#: its labels, true labels, labels scored highest and true ones among them
+PLACE, AT_OR_ABOVE, TIE, TRUE_ABOVE = "__mlsql_lsq", "__mlsql_lsge", "__mlsql_lst", "__mlsql_lsgt"
+ROW_STATS = ("__mlsql_lsnl", "__mlsql_lsnt", "__mlsql_lsntop", "__mlsql_lsntt")
+
+
+class _Recorder:
+    """The per-row sums and maxima a formula asks for over a row's cells, recorded in order,
+    or read back in that order from the per-row table (:meth:`replay`)."""
+
+    def __init__(self) -> None:
+        self.terms: list[tuple[ir.Value, str]] = []
+        self.read: list[ir.Value] | None = None
+
+    def __call__(self, x: ir.Value, how: str) -> ir.Value:
+        if self.read is None:
+            self.terms.append((x.cast(FLOAT), how))
+            return x  # a stand-in: the formula's value over the cells is never used
+        return self.read.pop(0)
+
+    def replay(self, table: ir.Table, names: list[str]) -> None:
+        self.read = [table[n].fill_null(0.0) for n in names]
+
+
+def ranked_cells(rows: ir.Table, numbered: str) -> ir.Table:
+    """Each known row's cells (:func:`cells`) with their places and the windows of
+    :data:`PLACE` ... :data:`ROW_STATS` over the row, a score NULL ranking lowest."""
+    c = cells(rows, [], False, numbered)
+    c = c.mutate(__mlsql_lsrank=c[SCORE].fill_null(minus_infinity()))
+    rank, y, s = c["__mlsql_lsrank"], c[TRUE], c[SCORE]
+    down = ibis.window(group_by=[c[ROW]], order_by=[rank.desc()], range=(None, 0))
+    places = ibis.window(group_by=[c[ROW]], order_by=[rank.desc()])
+    row = ibis.window(group_by=[c[ROW]])
+    tie = ibis.window(group_by=[c[ROW], rank])
+    top = s.max().over(row)
+    at_top = (s.notnull() & (s == top)).ifelse(1.0, 0.0)
+    return c.mutate(
+        **{
+            PLACE: (ibis.row_number().over(places) + 1).cast(FLOAT),
+            AT_OR_ABOVE: y.count().over(down).cast(FLOAT),
+            TIE: y.count().over(tie).cast(FLOAT),
+            TRUE_ABOVE: y.sum().over(down),
+            ROW_STATS[0]: y.count().over(row).cast(FLOAT),
+            ROW_STATS[1]: y.sum().over(row),
+            "__mlsql_lstop": at_top,
+        }
+    )
+
+
+def scored_ranking_passes(
+    items: list[EV.Item], rows: ir.Table, column: Callable[[EV.Item], str]
+) -> ir.Table:
+    """The rows with each label-score ranking measure's value per row beside them (NULL
+    where unknown), in column ``column(item)``: the registry's per-row formulas
+    (:class:`~mlsql.measures.ranking.ScoreStats`) over each row's ranked cells, their sums
+    taken per row and joined back (as the ranked lists' pass)."""
+    ops = IbisOps(Checks(), Plan(keys=[]))
+    numbered = rows.mutate(__mlsql_lsrow=ibis.row_number())
+    c = ranked_cells(numbered, "__mlsql_lsrow")
+    c = c.mutate(
+        __mlsql_lsntop=c["__mlsql_lstop"].sum().over(ibis.window(group_by=[c[ROW]])),
+        __mlsql_lsntt=(c["__mlsql_lstop"] * c[TRUE]).sum().over(ibis.window(group_by=[c[ROW]])),
+    )
+    at_or_above, place = c[AT_OR_ABOVE], c[PLACE]
+    rank = LabelRank(
+        at_or_above=at_or_above, above=at_or_above - c[TIE], true_at_or_above=c[TRUE_ABOVE]
+    )
+    is_true = c[TRUE] == 1.0
+    tie = ibis.window(group_by=[c[ROW], c["__mlsql_lsrank"]])
+
+    def over_places(start: Any, stop: Any, term: Any) -> Any:
+        # the places of the cell's tie (every caller's): its cells' places, summed over the
+        # tie (start and stop are the same on every cell of a tie)
+        x = ((place > start) & (place <= stop)).ifelse(term(place), 0.0)
+        return x.sum().over(tie)
+
+    plans = []
+    terms: dict[str, ir.Value] = {}
+    for i, item in enumerate(items):
+        params = checked_params(item.measure, item.params)
+        k = params.get("k")
+        given = {n: v for n, v in params.items() if n != "k"}
+        rec = _Recorder()
+
+        def cut(n: Any, k: Any = k) -> Any:
+            return n if k is None else ibis.least(n, float(k))
+
+        def over_true(term: Any, rec: _Recorder = rec) -> Any:
+            return rec(is_true.ifelse(term(rank), 0.0), "sum")
+
+        def max_over_true(term: Any, rec: _Recorder = rec) -> Any:
+            return rec(is_true.ifelse(term(rank), null()), "max")
+
+        def over_positions(count: Any, term: Any, rec: _Recorder = rec) -> Any:
+            return rec((place <= count).ifelse(term(place), 0.0), "sum")
+
+        s = R.ScoreStats(
+            unknown=ibis.literal(False),
+            n_labels=c[ROW_STATS[0]],
+            n_true=c[ROW_STATS[1]],
+            n_top=c["__mlsql_lsntop"],
+            n_top_true=c["__mlsql_lsntt"],
+            over_true=over_true,
+            max_over_true=max_over_true,
+            over_places=over_places,
+            over_positions=over_positions,
+            cut=cut,
+        )
+        R.row_value(ops, item.name, s, **given)
+        names = []
+        for j, (x, _how) in enumerate(rec.terms):
+            names.append(name := f"__mlsql_lsk{i}_{j}")
+            terms[name] = x
+        plans.append((item, k, given, rec, names))
+    per_cell = c.select(ROW, *ROW_STATS, **terms)
+    sums: dict[str, ir.Value] = {n: per_cell[n].max() for n in ROW_STATS}
+    for _item, _k, _given, rec, names in plans:
+        for name, (_x, how) in zip(names, rec.terms, strict=True):
+            sums[name] = per_cell[name].sum() if how == "sum" else per_cell[name].max()
+    found = per_cell.group_by(**{"__mlsql_lsf": per_cell[ROW]}).aggregate(**sums)
+    joined = numbered.left_join(found, numbered["__mlsql_lsrow"] == found["__mlsql_lsf"])
+    values: dict[str, ir.Value] = {}
+    for item, k, given, rec, names in plans:
+        rec.replay(joined, names)
+
+        def read(*_: Any, rec: _Recorder = rec) -> ir.Value:
+            return rec(ibis.literal(0.0), "sum")
+
+        def cut(n: Any, k: Any = k) -> Any:
+            return n if k is None else ibis.least(n, float(k))
+
+        n = [joined[x].fill_null(0.0) for x in ROW_STATS]
+        s = R.ScoreStats(
+            unknown=~joined[KNOWN],
+            n_labels=n[0],
+            n_true=n[1],
+            n_top=n[2],
+            n_top_true=n[3],
+            over_true=read,
+            max_over_true=read,
+            over_places=read,
+            over_positions=read,
+            cut=cut,
+        )
+        values[column(item)] = R.row_value(ops, item.name, s, **given).cast(FLOAT)
+    return joined.select(*rows.columns, **values)

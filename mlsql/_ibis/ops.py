@@ -181,7 +181,7 @@ class Plan:
         self.side_aggregates.setdefault(name, {})
 
     def aggregate_side(self, side: str, x: Any, how: str) -> Deferred:
-        """A reference to the ``how`` (sum, mean, count, max, distinct) of ``x`` over each group's rows of
+        """A reference to the ``how`` (sum, mean, count, min, max, distinct) of ``x`` over each group's rows of
         the side table ``side``. ``x`` is a deferred value of the side table's columns and
         of the rows' aggregates (a group's n may be compared with a class's count): the side
         table is joined to the rows' aggregates by group before it is aggregated."""
@@ -406,7 +406,7 @@ def _resolve(x: Any, table: ir.Table) -> ir.Value:
 
 
 def _reduce(x: ir.Value, how: str) -> ir.Value:
-    """The SQL aggregate ``how`` of a per-item value: a sum, mean or max as a double, a
+    """The SQL aggregate ``how`` of a per-item value: a sum, mean, min or max as a double, a
     count, or a count of distinct values."""
     if how == "sum":
         return x.sum().cast(FLOAT)
@@ -414,6 +414,8 @@ def _reduce(x: ir.Value, how: str) -> ir.Value:
         return x.cast(FLOAT).mean()
     if how == "max":
         return x.max().cast(FLOAT)
+    if how == "min":
+        return x.min().cast(FLOAT)
     if how == "distinct":
         return x.nunique()
     return x.count()

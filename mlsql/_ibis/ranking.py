@@ -35,7 +35,7 @@ import ibis.expr.types as ir
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._front.build import checked_params
-from mlsql._ibis import backend_name, stats
+from mlsql._ibis import backend_name, label_scores, stats
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, Plan, integers, null, where
 from mlsql._weights import weighted
 from mlsql.measures import ranking as R
@@ -57,24 +57,7 @@ ROW, ITEM, PLACE, POS, HIT, NTH, LENGTH = (
 #: the row number of the per-row sums
 FOUND = "__mlsql_rf"
 #: the measures of other inputs than (rank_items, correct_items), not lowered yet
-NOT_YET = {
-    name: why
-    for names, why in (
-        (
-            (
-                "coverage_error",
-                "label_ranking_loss",
-                "label_ranking_average_precision",
-                "one_error",
-                "ndcg_score",
-            ),
-            "its label scores rank the labels of each row by score (ties included), which the "
-            "ibis plan does not lower yet",
-        ),
-        (("bpref",), "it reads a third list, the judged non-relevant items"),
-    )
-    for name in names
-}
+NOT_YET = {"bpref": "it reads a third list, the judged non-relevant items"}
 
 
 def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks) -> None:
@@ -84,6 +67,9 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
     given = dict(zip(m.inputs, (cols[r] for r in item.roles), strict=True))
     if m.inputs == GRADED:
         graded_rows(m.name, given, out)
+        return
+    if m.inputs == R.SCORED:  # a list of true labels and a map label -> score
+        label_scores.rows(item, cols, out, checks)
         return
     ranked, truth = given["rank_items"], given["correct_items"]
     stats.check_label_lists(m.name, m.inputs, [given[n].type() for n in m.inputs])
@@ -158,11 +144,14 @@ def _given(item: EV.Item) -> tuple[int | None, dict[str, Any]]:
 
 def passes(items: list[EV.Item], rows: ir.Table, groups: list[str], weighted: bool) -> ir.Table:
     """The rows with each ranking measure's value per row beside them (NULL where unknown):
-    the ranked lists' pass, then the relevance grades' (:func:`graded_passes`)."""
-    listed = [item for item in items if item.measure.inputs != GRADED]
+    the ranked lists' pass, the relevance grades' (:func:`graded_passes`), then the label
+    scores' (:func:`~mlsql._ibis.label_scores.scored_ranking_passes`)."""
+    listed = [item for item in items if item.measure.inputs not in (GRADED, R.SCORED)]
     graded = [item for item in items if item.measure.inputs == GRADED]
+    scored = [item for item in items if item.measure.inputs == R.SCORED]
     out = _listed_passes(listed, rows) if listed else rows
-    return graded_passes(graded, out) if graded else out
+    out = graded_passes(graded, out) if graded else out
+    return label_scores.scored_ranking_passes(scored, out, column) if scored else out
 
 
 def _listed_passes(items: list[EV.Item], rows: ir.Table) -> ir.Table:
