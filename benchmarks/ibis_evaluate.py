@@ -20,7 +20,15 @@ case is one ``evaluate`` by model:
   in [0, 0.5) from the row's position, about 1,000 distinct scores): auc,
   average_precision_score, logloss, brier_score_loss, expected_calibration_error;
 - ``ranking`` (the true labels as ``correct_items``, the predicted list, in its order, as
-  ``rank_items``): ndcg, map_score, mrr, precision_at(k=5), recall_at(k=5).
+  ``rank_items``): ndcg, map_score, mrr, precision_at(k=5), recall_at(k=5);
+- ``label scores`` (the true labels against ``scores``, a map of the row's predicted labels
+  to a score in [0, 1) from the row's and the label's positions, about 1,000 distinct
+  scores; PostgreSQL: a jsonb object): multilabel_average_precision (macro),
+  multilabel_roc_auc (micro), multilabel_brier_score, label_ranking_average_precision,
+  coverage_error;
+- ``class scores`` (``a_class`` against ``class_scores``, a map of the row's predicted class
+  to 0.7 and the next class to 0.3; empty where the row has none): multiclass_brier_score,
+  multiclass_calibration_error.
 
 ``--cases`` picks some of them.
 
@@ -36,6 +44,7 @@ the best of ``--repeats``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -92,7 +101,25 @@ CASES = {
         "predicted",
         ["ndcg", "map_score", "mrr", ("precision_at", {"k": 5}), ("recall_at", {"k": 5})],
     ),
+    "label scores": (
+        "actual",
+        "scores",
+        [
+            ("multilabel_average_precision", {"average": "macro"}),
+            ("multilabel_roc_auc", {"average": "micro"}),
+            "multilabel_brier_score",
+            "label_ranking_average_precision",
+            "coverage_error",
+        ],
+    ),
+    "class scores": (
+        "a_class",
+        "class_scores",
+        ["multiclass_brier_score", "multiclass_calibration_error"],
+    ),
 }
+#: the columns of label -> score maps (a jsonb object in PostgreSQL)
+MAPS = ("scores", "class_scores")
 
 
 def data(rows: int, root: Path) -> Path:
@@ -130,6 +157,18 @@ def data(rows: int, root: Path) -> Path:
     fraction = pa.array([(i * 7919 % 1000) / 2000 for i in range(table.num_rows)])
     score = pc.add(pc.multiply(table["p_flag"].cast(pa.float64()), 0.5), fraction)
     table = table.append_column("score", score)
+    scored = [
+        [(label, ((i * 7919 + j * 31) % 1000) / 1000) for j, label in enumerate(labels or [])]
+        for i, labels in enumerate(table["predicted"].to_pylist())
+    ]
+    table = table.append_column("scores", pa.array(scored, pa.map_(pa.string(), pa.float64())))
+    classes = [
+        [] if c is None else [(c, 0.7), (f"c{(int(c[1:]) + 1) % 10}", 0.3)]
+        for c in table["p_class"].to_pylist()
+    ]
+    table = table.append_column(
+        "class_scores", pa.array(classes, pa.map_(pa.string(), pa.float64()))
+    )
     path = root / "preds.parquet"
     pq.write_table(table, path, row_group_size=100_000)
     return path
@@ -153,22 +192,29 @@ def this_process() -> float:
 
 
 def load_postgres(server: Any, path: Path) -> None:
-    """The rows into table ``preds`` with COPY (text[] lists, bigint flags)."""
+    """The rows into table ``preds`` with COPY (text[] lists, bigint flags, jsonb maps)."""
     import psycopg
 
     table = pq.read_table(path)
     with psycopg.connect(server.conninfo, autocommit=True) as con:
         con.execute(
             "CREATE TABLE preds (model text, actual text[], predicted text[], "
-            "a_flag bigint, p_flag bigint, a_class text, p_class text, score float8)"
+            "a_flag bigint, p_flag bigint, a_class text, p_class text, score float8, "
+            "scores jsonb, class_scores jsonb)"
         )
+        maps = [name in MAPS for name in table.column_names]
         with con.cursor().copy(
-            "COPY preds (model, actual, predicted, a_flag, p_flag, a_class, p_class, score) "
-            "FROM STDIN"
+            "COPY preds (model, actual, predicted, a_flag, p_flag, a_class, p_class, score, "
+            "scores, class_scores) FROM STDIN"
         ) as copy:
             for batch in table.to_batches(100_000):
                 for row in zip(*(c.to_pylist() for c in batch.columns), strict=True):
-                    copy.write_row(row)
+                    copy.write_row(
+                        [
+                            json.dumps(dict(v)) if is_map and v is not None else v
+                            for is_map, v in zip(maps, row, strict=True)
+                        ]
+                    )
         con.execute("ANALYZE preds")
 
 
