@@ -1747,3 +1747,121 @@ def test_label_scores_errors_are_the_engines(live: Live) -> None:
             mlsql.evaluate(
                 live.con.table("scored_text"), "actual", "scores", ["multilabel_roc_auc"]
             )
+
+
+# ---------------------------------------------------------------- bootstrap
+def _bootstrap_tables() -> dict[str, tuple[pa.Table, list[Any]]]:
+    """A table of each kind of statistics bootstrap computes over ibis, and its measures:
+    groups (a NULL one), NULL values, weights 0, fractions and NULL."""
+    rng = random.Random(3)
+    labels = ["a", "b", "c"]
+    n = 120
+
+    def weights() -> list[Any]:
+        return [rng.choice([0.0, 1.0, 2.5, None]) for _ in range(n)]
+
+    def groups() -> list[Any]:
+        return [rng.choice(["x", "y", None]) for _ in range(n)]
+
+    return {
+        "label sets": (
+            pa.table(
+                {
+                    "g": groups(),
+                    "actual": [rng.sample(labels, rng.randint(0, 2)) for _ in range(n)],
+                    "predicted": [rng.sample(labels, rng.randint(0, 2)) for _ in range(n)],
+                    "w": weights(),
+                }
+            ),
+            ["micro_f1", "samples_jaccard", ("hamming_loss", {"n_labels": 3})],
+        ),
+        "classes": (
+            pa.table(
+                {
+                    "g": groups(),
+                    "actual": [rng.choice(labels) for _ in range(n)],
+                    "predicted": [rng.choice([*labels, None]) for _ in range(n)],
+                    "w": weights(),
+                }
+            ),
+            ["accuracy", ("f1_score", {"average": "macro"}), "cohen_kappa_score"],
+        ),
+        "numbers": (
+            pa.table(
+                {
+                    "g": groups(),
+                    "actual": [rng.random() for _ in range(n)],
+                    "predicted": [rng.choice([rng.random(), None]) for _ in range(n)],
+                    "w": weights(),
+                }
+            ),
+            ["mse", "r2"],
+        ),
+        "scores": (
+            pa.table(
+                {
+                    "g": groups(),
+                    "actual": [rng.choice([0, 1]) for _ in range(n)],
+                    "predicted": [round(rng.random(), 2) for _ in range(n)],
+                    "w": weights(),
+                }
+            ),
+            ["auc", "logloss"],
+        ),
+    }
+
+
+@pytest.mark.parametrize("kind", ["label sets", "classes", "numbers", "scores"])
+def test_bootstrap_is_the_duckdb_engine_s(live: Live, kind: str) -> None:
+    """bootstrap over an ibis table: the statistics table computed in its database, the
+    draws every engine's, so the same seed gives the DuckDB engine's estimates and
+    intervals, grouped and weighted."""
+    data, measures = _bootstrap_tables()[kind]
+    t = live.table(data)
+    for weight in (None, "w"):
+        got = mlsql.bootstrap(
+            t, "actual", "predicted", measures, by="g", n_resamples=40, seed=4, sample_weight=weight
+        ).to_pyarrow()
+        want = mlsql.bootstrap(
+            data,
+            "actual",
+            "predicted",
+            measures,
+            by="g",
+            n_resamples=40,
+            seed=4,
+            sample_weight=weight,
+            con=duck_connection(),
+        ).fetchall()
+        assert got.column_names == ["g", "measure", "estimate", "low", "high", "std_error"]
+        assert [r["g"] for r in got.to_pylist()] == [r[0] for r in want]
+        assert len(want) == 3 * len(measures)
+        for x, y in zip(got.to_pylist(), want, strict=True):
+            assert x["measure"] == y[1]
+            for a, b in zip(list(x.values())[2:], y[2:], strict=True):
+                assert (a is None) == (b is None), (x, y)
+                assert a is None or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15), (x, y)
+
+
+def test_bootstrap_refusals_are_the_engines(live: Live) -> None:
+    """A negative weight and numbers where labels belong: the DuckDB engine's messages; the
+    label averages, not computed over ibis yet, refused with the reason."""
+    data, _ = _bootstrap_tables()["label sets"]
+    bad = data.set_column(3, "w", pa.array([-1.0] * data.num_rows))
+    with pytest.raises(MlsqlError, match="sample_weight") as ours:
+        mlsql.bootstrap(live.table(bad), "actual", "predicted", ["micro_f1"], sample_weight="w")
+    with pytest.raises(Exception) as duck:
+        mlsql.bootstrap(
+            bad, "actual", "predicted", ["micro_f1"], sample_weight="w", con=duck_connection()
+        ).fetchall()
+    assert str(ours.value) in str(duck.value)
+    numbers, _ = _bootstrap_tables()["numbers"]
+    # the engines' words, each naming its own type (float64 here, DOUBLE in DuckDB)
+    with pytest.raises(
+        MlsqlError,
+        match=r"^bootstrap resamples micro_f1 from label lists: actual must be a list of "
+        r"labels per row\. Got actual float64\.$",
+    ):
+        mlsql.bootstrap(live.table(numbers), "actual", "predicted", ["micro_f1"])
+    with pytest.raises(MlsqlError, match=r"does not take macro_f1 yet: its statistics \(label"):
+        mlsql.bootstrap(live.table(data), "actual", "predicted", ["macro_f1"])

@@ -175,7 +175,10 @@ def bootstrap(
     ----------
     data : str, os.PathLike, DuckDBPyRelation or DataFrame
         A table or view name, a query, a Parquet, CSV or JSON path (read on
-        ``con``), a relation, or an Arrow table, Polars or pandas DataFrame.
+        ``con``), a relation, or an Arrow table, Polars or pandas DataFrame. Or an
+        ibis table expression: its statistics table is computed in its own
+        database and the result is an ibis memtable (docs/guides/ibis.md; the
+        label-set, single-label, regression and score measures so far).
     actual, predicted : str
         The columns of true and predicted labels: label lists for the
         multi-label measures, one label per row for the single-label ones;
