@@ -1811,6 +1811,7 @@ def _bootstrap_tables() -> dict[str, tuple[pa.Table, list[Any]]]:
     }
 
 
+@pytest.mark.long  # the README's suite is at its ten minutes; .ci/run runs this after it
 @pytest.mark.parametrize("kind", ["label sets", "classes", "numbers", "scores"])
 def test_bootstrap_is_the_duckdb_engine_s(live: Live, kind: str) -> None:
     """bootstrap over an ibis table: the statistics table computed in its database, the
