@@ -146,6 +146,29 @@ def test_eval_ci_by_group_equals_the_api(engine: str, pairs: Path) -> None:
         assert_rows(got[(row["model"], row["measure"])], row, ("estimate", "low", "high"))
 
 
+def test_eval_ci_by_groups_of_different_label_universes(tmp_path: Path) -> None:
+    """Each group's Hamming loss is over its own labels, and a group's rows may hold more
+    labels than another group's universe (which once failed the whole report): each
+    group's interval is the bootstrap of that group alone over its own labels."""
+    table = pa.table(
+        {
+            "g": [1, 1, 1, 2, 2, 2, 3],
+            "actual": [["a", "b"], ["b"], ["c", "a"], ["c"], ["c"], [], ["z"]],
+            "predicted": [["a"], ["b", "c"], ["c"], ["c"], [], ["c"], []],
+        }
+    )
+    path = tmp_path / "groups.parquet"
+    pq.write_table(table, path)
+    report = eval_ci("duckdb", path, "--by", "g")
+    got = {r["g"]: r for r in report["intervals"] if r["measure"] == "hamming_loss"}
+    universes = {r["g"]: r["n_labels"] for r in report["summary"]}
+    assert universes == {1: 3, 2: 1, 3: 1} and sorted(got) == [1, 2, 3]
+    for g, n_labels in universes.items():
+        rows = table.filter(pa.compute.equal(table["g"], g))
+        [want] = api_bootstrap("duckdb", rows, [("hamming_loss", {"n_labels": n_labels})], by="g")
+        assert_rows(got[g], want, ("estimate", "low", "high", "std_error"))
+
+
 @pytest.mark.long
 def test_eval_ci_in_the_terminal_table_html_markdown_and_csv(pairs: Path, tmp_path: Path) -> None:
     base = ["eval", pairs, "-a", "actual", "-p", "predicted", "--by", "model", "--ci"]

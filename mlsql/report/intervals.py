@@ -164,6 +164,15 @@ def _same(a: Any, b: Any) -> bool:
     return math.isclose(a, b, rel_tol=SAME, abs_tol=SAME)
 
 
+#: the values of a bootstrap row that scale with its measure
+SCALED = ("estimate", "low", "high", "std_error")
+
+
+def _scaled(value: Any, factor: float) -> Any:
+    """``value`` times ``factor`` (NULL stays NULL)."""
+    return None if value is None else value * factor
+
+
 def add_intervals(
     report: Report,
     engine: Any,
@@ -181,20 +190,24 @@ def add_intervals(
     weight = {} if sample_weight is None else {"sample_weight": sample_weight}
     by = report.group_columns
     chosen, refused = entries(report)
-    calls: list[tuple[dict[str, Entry], set[tuple[Any, ...]] | None]] = []
+    # each call: the measures, and per group kept the factor its values are scaled by (None:
+    # every group, unscaled)
+    calls: list[tuple[dict[str, Entry], dict[tuple[Any, ...], float] | None]] = []
     if chosen:
         calls.append((chosen, None))
     if "hamming_loss" in {c for row in report.summary for c in row} and not report.single_label:
-        universes: dict[Any, set[tuple[Any, ...]]] = {}
-        for row in report.summary:
-            universes.setdefault(row.get("n_labels"), set()).add(_key(row, by))
-        for n_labels, members in universes.items():
-            if n_labels:  # no label at all: no Hamming loss to resample
-                calls.append(({"hamming_loss": ("hamming_loss", {"n_labels": n_labels})}, members))
+        # each group's Hamming loss is over its own labels, L: resampled once over the most
+        # labels of any group, M (no row holds more), and scaled by M / L, as the loss's
+        # (fp + fn) / (rows x labels) is; a group without labels has no loss to resample
+        universes = {_key(row, by): row.get("n_labels") or 0 for row in report.summary}
+        most = max(universes.values(), default=0)
+        if most:
+            scale = {key: most / n for key, n in universes.items() if n}
+            calls.append(({"hamming_loss": ("hamming_loss", {"n_labels": most})}, scale))
     summary = {_key(row, by): row for row in report.summary}
     intervals: list[dict[str, Any]] = []
     differs: set[str] = set()
-    for wanted, keys in calls:
+    for wanted, scales in calls:
         labels = [c.label for c in resolve(list(wanted.values()), "bootstrap")]
         column_of = dict(zip(labels, wanted, strict=True))
         rows = engine.resample(
@@ -210,8 +223,10 @@ def add_intervals(
         )
         for row in rows:
             key = _key(row, by)
-            if keys is not None and key not in keys:
-                continue
+            if scales is not None:
+                if key not in scales:
+                    continue
+                row = {**row, **{k: _scaled(row[k], scales[key]) for k in SCALED}}
             column = column_of[row["measure"]]
             shown = summary.get(key, {}).get(column)
             if not _same(row["estimate"], shown):
