@@ -13,7 +13,7 @@ the rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,17 +77,21 @@ class Query:
     request: EV.Request
 
 
-def plan(
-    table: ir.Table,
-    actual: str,
-    predicted: str,
-    measures: Sequence[Any],
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Query:
-    """The query of :func:`evaluate` over ``table``, checked but not run (an unbound table
-    compiles to any dialect: ``ibis.to_sql(plan(...).query, dialect="bigquery")``)."""
-    req = EV.request(table.columns, actual, predicted, measures, by, sample_weight)
+@dataclass(frozen=True)
+class Projected:
+    """The projected rows of a checked call: each row's statistics under internal names,
+    the group columns (``keys``), the checked weight's column (or None) and the checks."""
+
+    rows: ir.Table
+    keys: list[str]
+    weight: ir.FloatingColumn | None
+    checks: Checks
+    backend: str
+
+
+def project(table: ir.Table, actual: str, predicted: str, req: EV.Request) -> Projected:
+    """Each row's statistics of the request's measures (every family's ``rows``), after
+    its grouped passes: the input of the one ``GROUP BY``."""
     backend = backend_name(table)
     for item in req.items:
         backends.check(item.measure, backend)
@@ -113,19 +117,70 @@ def plan(
         chosen = [item for item in req.items if item.measure.family == family]
         if chosen and lowering.passes is not None:
             rows = lowering.passes(chosen, rows, keys, w is not None)
-    ops = IbisOps(checks, Plan(keys=keys, backend=backend))
     weight = rows[EV.WEIGHT] if w is not None else None
+    return Projected(rows, keys, weight, checks, backend)
+
+
+#: more values of a call beside its measures': name -> value, from the projected rows
+Extra = Callable[[Projected, IbisOps], dict[str, Any]]
+
+
+def plan(
+    table: ir.Table,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> Query:
+    """The query of :func:`evaluate` over ``table``, checked but not run (an unbound table
+    compiles to any dialect: ``ibis.to_sql(plan(...).query, dialect="bigquery")``)."""
+    req = EV.request(table.columns, actual, predicted, measures, by, sample_weight)
+    return planned(table, actual, predicted, req)
+
+
+def planned(
+    table: ir.Table, actual: str, predicted: str, req: EV.Request, extra: Extra | None = None
+) -> Query:
+    """The query of a checked request: one row per group, the measures' values
+    ``__mlsql_v0``, ... (then ``extra``'s values under their names) and the checks' codes."""
+    p = project(table, actual, predicted, req)
+    ops = IbisOps(p.checks, Plan(keys=p.keys, backend=p.backend))
     values = {
-        f"__mlsql_v{i}": value(LOWERED[item.measure.family].value(item, rows, weight, ops))
+        f"__mlsql_v{i}": value(LOWERED[item.measure.family].value(item, p.rows, p.weight, ops))
         for i, item in enumerate(req.items)
     }
-    groups = [rows[EV.group_column(k)] for k in range(len(req.by))]
-    aggregates = {**ops.plan.aggregates, **checks.aggregates(rows)}
+    if extra is not None:
+        values.update({k: value(v) for k, v in extra(p, ops).items()})
+    rows = p.rows
+    aggregates = {**ops.plan.aggregates, **p.checks.aggregates(rows)}
+    groups = [rows[k] for k in p.keys]
     aggregated = (
         rows.group_by(groups).aggregate(**aggregates) if groups else rows.aggregate(**aggregates)
     )
-    keep = [EV.group_column(k) for k in range(len(req.by))]
-    return Query(ops.plan.apply(aggregated).select(*keep, **values, **checks.finals()), checks, req)
+    final = ops.plan.apply(aggregated).select(*p.keys, **values, **p.checks.finals())
+    return Query(final, p.checks, req)
+
+
+def fetch(query: ir.Table, backend: str) -> pa.Table:
+    """The query's result as Arrow; a backend's own error that mlsql knows raises what it
+    means (:func:`mlsql._ibis.backends.failure`)."""
+    try:
+        return query.to_pyarrow()
+    except Exception as e:
+        known = backends.failure(backend, e)
+        if known is None:
+            raise
+        raise known from e
+
+
+def run(q: Query, backend: str) -> pa.Table:
+    """The query's result, after its checks: the first failed check raises its message (a
+    backend's own error that mlsql knows raises what it means)."""
+    wide = fetch(q.query, backend)
+    for row in wide.select([c for c in wide.column_names if c.startswith("__mlsql_c")]).to_pylist():
+        raise_failed(q.checks, row)
+    return wide
 
 
 def evaluate(
@@ -154,13 +209,5 @@ def evaluate(
     {'model': 'B', 'measure': 'micro_fbeta(beta=2)', 'estimate': 0.5}
     """
     q = plan(table, actual, predicted, measures, by, sample_weight)
-    try:
-        wide = q.query.to_pyarrow()
-    except Exception as e:
-        known = backends.failure(backend_name(table), e)
-        if known is None:
-            raise
-        raise known from e
-    for row in wide.select([c for c in wide.column_names if c.startswith("__mlsql_c")]).to_pylist():
-        raise_failed(q.checks, row)
+    wide = run(q, backend_name(table))
     return ibis.memtable(_long(wide, q.request.by, q.request.items))

@@ -43,7 +43,8 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
     types (and a ``labels`` universe) are checked."""
     columns = [cols[r] for r in item.roles]
     stats.check_label_lists(item.name, item.roles, [c.type() for c in columns])
-    _universe(item, columns[0].type(), columns[1].type())
+    given = checked_params(item.measure, item.params).get("labels")
+    checked_universe(item.name, given, columns[0].type(), columns[1].type())
     if SET_A not in out:
         a, p = cols["actual"], cols["predicted"]
         backend = backend_name(a)
@@ -55,28 +56,31 @@ def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks:
         out[SET_P] = p_set
 
 
-def _universe(item: EV.Item, *dtypes: Any) -> list[Any] | None:
+def checked_universe(name: str, given: Any, *dtypes: Any) -> list[Any] | None:
     """The ``labels`` universe checked (one kind, the columns' kind, within an integer type's
     range): the engines' messages; None when not given."""
-    given = checked_params(item.measure, item.params).get("labels")
-    universe = LT.check_universe(given, item.name)
+    universe = LT.check_universe(given, name)
     typed = [d for d in dtypes if d.is_array() and not d.value_type.is_null()]
     if universe is None or not typed:
         return universe
     value = typed[0].value_type
     kind = stats.kind(value)
-    LT.check_universe_kind(universe, kind, str(typed[0]), item.name)
+    LT.check_universe_kind(universe, kind, str(typed[0]), name)
     if value.is_integer():
         bounds = LT.integer_bounds(value.nbytes * 8, value.is_signed_integer())
-        LT.check_universe_range(universe, bounds, str(typed[0]), item.name)
+        LT.check_universe_range(universe, bounds, str(typed[0]), name)
     return universe
 
 
-def _side(table: ir.Table, keys: list[str], weighted: bool, universe: list[Any] | None) -> ir.Table:
+def side_table(
+    table: ir.Table, keys: list[str], weighted: bool, universe: list[Any] | None
+) -> ir.Table:
     """One row per (group, label of its universe): the label, its tp, fp and fn."""
     known = table.filter(table[KNOWN])
-    one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
-    zero = ibis.literal(0.0, type=FLOAT)
+    # doubles written as casts: PostgreSQL reads a bare 1.0 as a NUMERIC, whose sums come
+    # back as decimals (ibis drops a cast of a literal it types as a double already)
+    one = known[EV.WEIGHT] if weighted else ibis.literal(1, type="int64").cast(FLOAT)
+    zero = ibis.literal(0, type="int64").cast(FLOAT)
     a, p = known[SET_A], known[SET_P]
     parts = [
         known.select(*keys, **{LABEL: a.intersect(p).unnest(), TP: one, FN: zero, FP: zero}),
@@ -128,11 +132,33 @@ def value(item: EV.Item, table: ir.Table, w: ir.FloatingColumn | None, ops: Ibis
     """The measure over the group's labels: per label, then per group, then the F of means."""
     params = checked_params(item.measure, item.params)
     universe = LT.check_universe(params.get("labels"), item.name)
+    beta = params.get("beta", 1.0)
+    found = group_values(table, w, ops, universe, beta, params["zero_division"], [item.name])
+    return found[item.name]
+
+
+#: the values :func:`group_values` gives beyond the label averages: the group's known rows (or
+#: their total weight), its labels, and the Hamming loss over them
+GROUP_COUNTS = ("n_rows", "n_labels", "hamming_loss")
+
+
+def group_values(
+    table: ir.Table,
+    w: ir.FloatingColumn | None,
+    ops: IbisOps,
+    universe: list[Any] | None,
+    beta: Any,
+    zero_division: Any,
+    names: list[str],
+) -> dict[str, Any]:
+    """The group values ``names`` over the group's labels (``label_aggregates``' columns, the F
+    of the macro means, and :data:`GROUP_COUNTS`), from the projected rows ``table`` (with
+    :func:`rows`' columns), whose label side table is made once per universe."""
     plan = ops.plan
     key = ("labels", None if universe is None else tuple(universe))
     if key not in plan.side_names:
         plan.side_names[key] = name = f"labels{len(plan.side_names)}"
-        plan.side(name, _side(table, plan.keys, w is not None, universe))
+        plan.side(name, side_table(table, plan.keys, w is not None, universe))
     side = SideOps(ops.checks, plan, plan.side_names[key])
     known = table[KNOWN]
     n_rows = (
@@ -141,15 +167,18 @@ def value(item: EV.Item, table: ir.Table, w: ir.FloatingColumn | None, ops: Ibis
         else ops.sum(known.ifelse(w, null()))
     )
     counts = LB.LabelCounts(tp=_[TP], fp=_[FP], fn=_[FN], n_rows=n_rows)
-    beta = params.get("beta", 1.0)
-    zero_division = params["zero_division"]
     per_label = LB.label_values(side, counts, beta, zero_division)
 
     def col(name: str) -> Any:
         return n_rows if name == "n_rows" else per_label[name]
 
-    if item.name not in ("macro_f1_of_means", "macro_fbeta_of_means"):
-        return LB.label_aggregates(side, col, zero_division, only=[item.name])[item.name]
-    means = LB.label_aggregates(side, col, zero_division, only=["macro_precision", "macro_recall"])
-    b = 1 if item.name == "macro_f1_of_means" else beta
-    return LB.fbeta_of_means(ops, means["macro_precision"], means["macro_recall"], b)
+    means = ("macro_f1_of_means", "macro_fbeta_of_means")
+    wanted = [n for n in names if n not in means and n != "n_rows"]
+    if any(n in means for n in names):
+        wanted += ["macro_precision", "macro_recall"]
+    found = LB.label_aggregates(side, col, zero_division, only=wanted)
+    out = {"n_rows": n_rows, **found}
+    p, r = found.get("macro_precision"), found.get("macro_recall")
+    out["macro_f1_of_means"] = lambda: LB.fbeta_of_means(ops, p, r, 1)
+    out["macro_fbeta_of_means"] = lambda: LB.fbeta_of_means(ops, p, r, beta)
+    return {n: out[n]() if n in means else out[n] for n in names}
