@@ -1341,17 +1341,20 @@ def _compile_and_parse(dialect: str, sqlglot: Any) -> None:
 
 
 # ---------------------------------------------------------------- the guide
-def test_the_guide_s_example_prints_what_the_guide_says(capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/guides/ibis.md: its first Python block, run, prints its first text block."""
+def test_the_guide_s_examples_print_what_the_guide_says(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/guides/ibis.md: its Python blocks, run in turn in one namespace, each print the
+    text block after it."""
     import re
     from pathlib import Path
 
     guide = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "ibis.md").read_text()
-    code = re.search(r"```python\n(.*?)```", guide, re.S)
-    text = re.search(r"```text\n(.*?)```", guide, re.S)
-    assert code and text
-    exec(compile(code.group(1), "docs/guides/ibis.md", "exec"), {})
-    assert capsys.readouterr().out == text.group(1)
+    blocks = re.findall(r"^```(python|text)\n(.*?)^```", guide, re.S | re.M)
+    assert [kind for kind, _ in blocks] == ["python", "text"] * (len(blocks) // 2)
+    assert len(blocks) >= 4
+    namespace: dict[str, Any] = {}
+    for (_, code), (_, text) in zip(blocks[::2], blocks[1::2], strict=True):
+        exec(compile(code, "docs/guides/ibis.md", "exec"), namespace)
+        assert capsys.readouterr().out == text
 
 
 # ---------------------------------------------------------------- Snowflake, emulated

@@ -32,10 +32,12 @@ def report(
 
     Parameters
     ----------
-    data : DuckDB relation, table name, query or path; Polars or Spark DataFrame
+    data : DuckDB relation, table name, query or path; Polars or Spark DataFrame; ibis table
         Where the predictions are. A Polars DataFrame or LazyFrame is evaluated
         by ``mlsql.polars``, a Spark DataFrame by ``mlsql.spark`` (on its own
-        session), anything else by DuckDB on ``con`` (an Arrow table or pandas
+        session), an ibis table expression in its own database (PostgreSQL,
+        DataFusion, DuckDB, ...: only the report's rows come back; no ``slices``
+        there yet), anything else by DuckDB on ``con`` (an Arrow table or pandas
         DataFrame too).
     actual, predicted : str
         The label columns: lists of labels, one label per row (a single-label
@@ -112,6 +114,12 @@ def report(
     name = engine_of(data)
     if name == "duckdb":
         engine: Any = DuckDBFrames(_connection(data, con, func))
+    elif name == "ibis":  # computed in the table's own database
+        from mlsql.report.ibis_frames import NOT_HERE, IbisFrames
+
+        if candidates is not None:
+            raise MlsqlError(NOT_HERE.format(what="slices"))
+        engine = IbisFrames(data)
     else:
         engine = ENGINES[name]()
     # the frame keeps the slices' columns beside the group columns

@@ -27,7 +27,12 @@ SINGLE_MEASURES = ("accuracy", "balanced_accuracy_score", "cohen_kappa_score", "
 
 
 def engine_of(data: Any) -> str:
-    """``polars``, ``spark`` or ``duckdb`` (every other source DuckDB reads)."""
+    """``polars``, ``spark``, ``ibis`` (a table expression, computed in its own database) or
+    ``duckdb`` (every other source DuckDB reads)."""
+    from mlsql._ibis import is_table
+
+    if is_table(data):
+        return "ibis"
     module = type(data).__module__
     if module.startswith("polars"):
         return "polars"
