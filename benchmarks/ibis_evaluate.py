@@ -30,6 +30,10 @@ case is one ``evaluate`` by model:
   to 0.7 and the next class to 0.3; empty where the row has none): multiclass_brier_score,
   multiclass_calibration_error.
 
+- ``report``: ``mlsql.report`` by model of the label lists (its ``multilabel_report`` and
+  ``label_metrics`` tables, and the rows read and skipped), where the others are one
+  ``evaluate``.
+
 ``--cases`` picks some of them.
 
 It runs on DuckDB as ``mlsql.evaluate`` reads a Parquet file (``mlsql.connect()``,
@@ -117,6 +121,8 @@ CASES = {
         "class_scores",
         ["multiclass_brier_score", "multiclass_calibration_error"],
     ),
+    # not evaluate's measures: the whole report (main() calls mlsql.report)
+    "report": ("actual", "predicted", []),
 }
 #: the columns of label -> score maps (a jsonb object in PostgreSQL)
 MAPS = ("scores", "class_scores")
@@ -234,6 +240,9 @@ def main() -> None:
             actual, predicted, measures = CASES[case]
 
             def once() -> None:
+                if case == "report":
+                    mlsql.report(table, actual, predicted, by="model")
+                    return
                 out = mlsql.evaluate(table, actual, predicted, measures, by="model")
                 (out.fetchall() if hasattr(out, "fetchall") else out.to_pyarrow())
 
