@@ -1778,6 +1778,25 @@ def _bootstrap_tables() -> dict[str, tuple[pa.Table, list[Any]]]:
             ),
             ["micro_f1", "samples_jaccard", ("hamming_loss", {"n_labels": 3})],
         ),
+        "label lists": (  # NULL and repeated elements; a universe with a label none holds
+            pa.table(
+                {
+                    "g": groups(),
+                    "actual": [
+                        rng.choice([None, [], ["a", "a"], ["b", None], ["c", "a"], ["a", "b"]])
+                        for _ in range(n)
+                    ],
+                    "predicted": [rng.sample([*labels, None], rng.randint(0, 3)) for _ in range(n)],
+                    "w": weights(),
+                }
+            ),
+            [
+                "macro_f1",
+                ("weighted_recall", {"zero_division": 1}),
+                ("macro_precision", {"labels": ["b", "a", "zz"]}),
+                "label_accuracy_macro",
+            ],
+        ),
         "classes": (
             pa.table(
                 {
@@ -1815,7 +1834,7 @@ def _bootstrap_tables() -> dict[str, tuple[pa.Table, list[Any]]]:
 
 
 @pytest.mark.long  # the README's suite is at its ten minutes; .ci/run runs this after it
-@pytest.mark.parametrize("kind", ["label sets", "classes", "numbers", "scores"])
+@pytest.mark.parametrize("kind", ["label sets", "label lists", "classes", "numbers", "scores"])
 def test_bootstrap_is_the_duckdb_engine_s(live: Live, kind: str) -> None:
     """bootstrap over an ibis table: the statistics table computed in its database, the
     draws every engine's, so the same seed gives the DuckDB engine's estimates and
@@ -1849,7 +1868,7 @@ def test_bootstrap_is_the_duckdb_engine_s(live: Live, kind: str) -> None:
 
 def test_bootstrap_refusals_are_the_engines(live: Live) -> None:
     """A negative weight and numbers where labels belong: the DuckDB engine's messages; the
-    label averages, not computed over ibis yet, refused with the reason."""
+    class scores, not computed over ibis yet, refused with the reason."""
     data, _ = _bootstrap_tables()["label sets"]
     bad = data.set_column(3, "w", pa.array([-1.0] * data.num_rows))
     with pytest.raises(MlsqlError, match="sample_weight") as ours:
@@ -1867,5 +1886,7 @@ def test_bootstrap_refusals_are_the_engines(live: Live) -> None:
         r"labels per row\. Got actual float64\.$",
     ):
         mlsql.bootstrap(live.table(numbers), "actual", "predicted", ["micro_f1"])
-    with pytest.raises(MlsqlError, match=r"does not take macro_f1 yet: its statistics \(label"):
-        mlsql.bootstrap(live.table(data), "actual", "predicted", ["macro_f1"])
+    with pytest.raises(
+        MlsqlError, match=r"does not take multiclass_brier_score yet: its statistics \(class"
+    ):
+        mlsql.bootstrap(live.table(data), "actual", "predicted", ["multiclass_brier_score"])

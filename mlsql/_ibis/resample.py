@@ -4,14 +4,15 @@ The bootstrap is engine-neutral (:mod:`mlsql._resample.run`): each engine comput
 one ``GROUP BY``, the distinct statistics tuples of every group with their numbers of
 rows, and the resamples are drawn from them. Here ibis computes that table in the
 table's database (the per-row statistics of :mod:`mlsql._ibis.stats`: a label-set row's
-(tp, |A|, |P|), a single-label row's (actual, predicted), numbers as doubles), only the
-tuples come back, and the draws are those of every engine: the same seed gives the
-DuckDB engine's intervals. The weight's check runs first, in a query of its own.
+(tp, |A|, |P|), a single-label row's (actual, predicted), numbers as doubles; for the
+macro and weighted label averages each row's two lists as it holds them, made sets by the
+draws' code), only the tuples come back, and the draws are those of every engine: the
+same seed gives the DuckDB engine's intervals. The weight's check runs first, in a query
+of its own.
 
-The tuples of the regression and score measures are about one per row (their values
-rarely repeat), so what comes back grows with the rows there, as on DuckDB. Not yet over
-ibis: the macro and weighted label averages (their tuples are each row's sorted label
-sets) and the class-score measures (their per-row numbers).
+The tuples of the regression and score measures, and of the label averages, are about one
+per row (their values rarely repeat), so what comes back grows with the rows there, as on
+DuckDB. Not yet over ibis: the class-score measures (their per-row numbers).
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ from mlsql._resample import front, run
 #: the statistics tables not computed over ibis yet
 NOT_YET_MESSAGE = (
     "bootstrap on an ibis table ({backend}) does not take {measure} yet: its statistics "
-    "({stats}) are not computed through ibis so far (the label-set, single-label, "
-    "regression and score measures are). Bootstrap it on DuckDB, Polars or Spark."
+    "({stats}) are not computed through ibis so far (the label-set, label-average, "
+    "single-label, regression and score measures are). Bootstrap it on DuckDB, Polars or "
+    "Spark."
 )
 
 
@@ -77,6 +79,8 @@ def _statistics(req: front.Request, a: ir.Column, p: ir.Column) -> list[ir.Value
         return [s.tp, s.n_actual, s.n_predicted]
     if req.stats == "classes":
         return [a, p]
+    if req.stats == "label_lists":  # the lists as rows hold them (the draws make them sets)
+        return [a, p if p.type() == a.type() or p.type().is_null() else p.cast(a.type())]
     known = a.notnull() & p.notnull()  # both sides NULL where one is; -0.0 as 0.0
     return [where(known, x.cast(FLOAT) + 0.0) for x in (a, p)]
 
@@ -98,7 +102,7 @@ def bootstrap(
     req = front.request(
         "bootstrap", table.columns, named, by, measures, n_resamples, confidence, seed
     )
-    if req.stats not in ("label_sets", "classes", "regression", "scores"):
+    if req.stats not in ("label_sets", "label_lists", "classes", "regression", "scores"):
         raise MlsqlError(
             NOT_YET_MESSAGE.format(
                 backend=backend_name(table[actual]),
@@ -124,9 +128,10 @@ def bootstrap(
         "__mlsql_w": weight,
     }
     rows = table.select(**columns).group_by(list(columns)).aggregate(__mlsql_m=ibis._.count())
-    fetched = rows.to_pyarrow().to_pylist()
+    fetched = rows.to_pyarrow()
     out = run.bootstrap(
-        [tuple(r.values()) for r in fetched],
+        # label lists as Arrow (no Python object per label), the other kinds as rows
+        fetched if req.stats == "label_lists" else [tuple(r.values()) for r in fetched.to_pylist()],
         len(req.by),
         req.chosen,
         req.n_resamples,
