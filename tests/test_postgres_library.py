@@ -9,6 +9,7 @@ never replaces a user's function.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import shutil
@@ -28,6 +29,7 @@ from mlsql._postgres import binary
 from mlsql._postgres.library import LABEL_SET_KINDS, included, library, written
 from mlsql._registry import Measure, measures
 from mlsql.cli import app
+from tests.conftest import conformance
 from tests.references import REFERENCES, close, tables
 from tests.references import rows_of as columns_of
 from tests.test_multilabel_conformance import FILES, cases, rows_of
@@ -41,7 +43,8 @@ REPLACE = written() / "mlsql_replace.sql"
 MEASURES = [m for m in measures() if included(m) and m.family == "multilabel"]
 BY_NAME = {m.name: m for m in MEASURES}
 #: its binary measures (aggregates over 0/1 columns, and their *_from_counts functions)
-BINARY = [m for m in measures() if included(m) and m.family == "binary"]
+#: the 2x2 measures: the binary family's and the rules'
+BINARY = [m for m in measures() if included(m) and m.family in binary.FAMILIES]
 
 
 @pytest.fixture(scope="module")
@@ -396,18 +399,26 @@ def test_two_kinds_of_labels_are_an_error_naming_both(
 
 
 # ---------------------------------------------------------------- the binary family
-def load_binary(con: Any, table: pa.Table, weights: list[Any] | None = None) -> None:
-    """A binary table as the temporary table t (actual, predicted, w, i): boolean columns,
-    or 0/1 ones as smallint (which the float8 overloads take by PostgreSQL's own cast)."""
+#: the columns of the random binary tables each 2x2 family reads (a rule's holds and fires)
+SIDES = {"binary": ("actual", "predicted"), "rules": ("holds", "fires")}
+
+
+def load_binary(
+    con: Any,
+    table: pa.Table,
+    weights: list[Any] | None = None,
+    columns: tuple[str, str] = SIDES["binary"],
+) -> None:
+    """A binary table's ``columns`` as the temporary table t (actual, predicted, w, i):
+    boolean columns, or 0/1 ones as smallint (which the float8 overloads take by
+    PostgreSQL's own cast)."""
     kind = "boolean" if pa.types.is_boolean(table.schema.field("actual").type) else "smallint"
     con.execute("DROP TABLE IF EXISTS t")
     con.execute(f"CREATE TEMP TABLE t (actual {kind}, predicted {kind}, w float8, i int)")
     weights = weights or [1.0] * table.num_rows
     rows = [
         (a, p, w, i)
-        for i, ((a, p), w) in enumerate(
-            zip(columns_of(table, "actual", "predicted"), weights, strict=True)
-        )
+        for i, ((a, p), w) in enumerate(zip(columns_of(table, *columns), weights, strict=True))
     ]
     with con.cursor() as cur:
         # typed: psycopg prepares a repeated statement with the parameter types it first saw
@@ -425,14 +436,54 @@ def counts_call(m: Measure, params: dict[str, Any]) -> tuple[str, list[Any]]:
 
 
 def test_the_library_holds_the_binary_family() -> None:
-    """Every binary 2x2 formula of the registry, as an aggregate and from counts, and
-    binary_counts."""
+    """Every binary and rule 2x2 formula of the registry, as an aggregate and from counts,
+    and binary_counts."""
     names = {m.name for m in BINARY}
-    formulas = [m for m in measures(family="binary") if m.build is not None]
+    formulas = [m for f in ("binary", "rules") for m in measures(family=f) if m.build is not None]
     assert names == {m.name for m in formulas} | {"binary_counts"}
     assert {"binary_f1", "binary_kappa_p_value", "binary_mcnemar_statistic"} <= names
-    assert "binary_accuracy_from_counts" in names
+    assert {"binary_accuracy_from_counts", "rule_novelty", "rule_satisfaction_from_counts"} <= names
     assert all(m.name in REFERENCES for m in BINARY)
+
+
+SLIDES = conformance("slides_single_label.json")
+#: the lecture's names of the 2x2 tables and the rule example -> (function, parameters)
+LECTURE = {
+    "prel": ("prel", ""),
+    "nrel": ("nrel", ""),
+    "sup": ("sup", ""),
+    "sens": ("sens", ""),
+    "spec": ("spec", ""),
+    "tacc": ("tacc", ""),
+    "cov": ("cov", ""),
+    "f1": ("binary_f1", ""),
+    "f_alpha(alpha=2)": ("binary_f_alpha", ", 1, 2"),
+    "kappa": ("binary_kappa", ""),
+    "error_rate": ("binary_error_rate", ""),
+    "err_cost(cost_fn=5, cost_fp=1)": ("binary_cost_error", ", 1, 5, 1"),
+    "class_error_rate(+)": ("binary_false_negative_rate", ""),
+    "class_error_rate(-)": ("binary_false_positive_rate", ""),
+    "nov": ("nov", ""),
+    "sat": ("sat", ""),
+}
+
+
+def test_the_lecture_s_tables_and_rule(pg: Any) -> None:
+    """The slides' 2x2 tables (rows with their cells) and the rule example (holds: the class
+    is +, fires: the rule fires): every number of the conformance data."""
+    cases = [
+        ([(1, 1)] * t["tp"] + [(0, 1)] * t["fp"] + [(1, 0)] * t["fn"] + [(0, 0)] * t["tn"], t)
+        for t in SLIDES["two_by_two"]
+    ]
+    rule = SLIDES["rule_contingency"]
+    cases.append((list(zip(rule["positive"], rule["fires"], strict=True)), rule))
+    for rows, t in cases:
+        values = ", ".join(f"({int(a)}, {int(p)})" for a, p in rows)
+        keys = list(t["expected"])
+        calls = ", ".join(f"{LECTURE[k][0]}(holds, fires{LECTURE[k][1]})" for k in keys)
+        got = pg.execute(f"SELECT {calls} FROM (VALUES {values}) v(holds, fires)").fetchone()
+        wrong = [(k, g, t["expected"][k]) for k, g in zip(keys, got, strict=True)]
+        assert not [w for w in wrong if not close(w[1], w[2])], wrong
 
 
 @pytest.mark.parametrize("kind", binary.KINDS)
@@ -440,35 +491,39 @@ def test_binary_measures_match_their_reference(pg: Any, kind: str) -> None:
     """Every binary measure of ``kind`` with every parameter set of its reference (the 2x2
     oracle, statsmodels for the agreement tests) on the random tables: boolean and 0/1
     columns with NULL rows, all rows unknown, no rows; stored counts with zeros."""
-    chosen = [m for m in BINARY if m.kind == kind]
-    for table in tables(REFERENCES[chosen[0].name].data, range(4), no_rows=True):
-        calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
-        if kind == "aggregate":
-            load_binary(pg, table)
-            got = select(pg, [aggregate_call(m, p) for m, p in calls])
-        else:
-            pg.execute("DROP TABLE IF EXISTS t")
-            pg.execute("CREATE TEMP TABLE t (tp bigint, fp bigint, fn bigint, tn bigint, i int)")
-            with pg.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO t VALUES (%s, %s, %s, %s, %s)",
-                    [(*r, i) for i, r in enumerate(columns_of(table, *binary.B.COUNT_INPUTS))],
+    for family, sides in SIDES.items():
+        chosen = [m for m in BINARY if m.kind == kind and m.family == family]
+        for table in tables(REFERENCES[chosen[0].name].data, range(4), no_rows=True):
+            calls = [(m, p) for m in chosen for p in REFERENCES[m.name].params_for(table)]
+            if kind == "aggregate":
+                load_binary(pg, table, columns=sides)
+                got = select(pg, [aggregate_call(m, p) for m, p in calls])
+            else:
+                pg.execute("DROP TABLE IF EXISTS t")
+                pg.execute(
+                    "CREATE TEMP TABLE t (tp bigint, fp bigint, fn bigint, tn bigint, i int)"
                 )
-            got = select(pg, [counts_call(m, p) for m, p in calls], per_row=True)
-        wrong = [
-            f"{m.name}({p}): got {g!r}, expected {w!r}"
-            for (m, p), g in zip(calls, got, strict=True)
-            if not close(g, w := REFERENCES[m.name].expected(table, p))
-        ]
-        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+                with pg.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO t VALUES (%s, %s, %s, %s, %s)",
+                        [(*r, i) for i, r in enumerate(columns_of(table, *binary.B.COUNT_INPUTS))],
+                    )
+                got = select(pg, [counts_call(m, p) for m, p in calls], per_row=True)
+            wrong = [
+                f"{m.name}({p}): got {g!r}, expected {w!r}"
+                for (m, p), g in zip(calls, got, strict=True)
+                if not close(g, w := REFERENCES[m.name].expected(table, p))
+            ]
+            assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
 
 
 def test_binary_aliases_are_their_measures(pg: Any) -> None:
-    """The lecture's names (prel, sens, spec, nrel, sup, tacc, cov) give their measure's value."""
+    """The lecture's names (prel, sens, spec, nrel, sup, tacc, cov; nov and sat of the rules)
+    give their measure's value."""
     (table,) = tables("binary", range(1))[:1]
     load_binary(pg, table)
     pairs = [(alias, m.name) for m in BINARY for alias in m.aliases]
-    assert len(pairs) == 7
+    assert len(pairs) == 9
     got = select(pg, [(f"{n}(actual, predicted)", []) for pair in pairs for n in pair])
     assert got[0::2] == got[1::2]
     code = {"prel": "prel", "sens": "sens", "spec": "spec", "nrel": "nrel", "sup": "sup"}
@@ -481,7 +536,10 @@ def test_binary_aliases_are_their_measures(pg: Any) -> None:
 def test_binary_weights_count_as_repeated_rows(pg: Any) -> None:
     """An integer sample_weight gives the reference's value over the rows repeated that many
     times; a NULL weight leaves the row out, as DuckDB's sum of cell * weight does."""
-    _check_weights_repeat_rows(pg, BINARY, "binary", load_binary, "pg-binary-weights")
+    for family, sides in SIDES.items():
+        chosen = [m for m in BINARY if m.family == family]
+        load = functools.partial(load_binary, columns=sides)
+        _check_weights_repeat_rows(pg, chosen, "binary", load, f"pg-{family}-weights")
 
 
 def test_binary_weights_of_total_zero(pg: Any) -> None:
@@ -497,6 +555,12 @@ def test_binary_weights_of_total_zero(pg: Any) -> None:
 BINARY_BAD_CALLS = [
     ("binary_f1(actual, predicted)", "binary_f1(actual, predicted)", "(1, 1), (2, 0)"),
     ("prel(actual, predicted)", "prel(actual, predicted)", "(1, 1), (0, 0.5)"),
+    ("rule_novelty(actual, predicted)", "rule_novelty(actual, predicted)", "(1, 1), (2, 0)"),
+    (
+        "rule_satisfaction(actual, predicted, 1, 'often')",
+        "rule_satisfaction(actual, predicted, zero_division := 'often')",
+        "(1, 1)",
+    ),
     (
         "binary_f_alpha(actual, predicted, 1, -1)",
         "binary_f_alpha(actual, predicted, alpha := -1)",
@@ -605,6 +669,7 @@ BINARY_BAD_TYPES = [
     ("(1, '0'::text)", "predicted", "text", "VARCHAR"),
     ("(true, DATE '2026-01-01')", "predicted", "date", "DATE"),
     ("(ARRAY[1], 1)", "actual", "integer[]", "INTEGER[]"),
+    ("(1, 'x'::text)", "fires", "text", "VARCHAR"),  # a rule's sides are holds and fires
 ]
 
 
@@ -616,10 +681,11 @@ def test_binary_sides_of_another_type_say_what_duckdb_says(
     side and its type (PostgreSQL's name of it), not with PostgreSQL's "function does not
     exist"; an integer side beside it is not the one named."""
     table = f"(VALUES {rows}) v(actual, predicted)"
-    head = f"binary_f1 takes boolean or 0/1 values for {side}. Got {side} "
+    func = "rule_novelty" if side == "fires" else "binary_f1"
+    head = f"{func} takes boolean or 0/1 values for {side}. Got {side} "
     with pytest.raises(psycopg.Error) as raised:
-        pg.execute(f"SELECT binary_f1(actual, predicted) FROM {table}").fetchall()
+        pg.execute(f"SELECT {func}(actual, predicted) FROM {table}").fetchall()
     with pytest.raises(duckdb.Error) as expected:
-        duck.execute(f"SELECT binary_f1(actual, predicted) FROM {table}").fetchall()
+        duck.execute(f"SELECT {func}(actual, predicted) FROM {table}").fetchall()
     assert head + duckdb_type + "." in str(expected.value)
     assert raised.value.diag.message_primary == head + pg_type + "."

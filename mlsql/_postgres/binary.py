@@ -1,4 +1,5 @@
-"""The binary family in the PostgreSQL library: the 2x2 measures over boolean or 0/1 columns.
+"""The binary and rule families in the PostgreSQL library: the 2x2 measures over boolean or
+0/1 columns.
 
 Written from the registry (:mod:`mlsql.measures.binary`) and the 2x2 formulas
 (:mod:`mlsql.measures.contingency`) through :mod:`mlsql._postgres.ops`; nothing of a
@@ -24,6 +25,7 @@ from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_l
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
 from mlsql.measures import binary as B
+from mlsql.measures import rules as R
 from mlsql.measures.contingency import Table2x2
 
 #: the SQL types of one binary input, each pair of them an overload of every aggregate
@@ -35,6 +37,9 @@ INPUT_TYPES = ("boolean", "float8")
 OTHER_TYPES = ("anyelement", "anycompatible")
 #: the kinds of the binary family the library holds (formulas over the 2x2 table)
 KINDS = ("aggregate", "from_counts")
+#: the families of formulas over the 2x2 table: the binary measures and the rules' (a rule's
+#: ``holds`` read as actual, ``fires`` as predicted, as in every engine)
+FAMILIES = (B.FAMILY, R.FAMILY)
 #: the composite type of ``binary_counts`` (DuckDB's struct): the four cells as float8
 COUNTS_TYPE = "mlsql_binary_counts"
 #: each cell's (actual, predicted) flags
@@ -43,9 +48,9 @@ CELLS["tn"] = ("false", "false")
 
 
 def included(m: Measure) -> bool:
-    """Whether ``m`` is a binary measure the library holds: a formula over the 2x2 table, or
-    ``binary_counts``."""
-    if m.family != B.FAMILY:
+    """Whether ``m`` is a binary or rule measure the library holds: a formula over the 2x2
+    table, or ``binary_counts``."""
+    if m.family not in FAMILIES:
         return False
     return m.kind == "counts" or (m.kind in KINDS and m.build is not None)
 
@@ -141,7 +146,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
         for form in forms(m):
             _, slots, size = lowered[form.weighted]
             names = [n for n, _ in form.args]
-            args = [f"actual {types[0]}", f"predicted {types[1]}"]
+            first, second = m.inputs  # actual, predicted (a rule's holds, fires)
+            args = [f"{first} {types[0]}", f"{second} {types[1]}"]
             args += [f"{n} {t}" for n, t in form.args]
             supplied = {
                 p.name: p.name if p.name in names else str(pg_lit(p.default)) for p in m.params
@@ -157,8 +163,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 body.append(f"  v_{p.name} := _mlsql_check_{p.name}({supplied[p.name]}, {func});")
                 body.append(f"  st[{i + 1}] := v_{p.name};")
             body += [
-                f"  a_flag := _mlsql_binary_flag(actual, 'actual', {func});",
-                f"  p_flag := _mlsql_binary_flag(predicted, 'predicted', {func});",
+                f"  a_flag := _mlsql_binary_flag({first}, {pg_lit(first)}, {func});",
+                f"  p_flag := _mlsql_binary_flag({second}, {pg_lit(second)}, {func});",
                 *ROW_CELLS,
                 *add_row(slots),
                 "  RETURN st;",
@@ -168,7 +174,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
             init = "{" + ",".join(["NULL"] * len(m.params) + ["0"] * (size - len(m.params))) + "}"
             signature = ", ".join(a.split(" ", 1)[1] for a in args)
             out.append(
-                f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
+                f"-- {m.name}({', '.join([first, second, *names])}): {m.summary}\n"
                 f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
                 "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\nDECLARE\n"
                 + "".join(f"  {d}\n" for d in declare)

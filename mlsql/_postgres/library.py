@@ -1,4 +1,5 @@
-"""The PostgreSQL SQL library: the label-set and binary families as functions and aggregates.
+"""The PostgreSQL SQL library: the label-set, binary and rule families as functions and
+aggregates.
 
 Written from the registry (:mod:`mlsql.measures.multilabel`; the binary family in
 :mod:`mlsql._postgres.binary`) and the formulas
@@ -43,7 +44,7 @@ LIST_TYPES = ("text[]", "bigint[]")
 #: "function does not exist"
 MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
 #: the families and kinds this library holds so far (the binary family: :mod:`.binary`)
-FAMILIES = ("multilabel", "binary")
+FAMILIES = ("multilabel", *binary.FAMILIES)
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
 LABEL_SET_KINDS = ("set", "row", "aggregate")
@@ -59,7 +60,7 @@ SET_QUERIES = {
 
 def included(m: Measure) -> bool:
     """Whether the library holds ``m``: a set helper, or a formula of its families and kinds."""
-    if m.family == "binary":
+    if m.family in binary.FAMILIES:
         return binary.included(m)
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
         return False
@@ -403,7 +404,8 @@ def library(*, replace: bool = False) -> str:
     parts = [
         "-- mlsql for PostgreSQL: the label-set measures (micro, samples, subset accuracy,",
         "-- Hamming loss) and their per-row functions; the binary measures (binary_*, their",
-        "-- aliases and *_from_counts). Load with:",
+        "-- aliases and *_from_counts) and the rules' (rule_novelty, rule_satisfaction: nov, sat).",
+        "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
         "-- aggregates): (actual, predicted[, required][, sample_weight[, parameters...]]);",
@@ -424,7 +426,7 @@ def library(*, replace: bool = False) -> str:
     for m in measures():
         if not included(m):
             continue
-        if m.family == "binary":
+        if m.family in binary.FAMILIES:
             make = binary.from_counts if m.kind == "from_counts" else binary.aggregate
             parts += [a + "\n" for a in make(m, create)]
         elif m.kind == "set":
