@@ -939,6 +939,47 @@ def test_kappa_tests_over_given_labels(live: Live) -> None:
         assert estimates(whole) == pytest.approx([r[-1] for r in duck], rel=1e-12)
 
 
+def test_text_is_ordered_by_its_bytes_in_a_database_of_a_language_s_collation(
+    pg_server: Any,
+) -> None:
+    """A PostgreSQL database made with ICU's en-US collation orders 'apple' before 'Cat',
+    where every engine orders text by its bytes ('Cat' first): the classes' positions, which
+    weighted kappa reads, and the top label of a tie of class scores are every engine's all
+    the same. Expected: scikit-learn's kappa; the calibration error by hand."""
+    import dataclasses
+
+    import psycopg
+    from sklearn.metrics import cohen_kappa_score
+
+    with psycopg.connect(pg_server.conninfo, autocommit=True) as c:
+        c.execute("DROP DATABASE IF EXISTS mlsql_en_us")
+        c.execute(
+            "CREATE DATABASE mlsql_en_us TEMPLATE template0 LOCALE_PROVIDER icu "
+            "ICU_LOCALE 'en-US' LOCALE 'C'"
+        )
+    live = Live("postgres", dataclasses.replace(pg_server, dbname="mlsql_en_us"))
+    [(first,)] = live.con.raw_sql("SELECT min(x) FROM (VALUES ('B'), ('a')) v(x)").fetchall()
+    assert first == "a"  # the database's own order is not the bytes'
+    actual = ["Cat", "apple", "dog", "Zebra", "apple", "Cat", "dog", "_x"]
+    predicted = ["apple", "apple", "Zebra", "Zebra", "Cat", "Cat", "dog", "Cat"]
+    table = live.table(pa.table({"actual": actual, "predicted": predicted}))
+    weights = ("linear", "quadratic")
+    out = mlsql.evaluate(
+        table, "actual", "predicted", [("cohen_kappa_score", {"weights": w}) for w in weights]
+    )
+    for got, w in zip(estimates(out), weights, strict=True):
+        assert math.isclose(got, cohen_kappa_score(actual, predicted, weights=w), rel_tol=1e-12)
+    # a tie at the top: 'B' is the smaller label by bytes, so row 1's top label is wrong
+    # (confidence 0.4, accuracy 0) and row 2's right (0.9, 1): (0.4 + 0.1) / 2 over 15 bins
+    scores = pa.array(
+        [[("B", 0.4), ("a", 0.4), ("c", 0.2)], [("c", 0.9), ("a", 0.1)]],
+        pa.map_(pa.string(), pa.float64()),
+    )
+    scored = live.table(pa.table({"actual": ["a", "c"], "scores": scores}))
+    [got] = estimates(mlsql.evaluate(scored, "actual", "scores", ["multiclass_calibration_error"]))
+    assert math.isclose(got, 0.25, rel_tol=1e-12)
+
+
 def test_groups_in_order_with_null_first(live: Live) -> None:
     """One row per group and measure, ordered by group (NULL first), then the measures; the
     exact fractions of each group."""

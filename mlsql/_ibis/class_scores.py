@@ -33,7 +33,7 @@ from ibis import _
 from mlsql import _label_types as LT
 from mlsql._evaluate import front as EV
 from mlsql._front.build import checked_params
-from mlsql._ibis import stats
+from mlsql._ibis import backend_name, stats
 from mlsql._ibis.label_scores import (
     AT,
     ENTRY_KEYS,
@@ -60,6 +60,15 @@ ACTUAL, SCORES, KNOWN = "__mlsql_csa", "__mlsql_css", "__mlsql_csk"
 ROW = "__mlsql_csr"
 LOSS, MISSED, WIDTH, CONFIDENCE, CORRECT = (f"__mlsql_cs{c}" for c in "lmvcy")
 CODE, NOT_A_NUMBER = "__mlsql_cscode", "__mlsql_csb"
+
+
+def _smallest(labels: ir.Column) -> ir.Scalar:
+    """The smallest of ``labels`` (NULLs left out) in every engine's order: the bytes of text
+    (:func:`mlsql._ibis.stats.byte_order`; on PostgreSQL the label of the smallest bytes)."""
+    backend = backend_name(labels)
+    if backend in stats.COLLATED and labels.type().is_string():
+        return labels.argmin(stats.byte_order(labels, backend))
+    return labels.min()
 
 
 def rows(item: EV.Item, cols: dict[str, ir.Column], out: dict[str, Any], checks: Checks) -> None:
@@ -114,7 +123,7 @@ def per_row(rows: ir.Table, keys: list[str], weighted: bool) -> ir.Table:
         MISSED: 1.0 - hit.max(),
         WIDTH: p.count().cast(FLOAT) + 1.0 - hit.max(),
         CONFIDENCE: top.max().fill_null(0.0),
-        "__mlsql_cspred": (p.notnull() & (p == top)).ifelse(label, null(label.type())).min(),
+        "__mlsql_cspred": _smallest((p.notnull() & (p == top)).ifelse(label, null(label.type()))),
         CODE: cells["__mlsql_cscode"].min(),
         NOT_A_NUMBER: cells["__mlsql_csb"].max(),
     }

@@ -303,7 +303,8 @@ def class_table(
     """One row per (group, class) of the known rows: its position among the group's sorted
     classes (with ``labels``, its label's position among them), rows truly of the class,
     predicted as it, and both (sums of the weights when weighted). The classes are those on
-    either side; a hash aggregate, so memory per group grows with its classes, never with
+    either side, ordered as every engine orders them (text by its bytes,
+    :func:`mlsql._ibis.stats.byte_order`); a hash aggregate, so memory per group grows with its classes, never with
     its rows. A label no known row has gets no row: its counts are 0, so every sum the
     formulas take over classes, pairs or cells is the same without it, and its neighbours
     keep their labels' positions."""
@@ -332,7 +333,8 @@ def class_table(
         **{n: sides[n].sum() for n in (c(ROW_TOTAL), c(COLUMN_TOTAL), c(DIAGONAL))}
     )
     if labels is None:
-        position = ibis.rank().over(group_by=[totals[k] for k in keys], order_by=totals[c(CLASS)])
+        cls = stats.byte_order(totals[c(CLASS)], backend_name(rows))  # every engine's order
+        position = ibis.rank().over(group_by=[totals[k] for k in keys], order_by=cls)
     else:  # a class's position among the given labels
         cls = totals[c(CLASS)]
         position = ibis.cases(*((cls == x, k) for k, x in enumerate(labels)), else_=null("int64"))

@@ -115,6 +115,39 @@ def check_single_labels(
     return dt.highest_precedence(known)
 
 
+@ibis.udf.scalar.builtin(name="convert_to")
+def _utf8_bytes(text: str, encoding: str) -> dt.binary:  # type: ignore[empty-body]
+    """PostgreSQL's ``convert_to(text, encoding)``: the text's bytes, as ``bytea``."""
+
+
+#: backends that order text by the database's collation, where every engine orders it by its
+#: bytes (UTF-8's byte order is the code points' order, the ``C`` collation): a PostgreSQL
+#: database is often made with a language's collation (``en_US``: 'apple' < 'Cat' < 'dog';
+#: by bytes 'Cat' < 'apple' < 'dog'), which would move the classes of the single-label
+#: measures (weighted kappa reads their positions) and pick another top label of a tie
+COLLATED = frozenset({"postgres"})
+
+
+def byte_order(text: ir.Value, backend: str) -> ir.Value:
+    """A key that orders ``text`` as every engine does, by its bytes (other types as they
+    are): PostgreSQL's UTF-8 bytes (``bytea`` compares byte by byte), elsewhere the text.
+
+    Examples
+    --------
+    >>> import ibis
+    >>> t = ibis.table({"label": "string"}, name="t")
+    >>> print(ibis.to_sql(t.order_by(byte_order(t.label, "postgres")), dialect="postgres"))
+    SELECT
+      *
+    FROM "t" AS "t0"
+    ORDER BY
+      CONVERT_TO("t0"."label", 'UTF8') ASC
+    """
+    if backend in COLLATED and text.type().is_string():
+        return _utf8_bytes(text, "UTF8")
+    return text
+
+
 #: backends for which ibis compiles no array filter: a list's NULLs are removed with
 #: ``remove(None)`` (DataFusion's ``array_remove_all(a, NULL)`` removes them; DuckDB's and
 #: Snowflake's forms of it do not), and a NULL list is made an empty one first (DataFusion 51's
