@@ -21,7 +21,7 @@ from mlsql._errors import MlsqlError
 from mlsql._version import __version__
 
 if TYPE_CHECKING:
-    from mlsql._dispatch import bootstrap, evaluate
+    from mlsql._dispatch import bootstrap, compare, evaluate
     from mlsql._duckdb.confusion_wide import confusion_matrix_wide
     from mlsql._duckdb.connection import connect
     from mlsql._duckdb.indicators import (
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     )
     from mlsql._duckdb.label_tables import label_metrics, multilabel_report
     from mlsql._duckdb.register import register
-    from mlsql._duckdb.resample import compare
     from mlsql._duckdb.slices import slices
     from mlsql.report.api import report
 
@@ -62,7 +61,7 @@ _DUCKDB = {
     "register": "mlsql._duckdb.register",
     "label_metrics": "mlsql._duckdb.label_tables",
     "bootstrap": "mlsql._dispatch",  # DuckDB, or an ibis table's statistics in its database
-    "compare": "mlsql._duckdb.resample",
+    "compare": "mlsql._dispatch",  # DuckDB, or an ibis table's paired statistics in its database
     "slices": "mlsql._duckdb.slices",
     "evaluate": "mlsql._dispatch",  # DuckDB, or an ibis table in its own database
     "multilabel_report": "mlsql._duckdb.label_tables",

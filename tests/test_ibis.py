@@ -1931,3 +1931,85 @@ def test_bootstrap_refusals_are_the_engines(live: Live) -> None:
         MlsqlError, match=r"does not take multiclass_brier_score yet: its statistics \(class"
     ):
         mlsql.bootstrap(live.table(data), "actual", "predicted", ["multiclass_brier_score"])
+
+
+# ---------------------------------------------------------------- compare
+@functools.cache
+def _paired_table() -> pa.Table:
+    """Three models' rows of every id (ids unique within a model): label lists, numbers and
+    classes, groups (a NULL one), weights 0, fractions and NULL."""
+    rng = random.Random(1)
+    rows = []
+    for g in ("x", "y", None):
+        for i in range(20):
+            a = rng.sample(["a", "b", "c"], rng.randint(0, 2))
+            for model in ("A", "B", "C"):
+                rows.append(
+                    {
+                        "g": g,
+                        "id": f"{g}-{i}",
+                        "model": model,
+                        "actual": a,
+                        "predicted": rng.sample(["a", "b", "c", None], rng.randint(0, 2)),
+                        "w": rng.choice([1.0, 2.0, 0.0, None]),
+                        "y": float(i),
+                        "y_hat": float(i) + rng.random(),
+                        "c": rng.choice(["p", "q"]),
+                        "c_hat": rng.choice(["p", "q", None]),
+                    }
+                )
+    return pa.Table.from_pylist(rows)
+
+
+#: (actual, predicted, measures, settings): every kind of statistics, each test
+PAIRED = [
+    ("actual", "predicted", ["micro_f1", "subset_accuracy"], {}),
+    ("actual", "predicted", ["macro_f1"], {"by": "g"}),
+    ("actual", "predicted", ["samples_f1"], {"by": "g", "sample_weight": "w"}),
+    ("y", "y_hat", ["mse", "mae"], {"test": "student"}),
+    ("c", "c_hat", ["accuracy", "error_rate"], {"by": "g", "test": "fisher"}),
+    ("c", "c_hat", ["cohen_kappa_score"], {"by": "g", "sample_weight": "w"}),
+]
+
+
+def _rows_equal(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]]) -> bool:
+    def same(a: Any, b: Any) -> bool:
+        if isinstance(a, float) and isinstance(b, float):
+            return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15) or (
+                math.isnan(a) and math.isnan(b)
+            )
+        return bool(a == b)
+
+    return len(got) == len(want) and all(
+        len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+        for x, y in zip(got, want, strict=True)
+    )
+
+
+def test_compare_is_the_duckdb_engine_s(live: Live) -> None:
+    """compare over an ibis table: the rows' statistics, the models' counts and the pairs of
+    one id computed in the database, the draws and tests every engine's: the DuckDB engine's
+    rows (intervals, bootstrap, McNemar, Student's and Fisher's p-values) with the same seed;
+    unpaired rows are the same error, or dropped."""
+    data = _paired_table()
+    table = live.table(data)
+    for actual, predicted, chosen, settings in PAIRED:
+        kw = {"n_resamples": 60, "seed": 5, **settings}
+        got = mlsql.compare(table, actual, predicted, chosen, **kw).to_pyarrow()
+        want = mlsql.compare(data, actual, predicted, chosen, con=duck_connection(), **kw)
+        assert got.column_names == want.columns
+        rows = [tuple(r.values()) for r in got.to_pylist()]
+        assert _rows_equal(rows, want.fetchall()), (chosen, settings)
+    unpaired = data.slice(0, data.num_rows - 1)
+    with pytest.raises(MlsqlError) as ours:
+        mlsql.compare(live.table(unpaired), "actual", "predicted", ["micro_f1"], by="g")
+    with pytest.raises(MlsqlError) as duck:
+        mlsql.compare(unpaired, "actual", "predicted", ["micro_f1"], by="g")
+    assert str(ours.value) == str(duck.value) and "1 rows have no partner" in str(ours.value)
+    kw = {"by": "g", "drop_unpaired": True, "n_resamples": 40}
+    got = mlsql.compare(live.table(unpaired), "actual", "predicted", ["micro_f1"], **kw)
+    want = mlsql.compare(unpaired, "actual", "predicted", ["micro_f1"], **kw).fetchall()
+    assert _rows_equal([tuple(r.values()) for r in got.to_pyarrow().to_pylist()], want)
+    # paired on g: 180 rows, 9 distinct (model, g) keys
+    with pytest.raises(MlsqlError, match=r"must be unique within each model .* 171 repeated"):
+        mlsql.compare(table, "actual", "predicted", ["micro_f1"], id="g")

@@ -1,4 +1,5 @@
-"""``mlsql.bootstrap`` over an ibis table: the statistics table in its own database.
+"""``mlsql.bootstrap`` and ``mlsql.compare`` over an ibis table: the statistics table in its
+own database.
 
 The bootstrap is engine-neutral (:mod:`mlsql._resample.run`): each engine computes, in
 one ``GROUP BY``, the distinct statistics tuples of every group with their numbers of
@@ -8,7 +9,8 @@ table's database (the per-row statistics of :mod:`mlsql._ibis.stats`: a label-se
 macro and weighted label averages each row's two lists as it holds them, made sets by the
 draws' code), only the tuples come back, and the draws are those of every engine: the
 same seed gives the DuckDB engine's intervals. The weight's check runs first, in a query
-of its own.
+of its own. ``compare`` is the same over the distinct pairs of a baseline row's and a
+model row's statistics of one id (:func:`compare`).
 
 The tuples of the regression and score measures, and of the label averages, are about one
 per row (their values rarely repeat), so what comes back grows with the rows there, as on
@@ -28,15 +30,15 @@ import pyarrow as pa
 from mlsql._errors import MlsqlError
 from mlsql._ibis import backend_name, stats
 from mlsql._ibis.evaluate import checked_weight
-from mlsql._ibis.ops import FLOAT, Checks, raise_failed, where
+from mlsql._ibis.ops import FLOAT, Checks, raise_failed, same, where
 from mlsql._resample import front, run
 
 #: the statistics tables not computed over ibis yet
 NOT_YET_MESSAGE = (
-    "bootstrap on an ibis table ({backend}) does not take {measure} yet: its statistics "
+    "{func} on an ibis table ({backend}) does not take {measure} yet: its statistics "
     "({stats}) are not computed through ibis so far (the label-set, label-average, "
-    "single-label, regression and score measures are). Bootstrap it on DuckDB, Polars or "
-    "Spark."
+    "single-label, regression and score measures are). Run {func} on DuckDB, Polars "
+    "or Spark."
 )
 
 
@@ -85,6 +87,67 @@ def _statistics(req: front.Request, a: ir.Column, p: ir.Column) -> list[ir.Value
     return [where(known, x.cast(FLOAT) + 0.0) for x in (a, p)]
 
 
+def _rows(
+    req: front.Request, table: ir.Table, actual: str, predicted: str, sample_weight: str | None
+) -> dict[str, ir.Value]:
+    """Each row's group columns, statistics and weight (``__mlsql_g<k>``, ``__mlsql_t<k>``,
+    ``__mlsql_w``), once the measures are ones computed here, the inputs' types fit them and
+    the weight's check has passed (a query of its own)."""
+    if req.stats not in ("label_sets", "label_lists", "classes", "regression", "scores"):
+        raise MlsqlError(
+            NOT_YET_MESSAGE.format(
+                func=req.func,
+                backend=backend_name(table[actual]),
+                measure=req.chosen[0].label,
+                stats=req.stats.replace("_", " "),
+            )
+        )
+    _check_types(req, table, actual, predicted)
+    checks = Checks()
+    # a cast ibis keeps (PostgreSQL reads a bare 1.0 as a NUMERIC, which comes back a Decimal)
+    weight: ir.Value = ibis.literal(1, type="int64").cast(FLOAT)
+    if sample_weight is not None:
+        weight = checked_weight(req.func, table[sample_weight], checks)
+    if checks.items:
+        checked = table.select(**checks.projected)
+        found = checked.aggregate(**checks.aggregates(checked)).to_pyarrow().to_pylist()
+        raise_failed(checks, found[0])
+    values = _statistics(req, table[actual], table[predicted])
+    return {
+        **{f"__mlsql_g{k}": table[b] for k, b in enumerate(req.by)},
+        **{f"__mlsql_t{k}": v for k, v in enumerate(values)},
+        "__mlsql_w": weight,
+    }
+
+
+def _statistics_table(req: front.Request, query: ir.Table) -> Any:
+    """The statistics table: label lists as Arrow (no Python object per label), the other
+    kinds as rows."""
+    fetched = query.to_pyarrow()
+    if req.stats == "label_lists":
+        return fetched
+    return [tuple(r.values()) for r in fetched.to_pylist()]
+
+
+def _result(
+    req: front.Request, names: Sequence[str], out: list[tuple[Any, ...]], groups: ir.Table
+) -> ir.Table:
+    """The result rows as an ibis memtable: the group columns of their type in ``groups``
+    (``__mlsql_g<k>``), then ``names``' columns (the model as it came, text, numbers)."""
+    arrays = {}
+    for i, name in enumerate([*req.by, *names]):
+        values = [r[i] for r in out]
+        if i < len(req.by):
+            arrays[name] = pa.array(values, type=groups.schema()[f"__mlsql_g{i}"].to_pyarrow())
+        elif name == "model":
+            arrays[name] = pa.array(values)
+        elif name == "measure":
+            arrays[name] = pa.array(values, type=pa.string())
+        else:
+            arrays[name] = pa.array(values, type=pa.float64())
+    return ibis.memtable(pa.table(arrays))
+
+
 def bootstrap(
     table: ir.Table,
     actual: str,
@@ -102,50 +165,79 @@ def bootstrap(
     req = front.request(
         "bootstrap", table.columns, named, by, measures, n_resamples, confidence, seed
     )
-    if req.stats not in ("label_sets", "label_lists", "classes", "regression", "scores"):
-        raise MlsqlError(
-            NOT_YET_MESSAGE.format(
-                backend=backend_name(table[actual]),
-                measure=req.chosen[0].label,
-                stats=req.stats.replace("_", " "),
-            )
-        )
-    _check_types(req, table, actual, predicted)
-    checks = Checks()
-    # a cast ibis keeps (PostgreSQL reads a bare 1.0 as a NUMERIC, which comes back a Decimal)
-    weight: ir.Value = ibis.literal(1, type="int64").cast(FLOAT)
-    if sample_weight is not None:
-        weight = checked_weight(req.func, table[sample_weight], checks)
-    if checks.items:
-        checked = table.select(**checks.projected)
-        found = checked.aggregate(**checks.aggregates(checked)).to_pyarrow().to_pylist()
-        raise_failed(checks, found[0])
-    groups = {f"__mlsql_g{k}": table[b] for k, b in enumerate(req.by)}
-    values = _statistics(req, table[actual], table[predicted])
-    columns = {
-        **groups,
-        **{f"__mlsql_t{k}": v for k, v in enumerate(values)},
-        "__mlsql_w": weight,
-    }
+    columns = _rows(req, table, actual, predicted, sample_weight)
     rows = table.select(**columns).group_by(list(columns)).aggregate(__mlsql_m=ibis._.count())
-    fetched = rows.to_pyarrow()
     out = run.bootstrap(
-        # label lists as Arrow (no Python object per label), the other kinds as rows
-        fetched if req.stats == "label_lists" else [tuple(r.values()) for r in fetched.to_pylist()],
+        _statistics_table(req, rows),
         len(req.by),
         req.chosen,
         req.n_resamples,
         req.confidence,
         req.seed,
     )
-    names = [*req.by, *front.BOOTSTRAP_COLUMNS]
-    arrays = {}
-    for i, name in enumerate(names):
-        values_i = [r[i] for r in out]
-        if i < len(req.by):
-            arrays[name] = pa.array(values_i, type=rows.schema()[f"__mlsql_g{i}"].to_pyarrow())
-        elif name == "measure":
-            arrays[name] = pa.array(values_i, type=pa.string())
-        else:
-            arrays[name] = pa.array(values_i, type=pa.float64())
-    return ibis.memtable(pa.table(arrays))
+    return _result(req, front.BOOTSTRAP_COLUMNS, out, rows)
+
+
+def compare(
+    table: ir.Table,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    model: str,
+    id: str,
+    baseline: Any,
+    by: str | Sequence[str] | None,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    sample_weight: str | None,
+    drop_unpaired: bool,
+    test: str,
+) -> ir.Table:
+    """``mlsql.compare`` over the ibis table ``table``: each (model, id) row's statistics,
+    the models' row counts and the repeated (group, model, id) keys are computed in the
+    database, and the distinct pairs of a baseline row's and a model row's statistics of
+    one id (a self-join on the id and the groups, NULL-safe); the pairs come back and the
+    draws, tests and checks are every engine's (:func:`mlsql._resample.front.compared`), so
+    the same seed gives the DuckDB engine's rows. The result is an ibis memtable."""
+    named = front.with_weight(
+        {"actual": actual, "predicted": predicted, "model": model, "id": id}, sample_weight
+    )
+    req = front.request(
+        "compare", table.columns, named, by, measures, n_resamples, confidence, seed, test
+    )
+    columns = _rows(req, table, actual, predicted, sample_weight)
+    stats = [c for c in columns if not c.startswith("__mlsql_g")]
+    groups = [c for c in columns if c.startswith("__mlsql_g")]
+    rows = table.select(**columns, __mlsql_model=table[model], __mlsql_id=table[id])
+    totals = {
+        r["__mlsql_model"]: int(r["n"])
+        for r in rows.group_by("__mlsql_model").aggregate(n=ibis._.count()).to_pyarrow().to_pylist()
+    }
+    keys = [*groups, "__mlsql_model", "__mlsql_id"]
+    repeated = int(rows.count().execute()) - int(rows.select(*keys).distinct().count().execute())
+    paired: Any = []
+    if baseline in totals:
+        b = (
+            rows.filter(rows["__mlsql_model"] == baseline)
+            .drop("__mlsql_model")
+            .rename(
+                {f"__mlsql_b{c[len('__mlsql_') :]}": c for c in [*groups, "__mlsql_id", *stats]}
+            )
+        )
+        m = rows.filter(rows["__mlsql_model"] != baseline)
+        on = [m["__mlsql_id"] == b["__mlsql_bid"]]
+        on += [same(m[g], b[f"__mlsql_b{g[len('__mlsql_') :]}"]) for g in groups]
+        joined = m.join(b, on)
+        grouped = [
+            *(joined[g] for g in groups),
+            joined["__mlsql_model"],
+            *(joined[f"__mlsql_b{c[len('__mlsql_') :]}"].name(f"__mlsql_x{c}") for c in stats),
+            *(joined[c] for c in stats),
+        ]
+        paired = _statistics_table(
+            req, joined.group_by(grouped).aggregate(__mlsql_m=ibis._.count())
+        )
+    out = front.compared(req, model, id, baseline, totals, paired, repeated, drop_unpaired)
+    return _result(req, front.COMPARE_COLUMNS, out, rows)
