@@ -2013,3 +2013,23 @@ def test_compare_is_the_duckdb_engine_s(live: Live) -> None:
     # paired on g: 180 rows, 9 distinct (model, g) keys
     with pytest.raises(MlsqlError, match=r"must be unique within each model .* 171 repeated"):
         mlsql.compare(table, "actual", "predicted", ["micro_f1"], id="g")
+
+
+def test_compare_takes_hostile_names_as_names(live: Live) -> None:
+    """Model, id and label columns named like SQL: names, nothing else (the table is left)."""
+    names = {"model": 'm"; DROP TABLE x; --', "id": "i'd", "actual": "a b", "predicted": 'p"q'}
+    data = pa.table(
+        {
+            names["model"]: ["A", "A", "B", "B"],
+            names["id"]: [1, 2, 1, 2],
+            names["actual"]: [["x"], ["y"], ["x"], ["y"]],
+            names["predicted"]: [["x"], [], ["x"], ["y"]],
+        }
+    )
+    table = live.table(data)
+    kw = {"model": names["model"], "id": names["id"], "n_resamples": 30}
+    got = mlsql.compare(table, names["actual"], names["predicted"], ["micro_f1"], **kw)
+    # A: tp 1 of |A| 2, |P| 1 -> 2/3; B: both rows right -> 1
+    [row] = got.to_pyarrow().to_pylist()
+    assert (row["model"], row["baseline_estimate"], row["estimate"]) == ("B", 2 / 3, 1.0)
+    assert table.count().execute() == 4
