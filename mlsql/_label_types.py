@@ -24,6 +24,10 @@ from mlsql._errors import MlsqlError
 TEXT, INTEGER, NULL = "text", "integer", "null"
 #: the kinds of label
 LABEL_KINDS = (TEXT, INTEGER)
+#: what every engine strips from both ends of each part of a label text split on ``sep``: ASCII
+#: whitespace, Python's ``string.whitespace`` (DuckDB's and Spark's ``trim`` alone strip spaces
+#: only, Polars' ``strip_chars`` all of Unicode's whitespace)
+SPLIT_STRIPPED = " \t\n\r\x0b\x0c"
 
 NOT_A_LABEL_MESSAGE = (
     "{func} takes labels that are text or integers (any width, signed or unsigned); "

@@ -414,6 +414,35 @@ def test_many_classes_keep_only_non_zero_confusion_cells() -> None:
     assert len(str(report).splitlines()) < 60  # the terminal shows a bounded summary
 
 
+#: text label lists with tabs, newlines, a vertical tab and a no-break space around their labels
+SPLIT = {
+    "actual": ["a\t| b\n", " c |\x0bd", "\xa0e|a", None, "|"],
+    "predicted": ["a|b", "c\r\n", "\xa0e", "a", "b"],
+}
+
+
+@pytest.mark.long_cases("spark")
+def test_text_split_on_sep_strips_the_same_whitespace_on_every_engine(engine_name: str) -> None:
+    """Each part of a text split on sep loses its ASCII whitespace at both ends (Python's
+    ``str.strip(string.whitespace)``), on every engine; a no-break space is kept, and an
+    empty part is no label. (DuckDB's trim once kept 'a\t', Polars' stripped the no-break
+    space.)"""
+    import string
+
+    def labels(text: str | None) -> set[str]:
+        parts = (p.strip(string.whitespace) for p in (text or "").split("|"))
+        return {p for p in parts if p}
+
+    want = sorted(
+        set().union(*(labels(t) for t in SPLIT["actual"]), *(labels(t) for t in SPLIT["predicted"]))
+    )
+    assert want == ["a", "b", "c", "d", "\xa0e"]  # code point order
+    for report in _report(engine_name, SPLIT, sep="|"):
+        assert [r["label"] for r in report.labels] == want
+        tp = {r["label"]: r["tp"] for r in report.labels}
+        assert tp == {"\xa0e": 1, "a": 1, "b": 1, "c": 1, "d": 0}
+
+
 def test_single_label_values_that_look_like_lists_are_warned_about() -> None:
     rows = 100
     columns = {

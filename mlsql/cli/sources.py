@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 
+from mlsql import _label_types as LT
 from mlsql._sqlexpr import lit, quote_ident
 from mlsql.cli.errors import UserError, one_line, warn
 
@@ -505,7 +506,8 @@ def _sql(side: Side, prepared: Prepared) -> str:
         return f"list_transform({q}, lambda e: {entry})"
     if side.shape == "split":
         text = f"coalesce({q}, '')" if prepared.empty_cells else q
-        parts = f"list_transform(string_split({text}, {lit(prepared.sep)}), lambda x: trim(x))"
+        trim = f"trim(x, {lit(LT.SPLIT_STRIPPED)})"
+        parts = f"list_transform(string_split({text}, {lit(prepared.sep)}), lambda x: {trim})"
         cleaned = f"list_filter({parts}, lambda x: x <> '')"
         if prepared.empty_cells:
             return cleaned

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
 from mlsql.report.frame_ops import PolarsOps, SparkOps
@@ -87,7 +88,8 @@ class DuckDBFrames:
         if type_.endswith("]"):
             return q
         if sep is not None and type_ == "VARCHAR":
-            parts = f"list_transform(string_split({q}, {lit(sep)}), lambda x: trim(x))"
+            trim = f"trim(x, {lit(LT.SPLIT_STRIPPED)})"
+            parts = f"list_transform(string_split({q}, {lit(sep)}), lambda x: {trim})"
             return (
                 f"CASE WHEN {q} IS NULL THEN NULL ELSE list_filter({parts}, lambda x: x <> '') END"
             )

@@ -14,6 +14,8 @@ from functools import reduce
 from types import ModuleType
 from typing import Any
 
+from mlsql import _label_types as LT
+
 
 class PolarsOps:
     """Polars: frames are DataFrames or LazyFrames, expressions ``polars.Expr``."""
@@ -48,7 +50,7 @@ class PolarsOps:
 
         col = pl.col(name)
         if sep is not None and dtype == pl.String:
-            parts = col.str.split(sep).list.eval(pl.element().str.strip_chars())
+            parts = col.str.split(sep).list.eval(pl.element().str.strip_chars(LT.SPLIT_STRIPPED))
             return parts.list.filter(pl.element() != "")
         return pl.when(col.is_null()).then(None).otherwise(pl.concat_list(col))
 
@@ -137,7 +139,8 @@ class SparkOps:
 
         col = self.col(name)
         if sep is not None and isinstance(dtype, StringType):
-            parts = F.transform(F.split(col, _regex(sep)), F.trim)
+            stripped = F.lit(LT.SPLIT_STRIPPED)
+            parts = F.transform(F.split(col, _regex(sep)), lambda x: F.trim(x, stripped))
             return F.filter(parts, lambda x: x != F.lit(""))
         return F.when(col.isNull(), None).otherwise(F.array(col))
 
