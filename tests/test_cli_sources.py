@@ -402,7 +402,8 @@ def test_boolean_labels_are_one_label_per_row(awkward: dict[str, Path], engine: 
     assert row["accuracy"] == pytest.approx(sum(a == p for a, p in pairs) / 9, rel=1e-12)
 
 
-def test_sep_strips_ascii_whitespace_around_each_label(tmp_path: Path) -> None:
+@pytest.mark.long_cases("spark")
+def test_sep_strips_ascii_whitespace_around_each_label(tmp_path: Path, engine: str) -> None:
     """--sep: each part loses its ASCII whitespace at both ends, as every engine's report
     strips it (tests/test_report_api.py); a no-break space stays part of the label."""
     import pyarrow as pa
@@ -413,7 +414,7 @@ def test_sep_strips_ascii_whitespace_around_each_label(tmp_path: Path) -> None:
     path = tmp_path / "split.parquet"
     pq.write_table(pa.table(SPLIT), path)
     argv = ["eval", str(path), "-a", "actual", "-p", "predicted", "--sep", "|", "-f", "json"]
-    result = runner.invoke(app, argv, catch_exceptions=False)
+    result = runner.invoke(app, [*argv, "--engine", engine], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     labels = [r["label"] for r in json.loads(result.stdout)["labels"]]
     assert labels == ["a", "b", "c", "d", "\xa0e"]

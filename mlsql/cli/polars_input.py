@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from mlsql import _label_types as LT
 from mlsql.cli import interrupt
 from mlsql.cli.sources import (
     ACTUAL,
@@ -91,7 +92,7 @@ def _labels(side: Side, prepared: Prepared) -> pl.Expr:
         text = c.fill_null("") if prepared.empty_cells else c
         assert prepared.sep is not None
         parts = text.cast(pl.String).str.split(prepared.sep)
-        return parts.list.eval(pl.element().str.strip_chars(" ")).list.eval(
+        return parts.list.eval(pl.element().str.strip_chars(LT.SPLIT_STRIPPED)).list.eval(
             pl.element().filter(pl.element() != "")
         )
     value = c.cast(pl.String).str.to_lowercase() if side.boolean else c.cast(of)

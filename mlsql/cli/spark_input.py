@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from mlsql import _label_types as LT
 from mlsql.cli.errors import UserError
 from mlsql.cli.sources import (
     ACTUAL,
@@ -233,7 +234,9 @@ def _labels(side: Side, prepared: Prepared) -> Any:
         assert prepared.sep is not None
         text = F.coalesce(c, F.lit("")) if prepared.empty_cells else c
         parts = F.split(text.cast("string"), _regex_literal(prepared.sep))
-        kept = F.filter(F.transform(parts, lambda x: F.trim(x)), lambda x: x != F.lit(""))
+        stripped = F.lit(LT.SPLIT_STRIPPED)
+        trimmed = F.transform(parts, lambda x: F.trim(x, stripped))
+        kept = F.filter(trimmed, lambda x: x != F.lit(""))
         return kept
     value = F.lower(c.cast("string")) if side.boolean else c.cast(of)
     return F.when(c.isNotNull(), F.array(value))
