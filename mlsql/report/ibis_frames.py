@@ -64,6 +64,8 @@ class IbisFrames:
                         f"report: sep is not available on an ibis table of {self.backend} "
                         "(ibis filters no list there); store the labels as lists"
                     )
+                # ibis' strip removes Python's string.whitespace: LT.SPLIT_STRIPPED, as every
+                # engine (tested in tests/test_report_ibis.py)
                 parts = value.split(sep).map(lambda x: x.strip()).filter(lambda x: x != "")
                 lists[c] = where(value.notnull(), parts)
             else:
