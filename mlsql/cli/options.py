@@ -59,7 +59,10 @@ By = Annotated[
 #: ``--sep`` (``sep``)
 Sep = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option(help="Split text label columns on this delimiter ('cat,dog')."),
+    typer.Option(
+        help="Split text label columns on this delimiter ('cat, dog'); each label loses the "
+        "spaces, tabs and line breaks around it, and an empty one is no label."
+    ),
 ]
 #: ``--single-label`` (``single_label``)
 SingleLabel = Annotated[

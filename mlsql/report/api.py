@@ -51,7 +51,8 @@ def report(
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         Value of undefined ratios.
     sep : str, optional
-        Split text label columns on this delimiter.
+        Split text label columns on this delimiter; each label loses the ASCII
+        whitespace around it (spaces, tabs, line breaks), and an empty one is no label.
     min_support : int, default 5
         Labels ranked best and worst need at least this support.
     con : duckdb.DuckDBPyConnection, optional
