@@ -176,19 +176,37 @@ def test_intervals_are_the_duckdb_engine_s(live: Live) -> None:
     assert reports[1].notes == reports[0].notes
 
 
-def test_text_split_on_sep_or_refused_where_ibis_cannot(live: Live) -> None:
-    from tests.test_report_api import SPLIT  # tabs, newlines and a no-break space
+@pytest.mark.parametrize("sep", ["|", "$.", " - "])
+def test_text_split_on_sep_as_every_engine_splits_it(live: Live, sep: str) -> None:
+    """Tabs, newlines and a no-break space around the labels, separators that are regular
+    expressions' own characters (DataFusion splits by a regular expression): the labels
+    Python's ``str.strip`` gives, and the DuckDB engine's whole report."""
+    import string
 
-    text = pa.table(SPLIT)
-    table = live.table(text)
-    if live.name == "datafusion":
-        with pytest.raises(MlsqlError, match="sep is not available on an ibis table of datafusion"):
-            mlsql.report(table, "actual", "predicted", sep="|")
-        return
-    got = mlsql.report(table, "actual", "predicted", sep="|")
-    want = mlsql.report(text, "actual", "predicted", sep="|")
+    from tests.test_report_api import SPLIT
+
+    columns = {
+        k: [None if v is None else v.replace("|", sep) for v in vs] for k, vs in SPLIT.items()
+    }
+    text = pa.table(columns)
+    if live.name == "datafusion" and sep != sep.strip():
+        with pytest.raises(MlsqlError, match="sep must not begin or end with whitespace"):
+            mlsql.report(live.table(text), "actual", "predicted", sep=sep)
+        sep = sep.strip()
+        columns = {
+            k: [None if v is None else v.replace("|", sep) for v in vs] for k, vs in SPLIT.items()
+        }
+        text = pa.table(columns)
+    got = mlsql.report(live.table(text), "actual", "predicted", sep=sep)
+    want = mlsql.report(text, "actual", "predicted", sep=sep)
     assert not same(as_compared(got), as_compared(want))
-    assert [r["label"] for r in got.labels] == ["a", "b", "c", "d", "\xa0e"]
+    parts = {
+        p.strip(string.whitespace)
+        for vs in columns.values()
+        for v in vs
+        for p in (v or "").split(sep)
+    }
+    assert [r["label"] for r in got.labels] == sorted(parts - {""})
 
 
 def test_what_is_not_computed_there_is_refused_with_the_reason(live: Live) -> None:

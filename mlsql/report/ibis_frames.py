@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
 from mlsql.report.engines import SINGLE_MEASURES, TABLES
 
@@ -26,6 +27,43 @@ NOT_HERE = (
 def _rows(table: Any) -> list[dict[str, Any]]:
     """An Arrow table's rows as dicts."""
     return list(table.to_pylist())
+
+
+def _rust_regex(text: str) -> str:
+    """``text`` as a Rust regular expression (DataFusion's) matching it literally: each
+    character as its hexadecimal escape.
+
+    Examples
+    --------
+    >>> print(_rust_regex("|$"))
+    \\x{7C}\\x{24}
+    """
+    return "".join(f"\\x{{{ord(ch):X}}}" for ch in text)
+
+
+def _split(value: Any, sep: str, backend: str) -> Any:
+    """Text split on ``sep``, each part stripped of ``LT.SPLIT_STRIPPED`` and empty parts
+    dropped, as every engine splits it.
+
+    ibis' ``strip`` removes Python's ``string.whitespace``, which is ``LT.SPLIT_STRIPPED``.
+    Where ibis maps and filters no list (DataFusion) the text is made clean first: the
+    whitespace around each separator removed by a regular expression, then the ends
+    stripped; then split, and the empty parts removed. That is the same split where ``sep``
+    neither begins nor ends with whitespace (whitespace next to a separator is then part of
+    a label's end); another ``sep`` is refused there."""
+    from mlsql._ibis import stats
+
+    if backend not in stats.WITHOUT_ARRAY_FILTER:
+        return value.split(sep).map(lambda x: x.strip()).filter(lambda x: x != "")
+    if sep != sep.strip(LT.SPLIT_STRIPPED):  # the ends' strip would eat into a separator
+        raise MlsqlError(
+            f"report: on an ibis table of {backend} sep must not begin or end with whitespace "
+            f"(ibis maps no list there, so the labels are stripped before the split). Got "
+            f"{sep!r}: pass {sep.strip(LT.SPLIT_STRIPPED)!r}, or store the labels as lists"
+        )
+    space = "[" + _rust_regex(LT.SPLIT_STRIPPED) + "]*"
+    joined = value.re_replace(space + _rust_regex(sep) + space, sep.replace("$", "$$"))
+    return joined.strip().split(sep).remove("")
 
 
 class IbisFrames:
@@ -42,7 +80,6 @@ class IbisFrames:
         self, data: Any, actual: str, predicted: str, by: Sequence[str], sep: str | None
     ) -> tuple[Any, bool]:
         """The table as one of label lists, and whether labels are one per row."""
-        from mlsql._ibis import stats
         from mlsql._ibis.ops import where
 
         columns = list(data.columns)
@@ -59,15 +96,7 @@ class IbisFrames:
                 continue
             value = data[c]
             if sep is not None and dtype.is_string():
-                if self.backend in stats.WITHOUT_ARRAY_FILTER:
-                    raise MlsqlError(
-                        f"report: sep is not available on an ibis table of {self.backend} "
-                        "(ibis filters no list there); store the labels as lists"
-                    )
-                # ibis' strip removes Python's string.whitespace: LT.SPLIT_STRIPPED, as every
-                # engine (tested in tests/test_report_ibis.py)
-                parts = value.split(sep).map(lambda x: x.strip()).filter(lambda x: x != "")
-                lists[c] = where(value.notnull(), parts)
+                lists[c] = where(value.notnull(), _split(value, sep, self.backend))
             else:
                 import ibis
 
