@@ -136,6 +136,15 @@ def raise_failed(checks: Checks, row: dict[str, Any]) -> None:
             raise MlsqlError(check.message(code))
 
 
+def raise_failed_rows(checks: Checks, rows: ir.Table) -> None:
+    """Run the checks of input rows (their codes projected in ``rows``) in a query of their
+    own, before the query that reads the rows; raise the first that failed."""
+    found = checks.aggregates(rows)
+    if found:
+        [row] = rows.aggregate(**found).to_pyarrow().to_pylist()
+        raise_failed(checks, row)
+
+
 @dataclass
 class Plan:
     """The aggregates the formulas asked for (each once) and the layers of bound values.

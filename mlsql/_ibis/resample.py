@@ -30,7 +30,7 @@ import pyarrow as pa
 from mlsql._errors import MlsqlError
 from mlsql._ibis import backend_name, stats
 from mlsql._ibis.evaluate import checked_weight
-from mlsql._ibis.ops import FLOAT, Checks, raise_failed, same, where
+from mlsql._ibis.ops import FLOAT, Checks, raise_failed_rows, same, where
 from mlsql._resample import front, run
 
 #: the statistics tables not computed over ibis yet
@@ -109,9 +109,7 @@ def _rows(
     if sample_weight is not None:
         weight = checked_weight(req.func, table[sample_weight], checks)
     if checks.items:
-        checked = table.select(**checks.projected)
-        found = checked.aggregate(**checks.aggregates(checked)).to_pyarrow().to_pylist()
-        raise_failed(checks, found[0])
+        raise_failed_rows(checks, table.select(**checks.projected))
     values = _statistics(req, table[actual], table[predicted])
     return {
         **{f"__mlsql_g{k}": table[b] for k, b in enumerate(req.by)},
@@ -178,6 +176,17 @@ def bootstrap(
     return _result(req, front.BOOTSTRAP_COLUMNS, out, rows)
 
 
+def _of_baseline(column: str) -> str:
+    """The name of ``column`` (``__mlsql_<name>``) on the baseline's side of the self-join.
+
+    Examples
+    --------
+    >>> _of_baseline("__mlsql_t0")
+    '__mlsql_bt0'
+    """
+    return "__mlsql_b" + column.removeprefix("__mlsql_")
+
+
 def compare(
     table: ir.Table,
     actual: str,
@@ -227,13 +236,13 @@ def compare(
             )
         )
         m = rows.filter(rows["__mlsql_model"] != baseline)
-        on = [m["__mlsql_id"] == b["__mlsql_bid"]]
-        on += [same(m[g], b[f"__mlsql_b{g[len('__mlsql_') :]}"]) for g in groups]
+        on = [m["__mlsql_id"] == b[_of_baseline("__mlsql_id")]]
+        on += [same(m[g], b[_of_baseline(g)]) for g in groups]
         joined = m.join(b, on)
         grouped = [
             *(joined[g] for g in groups),
             joined["__mlsql_model"],
-            *(joined[f"__mlsql_b{c[len('__mlsql_') :]}"].name(f"__mlsql_x{c}") for c in stats),
+            *(joined[_of_baseline(c)] for c in stats),
             *(joined[c] for c in stats),
         ]
         paired = _statistics_table(

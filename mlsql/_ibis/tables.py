@@ -32,7 +32,7 @@ from mlsql._front.build import checked_params
 from mlsql._ibis import backend_name, stats
 from mlsql._ibis import labels as per_label
 from mlsql._ibis.evaluate import Projected, fetch, planned, project, run
-from mlsql._ibis.ops import FLOAT, IbisOps, Plan, beside, null, raise_failed, where
+from mlsql._ibis.ops import FLOAT, IbisOps, Plan, beside, null, raise_failed_rows, where
 from mlsql._registry import REGISTRY
 from mlsql.measures import label_based as LB
 
@@ -119,11 +119,12 @@ def multilabel_report(
     out: dict[str, Any] = {
         b: wide[EV.group_column(k)] for k, b in enumerate(req.by)
     }  # the names the user gave
+    position = {m: i for i, (m, _) in enumerate(measures)}
     for c in columns:
         if c in counted:
             out[c] = wide[f"__mlsql_n{counted.index(c)}"]
         else:
-            out[c] = wide[f"__mlsql_v{[m for m, _ in measures].index(c)}"].cast(pa.float64())
+            out[c] = wide[f"__mlsql_v{position[c]}"].cast(pa.float64())
     whole = sample_weight is None  # the rows are counted, not weighed
     out["n_rows"] = _counts(out["n_rows"], whole)
     out["n_labels"] = _counts(out["n_labels"], True)
@@ -168,7 +169,7 @@ def label_metrics(
         table.columns, actual, predicted, [("macro_f1", params)], list(by or ()), sample_weight
     )
     p = project(table, actual, predicted, req)
-    _check(p)
+    raise_failed_rows(p.checks, p.rows)
     keys, rows = p.keys, p.rows
     side = per_label.side_table(rows, keys, p.weight is not None, universe)
     known = rows[per_label.KNOWN]
@@ -204,12 +205,3 @@ def label_metrics(
             else column.cast(pa.float64())
         )
     return pa.table(out)
-
-
-def _check(p: Projected) -> None:
-    """Run the input rows' checks (the weight's) in a query of their own; raise the first."""
-    found = p.checks.aggregates(p.rows)
-    if not found:
-        return
-    [row] = p.rows.aggregate(**found).to_pyarrow().to_pylist()
-    raise_failed(p.checks, row)
