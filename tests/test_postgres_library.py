@@ -68,10 +68,11 @@ def _value(name: str, value: Any) -> tuple[str, Any]:
 
 
 def aggregate_call(
-    m: Measure, params: dict[str, Any], weight: str | None = None
+    m: Measure, params: dict[str, Any], table: Any = None, weight: str | None = None
 ) -> tuple[str, list[Any]]:
     """``m`` called positionally, as PostgreSQL takes aggregate arguments: the required
-    parameters, then sample_weight (1 where only parameters follow), then the optional ones."""
+    parameters, then sample_weight (1 where only parameters follow), then the optional ones.
+    (A third argument, the table, is not read: every caller of the weights' check passes it.)"""
     args, values = ["actual", "predicted"], []
     for p in m.params:
         if p.default is None:
@@ -196,20 +197,30 @@ def test_measures_match_their_reference(pg: Any, kind: str) -> None:
         assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
 
 
-def _check_weights_repeat_rows(pg: Any, family: Any, kind: str, loader: Any, stream: str) -> None:
-    """Each aggregate of ``family`` weighted by random whole weights (some 0 or NULL) over
-    tables of ``kind`` (loaded by ``loader``) equals the reference over the rows repeated."""
+def check_weights_repeat_rows(
+    pg: Any,
+    family: Any,
+    kind: str,
+    loader: Any,
+    stream: str,
+    call: Any = aggregate_call,
+    choices: tuple[Any, ...] = (0, 1, 1, 2, 3, None),
+    seeds: int = 4,
+) -> None:
+    """Each aggregate of ``family`` weighted by random whole weights (``choices``: some 0 or
+    NULL) over tables of ``kind`` (loaded by ``loader``, called by ``call(m, params, table,
+    weight)``) equals the reference over the rows repeated."""
     aggregates = [m for m in family if m.kind == "aggregate"]
-    for seed, table in enumerate(tables(kind, range(4))[:4]):
+    for seed, table in enumerate(tables(kind, range(seeds))[:seeds]):
         rng = random.Random(f"{stream}-{seed}")
-        weights = [rng.choice([0, 1, 1, 2, 3, None]) for _ in range(table.num_rows)]
+        weights = [rng.choice(choices) for _ in range(table.num_rows)]
         if not sum(w or 0 for w in weights):
             weights[0] = 2
         loader(pg, table, [None if w is None else float(w) for w in weights])
         keep = [i for i, w in enumerate(weights) for _ in range(w or 0)]
         repeated = table.take(pa.array(keep, pa.int64()))
         calls = [(m, p) for m in aggregates for p in REFERENCES[m.name].params_for(table)]
-        got = select(pg, [aggregate_call(m, p, weight="w") for m, p in calls])
+        got = select(pg, [call(m, p, table, "w") for m, p in calls])
         wrong = [
             f"{m.name}({p}): got {g!r}, expected {w!r}"
             for (m, p), g in zip(calls, got, strict=True)
@@ -221,7 +232,7 @@ def _check_weights_repeat_rows(pg: Any, family: Any, kind: str, loader: Any, str
 def test_weights_count_as_repeated_rows(pg: Any) -> None:
     """An integer sample_weight gives the reference's value over the rows repeated that many
     times (a NULL weight: the row is unknown, left out)."""
-    _check_weights_repeat_rows(pg, MEASURES, "label_lists", load, "pg-weights")
+    check_weights_repeat_rows(pg, MEASURES, "label_lists", load, "pg-weights")
 
 
 def test_group_by_model(pg: Any) -> None:
@@ -539,7 +550,7 @@ def test_binary_weights_count_as_repeated_rows(pg: Any) -> None:
     for family, sides in SIDES.items():
         chosen = [m for m in BINARY if m.family == family]
         load = functools.partial(load_binary, columns=sides)
-        _check_weights_repeat_rows(pg, chosen, "binary", load, f"pg-{family}-weights")
+        check_weights_repeat_rows(pg, chosen, "binary", load, f"pg-{family}-weights")
 
 
 def test_binary_weights_of_total_zero(pg: Any) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _classification_params as CP
-from mlsql._postgres.forms import PARAM_TYPES, add_row, forms
+from mlsql._postgres.forms import PARAM_TYPES, add_row, create_type, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
@@ -69,12 +69,7 @@ def helpers(create: str) -> list[str]:
         f"{pg_lit(before_func)} || func || {pg_lit(before_rest)} || x::text || {pg_lit(after)}"
     )
     fields = ", ".join(f"{name} float8" for name in B.COUNTS_FIELDS)
-    counts_type = f"CREATE TYPE {COUNTS_TYPE} AS ({fields});"
-    if create != "CREATE":  # a type has no OR REPLACE: made where it is missing
-        counts_type = (
-            f"DO $d$ BEGIN\n  IF to_regtype({pg_lit(COUNTS_TYPE)}) IS NULL THEN\n"
-            f"    {counts_type}\n  END IF;\nEND $d$;"
-        )
+    counts_type = create_type(COUNTS_TYPE, fields, create)
     return [
         f"-- {COUNTS_TYPE}: binary_counts' result, DuckDB's struct {{tp, fp, fn, tn}}.\n"
         + counts_type,

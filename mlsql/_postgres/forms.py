@@ -7,8 +7,10 @@ gets (DuckDB's positional order), and the plpgsql that adds a row to the state's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from mlsql._params import Nullable
 from mlsql._postgres.ops import Slot
 from mlsql._registry import Measure
 
@@ -26,11 +28,14 @@ PARAM_TYPES = {
 }
 
 
-def typed(names: list[str]) -> list[list[tuple[str, str]]]:
-    """Every typing of the parameters ``names``: lists of (name, type), one per overload."""
+def typed(
+    names: list[str], types: Callable[[str], tuple[str, ...]] = PARAM_TYPES.__getitem__
+) -> list[list[tuple[str, str]]]:
+    """Every typing of the parameters ``names`` (each one's SQL types by ``types``): lists of
+    (name, type), one per overload."""
     out: list[list[tuple[str, str]]] = [[]]
     for n in names:
-        out = [[*o, (n, t)] for o in out for t in PARAM_TYPES[n]]
+        out = [[*o, (n, t)] for o in out for t in types(n)]
     return out
 
 
@@ -62,9 +67,13 @@ class Form:
     args: tuple[tuple[str, str], ...]
 
 
-def forms(m: Measure) -> list[Form]:
+def forms(
+    m: Measure, types: Callable[[str], tuple[str, ...]] = PARAM_TYPES.__getitem__
+) -> list[Form]:
     """The positional forms, as DuckDB's: (actual, predicted, required parameters), then
-    sample_weight and each prefix of the optional ones, one overload per typing.
+    sample_weight and each prefix of the optional ones, one overload per typing (``types``:
+    each parameter's SQL types). A parameter is required where it has no default and NULL
+    does not stand for one (kappa's ``weights`` and ``labels`` are optional).
 
     Examples
     --------
@@ -73,8 +82,19 @@ def forms(m: Measure) -> list[Form]:
     >>> [[n for n, _ in f.args] for f in forms(REGISTRY["micro_f1"])][:3]
     [[], ['sample_weight'], ['sample_weight', 'zero_division']]
     """
-    required = [p.name for p in m.params if p.default is None]
-    optional = [p.name for p in m.params if p.default is not None]
+    required = [
+        p.name for p in m.params if p.default is None and not isinstance(p.constraint, Nullable)
+    ]
+    optional = [p.name for p in m.params if p.name not in required]
     lists = [(False, required)]
     lists += [(True, [*required, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
-    return [Form(w, tuple(t)) for w, names in lists for t in typed(names)]
+    return [Form(w, tuple(t)) for w, names in lists for t in typed(names, types)]
+
+
+def create_type(name: str, fields: str, create: str) -> str:
+    """``CREATE TYPE name AS (fields)``; where functions are replaced (``create`` is
+    ``CREATE OR REPLACE``), made only where it is missing, as a type has no OR REPLACE."""
+    made = f"CREATE TYPE {name} AS ({fields});"
+    if create == "CREATE":
+        return made
+    return f"DO $d$ BEGIN\n  IF to_regtype('{name}') IS NULL THEN\n    {made}\n  END IF;\nEND $d$;"

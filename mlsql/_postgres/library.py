@@ -1,8 +1,8 @@
-"""The PostgreSQL SQL library: the label-set, binary and rule families as functions and
-aggregates.
+"""The PostgreSQL SQL library: the label-set, binary, rule and single-label families as
+functions and aggregates.
 
 Written from the registry (:mod:`mlsql.measures.multilabel`; the binary family in
-:mod:`mlsql._postgres.binary`) and the formulas
+:mod:`mlsql._postgres.binary`, the single-label one in :mod:`mlsql._postgres.single_label`) and the formulas
 (:mod:`mlsql._formulas`) through :mod:`mlsql._postgres.ops`; nothing of a
 formula is written here. Per-row measures become SQL functions; aggregates
 become ``CREATE AGGREGATE`` with a ``float8[]`` state (the parameters, then a
@@ -31,7 +31,7 @@ from mlsql import _params as P
 from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
-from mlsql._postgres import binary
+from mlsql._postgres import binary, single_label
 from mlsql._postgres.forms import PARAM_TYPES, add_row, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
@@ -44,7 +44,7 @@ LIST_TYPES = ("text[]", "bigint[]")
 #: "function does not exist"
 MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
 #: the families and kinds this library holds so far (the binary family: :mod:`.binary`)
-FAMILIES = ("multilabel", *binary.FAMILIES)
+FAMILIES = ("multilabel", *binary.FAMILIES, single_label.SL.FAMILY)
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
 LABEL_SET_KINDS = ("set", "row", "aggregate")
@@ -62,6 +62,8 @@ def included(m: Measure) -> bool:
     """Whether the library holds ``m``: a set helper, or a formula of its families and kinds."""
     if m.family in binary.FAMILIES:
         return binary.included(m)
+    if m.family == single_label.SL.FAMILY:
+        return single_label.included(m)
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
         return False
     return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
@@ -404,7 +406,8 @@ def library(*, replace: bool = False) -> str:
     parts = [
         "-- mlsql for PostgreSQL: the label-set measures (micro, samples, subset accuracy,",
         "-- Hamming loss) and their per-row functions; the binary measures (binary_*, their",
-        "-- aliases and *_from_counts) and the rules' (rule_novelty, rule_satisfaction: nov, sat).",
+        "-- aliases and *_from_counts) and the rules' (rule_novelty, rule_satisfaction: nov, sat);",
+        "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -421,7 +424,9 @@ def library(*, replace: bool = False) -> str:
         "BEGIN;",
         "",
     ]
-    parts += [h + "\n" for h in [*helpers(create), *binary.helpers(create)]]
+    parts += [
+        h + "\n" for h in [*helpers(create), *binary.helpers(create), *single_label.helpers(create)]
+    ]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
         if not included(m):
@@ -429,6 +434,9 @@ def library(*, replace: bool = False) -> str:
         if m.family in binary.FAMILIES:
             make = binary.from_counts if m.kind == "from_counts" else binary.aggregate
             parts += [a + "\n" for a in make(m, create)]
+        elif m.family == single_label.SL.FAMILY:
+            parts += [a + "\n" for a in single_label.aggregate(m, create)]
+            parts += [a + "\n" for a in single_label.mismatched(m, create)]
         elif m.kind == "set":
             pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
             parts += [set_function(m, t, create) + "\n" for t in pairs]
