@@ -47,16 +47,21 @@ BY_NAME = {m.name: m for m in MEASURES}
 BINARY = [m for m in measures() if included(m) and m.family in binary.FAMILIES]
 
 
-@pytest.fixture(scope="module")
-def pg(pg_server: Any) -> Iterator[Any]:
-    """A connection to a database holding the library, loaded from the generated file."""
+def library_database(pg_server: Any, name: str) -> Iterator[Any]:
+    """A connection to a new database ``name`` holding the library, loaded from the
+    generated file (each test module of the library has a database of its own)."""
     with psycopg.connect(pg_server.conninfo, autocommit=True) as admin:
-        admin.execute("DROP DATABASE IF EXISTS mlsql_library")
-        admin.execute("CREATE DATABASE mlsql_library")
-    conninfo = pg_server.conninfo.replace("dbname=postgres", "dbname=mlsql_library")
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.execute(f"CREATE DATABASE {name}")
+    conninfo = pg_server.conninfo.replace("dbname=postgres", f"dbname={name}")
     with psycopg.connect(conninfo, autocommit=True) as con:
         con.execute(LIBRARY.read_text())
         yield con
+
+
+@pytest.fixture(scope="module")
+def pg(pg_server: Any) -> Iterator[Any]:
+    yield from library_database(pg_server, "mlsql_library")
 
 
 # ---------------------------------------------------------------- calls as a user writes them
@@ -189,6 +194,24 @@ def test_measures_match_their_reference(pg: Any, kind: str) -> None:
         ]
         make = aggregate_call if kind == "aggregate" else row_call
         got = select(pg, [make(m, p) for m, p in calls], per_row=kind != "aggregate")
+        wrong = [
+            f"{m.name}({p}): got {g!r}, expected {w!r}"
+            for (m, p), g in zip(calls, got, strict=True)
+            if not close(g, w := REFERENCES[m.name].expected(table, p))
+        ]
+        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+
+
+def check_references(
+    pg: Any, family: list[Measure], kind: str, seeds: int, loader: Any, call: Any
+) -> None:
+    """Each aggregate of ``family`` with every parameter set of its reference over the random
+    tables of ``kind`` (and the tables of unknown rows and of no rows), each loaded by
+    ``loader`` and the aggregates called by ``call(m, params, table, None)``."""
+    for table in tables(kind, range(seeds), no_rows=True):
+        loader(pg, table)
+        calls = [(m, p) for m in family for p in REFERENCES[m.name].params_for(table)]
+        got = select(pg, [call(m, p, table, None) for m, p in calls])
         wrong = [
             f"{m.name}({p}): got {g!r}, expected {w!r}"
             for (m, p), g in zip(calls, got, strict=True)

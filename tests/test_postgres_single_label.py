@@ -19,11 +19,15 @@ import pytest
 
 import mlsql
 from mlsql._postgres import single_label
-from mlsql._postgres.library import included, written
+from mlsql._postgres.library import included
 from mlsql._registry import Measure, measures
 from tests.conftest import conformance
-from tests.references import REFERENCES, close, tables
-from tests.test_postgres_library import check_weights_repeat_rows, select
+from tests.references import REFERENCES, close
+from tests.test_postgres_library import (
+    check_references,
+    check_weights_repeat_rows,
+    library_database,
+)
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -33,14 +37,7 @@ MEASURES = [m for m in measures(family="single_label") if included(m)]
 
 @pytest.fixture(scope="module")
 def pg(pg_server: Any) -> Iterator[Any]:
-    """A connection to a database holding the library, loaded from the generated file."""
-    with psycopg.connect(pg_server.conninfo, autocommit=True) as admin:
-        admin.execute("DROP DATABASE IF EXISTS mlsql_single_label")
-        admin.execute("CREATE DATABASE mlsql_single_label")
-    conninfo = pg_server.conninfo.replace("dbname=postgres", "dbname=mlsql_single_label")
-    with psycopg.connect(conninfo, autocommit=True) as con:
-        con.execute((written() / "mlsql.sql").read_text())
-        yield con
+    yield from library_database(pg_server, "mlsql_single_label")
 
 
 def _element(table: pa.Table) -> str:
@@ -94,6 +91,11 @@ def call(m: Measure, params: dict[str, Any], kind: str, weight: str | None = Non
     return f"{m.name}({', '.join(args)})", values
 
 
+def weighted(m: Measure, params: dict[str, Any], table: pa.Table, weight: str | None) -> Any:
+    """:func:`call` over ``table``'s type of class, as the shared checks call it."""
+    return call(m, params, _element(table), weight=weight)
+
+
 def test_the_library_holds_the_single_label_aggregates() -> None:
     """Every single-label aggregate of the registry but the costs' (a map PostgreSQL has
     not); every one of them has a reference."""
@@ -139,26 +141,13 @@ def test_the_lecture_s_single_label_numbers(pg: Any, example: str) -> None:
 def test_measures_match_their_reference(pg: Any) -> None:
     """Every aggregate with every parameter set of its reference on the random tables of
     text and integer classes with NULL rows, all rows unknown, and no rows."""
-    for table in tables("classes", range(6), no_rows=True):
-        load(pg, table)
-        kind = _element(table)
-        calls = [(m, p) for m in MEASURES for p in REFERENCES[m.name].params_for(table)]
-        got = select(pg, [call(m, p, kind) for m, p in calls])
-        wrong = [
-            f"{m.name}({p}): got {g!r}, expected {w!r}"
-            for (m, p), g in zip(calls, got, strict=True)
-            if not close(g, w := REFERENCES[m.name].expected(table, p))
-        ]
-        assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+    check_references(pg, MEASURES, "classes", 6, load, weighted)
 
 
 def test_weights_count_as_repeated_rows(pg: Any) -> None:
     """A whole sample_weight (some NULL: the row left out) gives the reference's value over
     the rows repeated that many times. A weight of 0 is not a row left out here: the class
     of such a row is still seen (DuckDB's, tested below)."""
-
-    def weighted(m: Measure, params: dict[str, Any], table: pa.Table, weight: str) -> Any:
-        return call(m, params, _element(table), weight=weight)
 
     check_weights_repeat_rows(
         pg, MEASURES, "classes", load, "pg-single-weights", weighted, (1, 1, 2, 3, None), 5

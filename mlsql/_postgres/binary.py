@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _classification_params as CP
-from mlsql._postgres.forms import PARAM_TYPES, add_row, create_type, forms
+from mlsql._postgres.forms import PARAM_TYPES, add_row, create_aggregates, create_type, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
@@ -177,12 +177,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 + "\n".join(body)
                 + "\nEND\n$f$;"
             )
-            out += [
-                f"{create} AGGREGATE {name}({signature}) (\n"
-                f"  SFUNC = {step}, STYPE = float8[], FINALFUNC = {final},\n"
-                f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
-                for name in (m.name, *m.aliases)
-            ]
+            out += create_aggregates(create, (m.name, *m.aliases), signature, step, init, final)
     return out
 
 

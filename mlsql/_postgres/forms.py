@@ -98,3 +98,24 @@ def create_type(name: str, fields: str, create: str) -> str:
     if create == "CREATE":
         return made
     return f"DO $d$ BEGIN\n  IF to_regtype('{name}') IS NULL THEN\n    {made}\n  END IF;\nEND $d$;"
+
+
+def create_aggregates(
+    create: str,
+    names: tuple[str, ...],
+    signature: str,
+    step: str,
+    init: str,
+    final: str | None = None,
+    state: str = "float8[]",
+) -> list[str]:
+    """``CREATE AGGREGATE`` of each of ``names`` (a measure and its aliases) over the
+    argument types ``signature``: the step function, the state's type and initial value,
+    and the final function (none: the state is the result, as where the step always fails)."""
+    last = f", FINALFUNC = {final}" if final else ""
+    return [
+        f"{create} AGGREGATE {name}({signature}) (\n"
+        f"  SFUNC = {step}, STYPE = {state}{last},\n"
+        f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
+        for name in names
+    ]

@@ -31,8 +31,8 @@ from mlsql import _params as P
 from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
-from mlsql._postgres import binary, single_label
-from mlsql._postgres.forms import PARAM_TYPES, add_row, forms
+from mlsql._postgres import binary, regression, single_label
+from mlsql._postgres.forms import PARAM_TYPES, add_row, create_aggregates, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
 from mlsql._weights import WeightedOps
@@ -44,7 +44,7 @@ LIST_TYPES = ("text[]", "bigint[]")
 #: "function does not exist"
 MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
 #: the families and kinds this library holds so far (the binary family: :mod:`.binary`)
-FAMILIES = ("multilabel", *binary.FAMILIES, single_label.SL.FAMILY)
+FAMILIES = ("multilabel", *binary.FAMILIES, single_label.SL.FAMILY, regression.RG.FAMILY)
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
 LABEL_SET_KINDS = ("set", "row", "aggregate")
@@ -64,6 +64,8 @@ def included(m: Measure) -> bool:
         return binary.included(m)
     if m.family == single_label.SL.FAMILY:
         return single_label.included(m)
+    if m.family == regression.RG.FAMILY:
+        return regression.included(m)
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
         return False
     return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
@@ -365,11 +367,9 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
                 f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
                 f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
-                f"{_body(m, supplied, w, add)}\n$f$;\n"
-                f"{create} AGGREGATE {m.name}({signature}) (\n"
-                f"  SFUNC = {step}, STYPE = float8[], FINALFUNC = {final},\n"
-                f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
+                f"{_body(m, supplied, w, add)}\n$f$;"
             )
+            out += create_aggregates(create, (m.name,), signature, step, init, final)
     return out
 
 
@@ -392,10 +392,8 @@ def mismatched_aggregate(m: Measure, create: str, steps: set[str]) -> list[str]:
                     f"{create} FUNCTION _mlsql_type_error_step(st float8[], {signature})"
                     " RETURNS float8[]\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT st $f$;"
                 )
-            out.append(
-                f"{create} AGGREGATE {m.name}({signature}) (\n"
-                f"  SFUNC = _mlsql_type_error_step, STYPE = float8[], FINALFUNC = {final},\n"
-                f"  INITCOND = '{{}}', PARALLEL = SAFE\n);"
+            out += create_aggregates(
+                create, (m.name,), signature, "_mlsql_type_error_step", "{}", final
             )
     return out
 
@@ -407,7 +405,8 @@ def library(*, replace: bool = False) -> str:
         "-- mlsql for PostgreSQL: the label-set measures (micro, samples, subset accuracy,",
         "-- Hamming loss) and their per-row functions; the binary measures (binary_*, their",
         "-- aliases and *_from_counts) and the rules' (rule_novelty, rule_satisfaction: nov, sat);",
-        "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class).",
+        "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and the",
+        "-- regression ones (mse, mae, r2, ...).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -424,9 +423,8 @@ def library(*, replace: bool = False) -> str:
         "BEGIN;",
         "",
     ]
-    parts += [
-        h + "\n" for h in [*helpers(create), *binary.helpers(create), *single_label.helpers(create)]
-    ]
+    families = (binary, single_label, regression)
+    parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
         if not included(m):
@@ -434,6 +432,8 @@ def library(*, replace: bool = False) -> str:
         if m.family in binary.FAMILIES:
             make = binary.from_counts if m.kind == "from_counts" else binary.aggregate
             parts += [a + "\n" for a in make(m, create)]
+        elif m.family == regression.RG.FAMILY:
+            parts += [a + "\n" for a in regression.aggregate(m, create)]
         elif m.family == single_label.SL.FAMILY:
             parts += [a + "\n" for a in single_label.aggregate(m, create)]
             parts += [a + "\n" for a in single_label.mismatched(m, create)]

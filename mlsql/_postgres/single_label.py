@@ -26,7 +26,7 @@ from typing import Any
 
 from mlsql import _params as P
 from mlsql._label_types import MISMATCH_MESSAGE
-from mlsql._postgres.forms import PARAM_TYPES, Form, create_type
+from mlsql._postgres.forms import PARAM_TYPES, Form, create_aggregates, create_type
 from mlsql._postgres.forms import forms as shared_forms
 from mlsql._postgres.ops import EXP_LOW, PgSql, RowOps, fill, param, pg_lit
 from mlsql._registry import Measure
@@ -444,12 +444,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 + "\nEND\n$f$;"
             )
             fin = _final_name(m, form.weighted, label if m.name in CLASS_RESULTS else "")
-            out += [
-                f"{create} AGGREGATE {name}({signature}) (\n"
-                f"  SFUNC = {step}, STYPE = {STATE_TYPE}, FINALFUNC = {fin},\n"
-                f"  INITCOND = '{INIT}', PARALLEL = SAFE\n);"
-                for name in (m.name, *m.aliases)
-            ]
+            called = (m.name, *m.aliases)
+            out += create_aggregates(create, called, signature, step, INIT, fin, STATE_TYPE)
     return out
 
 
@@ -472,9 +468,6 @@ def mismatched(m: Measure, create: str) -> list[str]:
             f" RETURNS {STATE_TYPE}\nLANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
             f"BEGIN\n  RAISE EXCEPTION USING MESSAGE = {pg_lit(text)};\nEND\n$f$;"
         )
-        out += [
-            f"{create} AGGREGATE {name}({left}, {right}) (\n"
-            f"  SFUNC = {step}, STYPE = {STATE_TYPE}, INITCOND = '{INIT}', PARALLEL = SAFE\n);"
-            for name in (m.name, *m.aliases)
-        ]
+        names = (m.name, *m.aliases)
+        out += create_aggregates(create, names, f"{left}, {right}", step, INIT, None, STATE_TYPE)
     return out
