@@ -31,7 +31,7 @@ from mlsql import _params as P
 from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
-from mlsql._postgres import binary, regression, single_label
+from mlsql._postgres import binary, class_tables, regression, single_label
 from mlsql._postgres.forms import PARAM_TYPES, add_row, create_aggregates, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
@@ -405,8 +405,9 @@ def library(*, replace: bool = False) -> str:
         "-- mlsql for PostgreSQL: the label-set measures (micro, samples, subset accuracy,",
         "-- Hamming loss) and their per-row functions; the binary measures (binary_*, their",
         "-- aliases and *_from_counts) and the rules' (rule_novelty, rule_satisfaction: nov, sat);",
-        "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and the",
-        "-- regression ones (mse, mae, r2, ...).",
+        "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and tables",
+        "-- (confusion_matrix, class_metrics, class_distribution); the regression aggregates (mse,",
+        "-- mae, r2, ...).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -423,8 +424,9 @@ def library(*, replace: bool = False) -> str:
         "BEGIN;",
         "",
     ]
-    families = (binary, single_label, regression)
+    families = (binary, single_label, class_tables, regression)
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
+    parts += [t + "\n" for t in class_tables.tables(create)]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
         if not included(m):
