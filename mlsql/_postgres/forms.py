@@ -7,7 +7,7 @@ gets (DuckDB's positional order), and the plpgsql that adds a row to the state's
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from mlsql._params import Nullable
@@ -68,12 +68,15 @@ class Form:
 
 
 def forms(
-    m: Measure, types: Callable[[str], tuple[str, ...]] = PARAM_TYPES.__getitem__
+    m: Measure,
+    types: Callable[[str], tuple[str, ...]] = PARAM_TYPES.__getitem__,
+    required: Collection[str] | None = None,
 ) -> list[Form]:
     """The positional forms, as DuckDB's: (actual, predicted, required parameters), then
     sample_weight and each prefix of the optional ones, one overload per typing (``types``:
     each parameter's SQL types). A parameter is required where it has no default and NULL
-    does not stand for one (kappa's ``weights`` and ``labels`` are optional).
+    does not stand for one (kappa's ``weights`` and ``labels`` are optional), or where it is
+    in ``required`` if given; a table's ``by`` is left out.
 
     Examples
     --------
@@ -82,12 +85,16 @@ def forms(
     >>> [[n for n, _ in f.args] for f in forms(REGISTRY["micro_f1"])][:3]
     [[], ['sample_weight'], ['sample_weight', 'zero_division']]
     """
-    required = [
-        p.name for p in m.params if p.default is None and not isinstance(p.constraint, Nullable)
+    params = [p for p in m.params if p.name != "by"]  # a table's groups: no aggregate's
+    needed = [
+        p.name
+        for p in params
+        if (p.name in required if required is not None else p.default is None)
+        and not isinstance(p.constraint, Nullable)
     ]
-    optional = [p.name for p in m.params if p.name not in required]
-    lists = [(False, required)]
-    lists += [(True, [*required, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
+    optional = [p.name for p in params if p.name not in needed]
+    lists = [(False, needed)]
+    lists += [(True, [*needed, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
     return [Form(w, tuple(t)) for w, names in lists for t in typed(names, types)]
 
 

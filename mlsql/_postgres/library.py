@@ -31,7 +31,7 @@ from mlsql import _params as P
 from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
-from mlsql._postgres import binary, class_tables, regression, single_label
+from mlsql._postgres import binary, class_tables, label_based, regression, single_label
 from mlsql._postgres.forms import PARAM_TYPES, add_row, create_aggregates, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
@@ -44,7 +44,13 @@ LIST_TYPES = ("text[]", "bigint[]")
 #: "function does not exist"
 MISMATCHES = (("text[]", "bigint[]"), ("bigint[]", "text[]"))
 #: the families and kinds this library holds so far (the binary family: :mod:`.binary`)
-FAMILIES = ("multilabel", *binary.FAMILIES, single_label.SL.FAMILY, regression.RG.FAMILY)
+FAMILIES = (
+    "multilabel",
+    *binary.FAMILIES,
+    single_label.SL.FAMILY,
+    regression.RG.FAMILY,
+    label_based.LB.FAMILY,
+)
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
 LABEL_SET_KINDS = ("set", "row", "aggregate")
@@ -66,6 +72,8 @@ def included(m: Measure) -> bool:
         return single_label.included(m)
     if m.family == regression.RG.FAMILY:
         return regression.included(m)
+    if m.family == label_based.LB.FAMILY:
+        return label_based.included(m)
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
         return False
     return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
@@ -407,7 +415,7 @@ def library(*, replace: bool = False) -> str:
         "-- aliases and *_from_counts) and the rules' (rule_novelty, rule_satisfaction: nov, sat);",
         "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and tables",
         "-- (confusion_matrix, class_metrics, class_distribution); the regression aggregates (mse,",
-        "-- mae, r2, ...).",
+        "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -424,7 +432,7 @@ def library(*, replace: bool = False) -> str:
         "BEGIN;",
         "",
     ]
-    families = (binary, single_label, class_tables, regression)
+    families = (binary, single_label, class_tables, regression, label_based)
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     parts += [t + "\n" for t in class_tables.tables(create)]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
@@ -436,6 +444,8 @@ def library(*, replace: bool = False) -> str:
             parts += [a + "\n" for a in make(m, create)]
         elif m.family == regression.RG.FAMILY:
             parts += [a + "\n" for a in regression.aggregate(m, create)]
+        elif m.family == label_based.LB.FAMILY:
+            parts += [a + "\n" for a in label_based.aggregate(m, create)]
         elif m.family == single_label.SL.FAMILY:
             parts += [a + "\n" for a in single_label.aggregate(m, create)]
             parts += [a + "\n" for a in single_label.mismatched(m, create)]

@@ -231,3 +231,70 @@ class StateOps(RowOps):
     def mean(self, x: Any) -> PgSql:
         total, n = self._sum(x), self._slot("count", x)
         return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE {total} / st[{n}] END")
+
+
+class Lets:
+    """One counter of :meth:`RowOps.let`'s aliases for every ops of a formula (no alias twice)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+
+class FinalOps(RowOps):
+    """:class:`RowOps` whose ``let`` aliases are counted across the ops of one formula."""
+
+    def __init__(self, lets: Lets) -> None:
+        super().__init__()
+        self.shared = lets
+
+    def let(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
+        self.shared.n += 1
+        self.lets = self.shared.n - 1
+        return super().let(values, body, name)
+
+    def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
+        """:meth:`let` for a body that sums a series."""
+        return self.let(values, body, name)
+
+    def floor(self, x: Any) -> PgSql:
+        return PgSql(f"floor({pg_lit(x)})")
+
+    def gamma_series(self, count: Any, a0: Any, y: Any) -> PgSql:
+        """Σ_{i < count} y^(a0 + i) e^-y / Γ(a0 + i + 1) (``count`` whole, ``a0`` 0 or 1/2,
+        ``y`` > 0; 0 where ``count`` is below 1), each term from its logarithm (PostgreSQL 15
+        has no ``lgamma``: ln Γ(a0 + i + 1) is ln Γ(a0 + 1) plus a running sum of ln(a0 + k),
+        k = 1 .. i); a term below e^-708 is 0 (where PostgreSQL's ``exp`` fails)."""
+        a, y_ = pg_lit(a0), pg_lit(y)
+        log_y = f"ln(CASE WHEN {y_} > 0 THEN {y_} ELSE 1 END)"
+        first = f"CASE WHEN {a} > 0 THEN {pg_lit(math.log(math.sqrt(math.pi) / 2))} ELSE 0 END"
+        logs = (
+            f"sum(CASE WHEN g.i = 0 THEN 0 ELSE ln({a} + g.i) END) OVER (ORDER BY g.i ROWS"
+            " BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+        )
+        exponent = f"({a} + g.i) * {log_y} - {y_} - ({first} + {logs})"
+        return PgSql(
+            f"(SELECT coalesce(sum(CASE WHEN s.e < {EXP_LOW!r} THEN 0 ELSE exp(s.e) END), 0)"
+            f"::float8 FROM (SELECT {exponent} AS e FROM generate_series(0,"
+            f" floor({pg_lit(count)})::int - 1) AS g(i)) AS s)"
+        )
+
+
+class Axis(FinalOps):
+    """``sum``, ``mean`` and ``count`` over the rows of a final function's table ``source``
+    (``_cls c``: the classes; ``_val v``: the labels), NULL over none as SQL's."""
+
+    def __init__(self, lets: Lets, source: str) -> None:
+        super().__init__(lets)
+        self.source = source
+
+    def _over(self, fn: str, x: Any) -> PgSql:
+        return PgSql(f"(SELECT {fn}({pg_lit(x)})::float8 FROM {self.source})")
+
+    def sum(self, x: Any) -> PgSql:
+        return self._over("sum", x)
+
+    def mean(self, x: Any) -> PgSql:
+        return self._over("avg", x)
+
+    def count(self, x: Any) -> PgSql:
+        return self._over("count", x)

@@ -20,7 +20,6 @@ a matrix of kappa weights (only 'linear', 'quadratic' or NULL), and the tables.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +27,7 @@ from mlsql import _params as P
 from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres.forms import PARAM_TYPES, Form, create_aggregates, create_type
 from mlsql._postgres.forms import forms as shared_forms
-from mlsql._postgres.ops import EXP_LOW, PgSql, RowOps, fill, param, pg_lit
+from mlsql._postgres.ops import Axis, FinalOps, Lets, PgSql, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
@@ -188,69 +187,6 @@ TABLES = """WITH _cell AS MATERIALIZED (
   )"""
 
 
-class Lets:
-    """One counter of :meth:`RowOps.let`'s aliases for every ops of a formula (no alias twice)."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-
-class FinalOps(RowOps):
-    """:class:`RowOps` whose ``let`` aliases are counted across the ops of one formula."""
-
-    def __init__(self, lets: Lets) -> None:
-        super().__init__()
-        self.shared = lets
-
-    def let(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
-        self.shared.n += 1
-        self.lets = self.shared.n - 1
-        return super().let(values, body, name)
-
-    def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
-        """:meth:`let` for a body that sums a series."""
-        return self.let(values, body, name)
-
-    def floor(self, x: Any) -> PgSql:
-        return PgSql(f"floor({pg_lit(x)})")
-
-    def gamma_series(self, count: Any, a0: Any, y: Any) -> PgSql:
-        """Σ_{i < count} y^(a0 + i) e^-y / Γ(a0 + i + 1) (``count`` whole, ``a0`` 0 or 1/2,
-        ``y`` > 0; 0 where ``count`` is below 1), each term from its logarithm (PostgreSQL 15
-        has no ``lgamma``: ln Γ(a0 + i + 1) is ln Γ(a0 + 1) plus a running sum of ln(a0 + k),
-        k = 1 .. i); a term below e^-708 is 0 (where PostgreSQL's ``exp`` fails)."""
-        a, y_ = pg_lit(a0), pg_lit(y)
-        log_y = f"ln(CASE WHEN {y_} > 0 THEN {y_} ELSE 1 END)"
-        first = f"CASE WHEN {a} > 0 THEN {pg_lit(math.log(math.sqrt(math.pi) / 2))} ELSE 0 END"
-        logs = (
-            f"sum(CASE WHEN g.i = 0 THEN 0 ELSE ln({a} + g.i) END) OVER (ORDER BY g.i ROWS"
-            " BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
-        )
-        exponent = f"({a} + g.i) * {log_y} - {y_} - ({first} + {logs})"
-        return PgSql(
-            f"(SELECT coalesce(sum(CASE WHEN s.e < {EXP_LOW!r} THEN 0 ELSE exp(s.e) END), 0)"
-            f"::float8 FROM (SELECT {exponent} AS e FROM generate_series(0,"
-            f" floor({pg_lit(count)})::int - 1) AS g(i)) AS s)"
-        )
-
-
-class ClassAxis(FinalOps):
-    """The class axis: ``sum``, ``mean`` and ``count`` over the classes of ``_cls`` (alias
-    ``c``), NULL over none as SQL's."""
-
-    def _over(self, fn: str, x: Any) -> PgSql:
-        return PgSql(f"(SELECT {fn}({pg_lit(x)})::float8 FROM _cls c)")
-
-    def sum(self, x: Any) -> PgSql:
-        return self._over("sum", x)
-
-    def mean(self, x: Any) -> PgSql:
-        return self._over("avg", x)
-
-    def count(self, x: Any) -> PgSql:
-        return self._over("count", x)
-
-
 def _view(alias: str, prefix: str = "") -> SL.ClassView:
     return SL.ClassView(
         PgSql(f"{alias}.{prefix}idx"), PgSql(f"{alias}.{prefix}ra"), PgSql(f"{alias}.{prefix}cp")
@@ -293,7 +229,7 @@ def class_stats(ops: FinalOps, weighted: bool) -> SL.ClassStats:
         actual=PgSql("c.ra"),
         predicted=PgSql("c.cp"),
         correct=PgSql("c.dg"),
-        axis=ClassAxis(lets),
+        axis=Axis(lets, "_cls c"),
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
         rows=PgSql("(st).n_rows") if weighted else None,
