@@ -154,6 +154,50 @@ def _forms(m: Measure, list_type: str) -> list[Any]:
     return forms(m, types, required=())
 
 
+def step(
+    name: str,
+    list_type: str,
+    args: list[tuple[str, str]],
+    weighted: bool,
+    nums: list[str],
+    create: str,
+) -> str:
+    """The step function ``_mlsql_<name>_step`` of one positional form: the checked
+    parameters ``nums`` (and the universe, where ``labels`` is among ``args``) kept at the
+    first row, the weight checked, then the row's lists added."""
+    func = str(pg_lit(name))
+    names = [n for n, _ in args]
+    body = [
+        "  IF st.rows = 0 AND NOT st.fixed THEN",
+        f"    st.nums := ARRAY[{', '.join(nums)}]::float8[];",
+        f"    st.numeric := {'true' if list_type == 'bigint[]' else 'false'};",
+    ]
+    if "labels" in names:
+        body += [
+            "    IF labels IS NOT NULL THEN",
+            f"      st.labels := _mlsql_check_universe(labels, {func});",
+            "      st.fixed := true;",
+            "      st.tp := array_fill(0::float8, ARRAY[cardinality(st.labels)]);",
+            "      st.fp := st.tp; st.fn := st.tp;",
+            "    END IF;",
+        ]
+    body.append("  END IF;")
+    weight = "1"
+    if weighted:
+        body.append(f"  w := _mlsql_weight(sample_weight, {func});")
+        # a row of weight 0 adds nothing, not even its labels to the universe (DuckDB's)
+        body.append("  IF w IS NULL OR w = 0 THEN RETURN st; END IF;")
+        weight = "w"
+    body.append("  IF actual IS NULL OR predicted IS NULL THEN RETURN st; END IF;")
+    body.append(f"  RETURN _mlsql_label_add(st, actual::text[], predicted::text[], {weight});")
+    listed = [f"actual {list_type}", f"predicted {list_type}", *(f"{n} {t}" for n, t in args)]
+    return (
+        f"{create} FUNCTION _mlsql_{name}_step(st {STATE_TYPE}, {', '.join(listed)})"
+        f" RETURNS {STATE_TYPE}\nLANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
+        "DECLARE\n  w float8;\nBEGIN\n" + "\n".join(body) + "\nEND\n$f$;"
+    )
+
+
 def aggregate(m: Measure, create: str) -> list[str]:
     """The final function, and per list type and positional form a step and the aggregate."""
     final_name = f"_mlsql_{m.name}_final"
@@ -169,43 +213,13 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 p.name: p.name if p.name in names else str(pg_lit(p.default)) for p in m.params
             }
             nums = [f"_mlsql_check_{p.name}({given[p.name]}, {func})" for p in _numbers(m)]
-            body = [
-                "  IF st.rows = 0 AND NOT st.fixed THEN",
-                f"    st.nums := ARRAY[{', '.join(nums)}]::float8[];",
-                f"    st.numeric := {'true' if list_type == 'bigint[]' else 'false'};",
-            ]
-            if "labels" in names:
-                body += [
-                    "    IF labels IS NOT NULL THEN",
-                    f"      st.labels := _mlsql_check_universe(labels, {func});",
-                    "      st.fixed := true;",
-                    "      st.tp := array_fill(0::float8, ARRAY[cardinality(st.labels)]);",
-                    "      st.fp := st.tp; st.fn := st.tp;",
-                    "    END IF;",
-                ]
-            body.append("  END IF;")
-            weight = "1"
-            if form.weighted:
-                body.append(f"  w := _mlsql_weight(sample_weight, {func});")
-                # a row of weight 0 adds nothing, not even its labels to the universe (DuckDB's)
-                body.append("  IF w IS NULL OR w = 0 THEN RETURN st; END IF;")
-                weight = "w"
-            body.append("  IF actual IS NULL OR predicted IS NULL THEN RETURN st; END IF;")
-            body.append(
-                f"  RETURN _mlsql_label_add(st, actual::text[], predicted::text[], {weight});"
-            )
-            args = [f"actual {list_type}", f"predicted {list_type}"]
-            args += [f"{n} {t}" for n, t in form.args]
-            step = f"_mlsql_{m.name}_step"
-            signature = ", ".join(a.split(" ", 1)[1] for a in args)
+            text = step(m.name, list_type, list(form.args), form.weighted, nums, create)
             out.append(
-                f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
-                f"{create} FUNCTION {step}(st {STATE_TYPE}, {', '.join(args)})"
-                f" RETURNS {STATE_TYPE}\nLANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
-                "DECLARE\n  w float8;\nBEGIN\n" + "\n".join(body) + "\nEND\n$f$;"
+                f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n{text}"
             )
+            signature = ", ".join([list_type, list_type, *(t for _, t in form.args)])
             out += create_aggregates(
-                create, (m.name,), signature, step, INIT, final_name, STATE_TYPE
+                create, (m.name,), signature, f"_mlsql_{m.name}_step", INIT, final_name, STATE_TYPE
             )
     return out
 

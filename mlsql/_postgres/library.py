@@ -31,7 +31,14 @@ from mlsql import _params as P
 from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
-from mlsql._postgres import binary, class_tables, label_based, regression, single_label
+from mlsql._postgres import (
+    binary,
+    class_tables,
+    label_based,
+    label_tables,
+    regression,
+    single_label,
+)
 from mlsql._postgres.forms import PARAM_TYPES, add_row, create_aggregates, forms
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
@@ -415,7 +422,8 @@ def library(*, replace: bool = False) -> str:
         "-- aliases and *_from_counts) and the rules' (rule_novelty, rule_satisfaction: nov, sat);",
         "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and tables",
         "-- (confusion_matrix, class_metrics, class_distribution); the regression aggregates (mse,",
-        "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...).",
+        "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...) and",
+        "-- label_metrics.",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -432,9 +440,9 @@ def library(*, replace: bool = False) -> str:
         "BEGIN;",
         "",
     ]
-    families = (binary, single_label, class_tables, regression, label_based)
+    families = (binary, single_label, class_tables, regression, label_based, label_tables)
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
-    parts += [t + "\n" for t in class_tables.tables(create)]
+    parts += [t + "\n" for t in class_tables.tables(create) + label_tables.tables(create)]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
         if not included(m):

@@ -1,0 +1,167 @@
+"""``label_metrics`` in the PostgreSQL library: one row per label, a set-returning function.
+
+Two forms, as the single-label tables (:mod:`mlsql._postgres.class_tables`):
+
+- over a table, as DuckDB's table macro: ``SELECT * FROM label_metrics('preds', 'actual',
+  'predicted')``, the table's name read as a ``regclass`` and the columns quoted as
+  identifiers; no ``by`` (a result's columns are fixed in PostgreSQL);
+- over a group's counts: the aggregate ``label_counts(actual, predicted[, sample_weight[,
+  labels]])`` keeps the label averages' state
+  (:data:`~mlsql._postgres.label_based.STATE_TYPE`: each label's tp, fp and fn, bounded by
+  the group's labels), and ``label_metrics(counts[, labels, beta, zero_division])`` reads
+  it: ``SELECT s.model, m.* FROM (SELECT model, label_counts(actual, predicted) AS counts
+  FROM preds GROUP BY model) s, LATERAL label_metrics(s.counts) m``.
+
+A label's counts do not depend on the other labels, so ``labels`` is applied to the
+counts: the universe's labels in its order, those never seen with zero counts. Labels
+come back as ``text``; the columns are DuckDB's, ``fbeta`` always among them (NULL
+without ``beta``, where DuckDB leaves it out). The values are the registry's
+(:func:`mlsql.measures.label_based.label_values`).
+"""
+
+from __future__ import annotations
+
+from mlsql._label_types import UNIVERSE_MESSAGE
+from mlsql._postgres.forms import create_aggregates, create_type
+from mlsql._postgres.label_based import INIT, LIST_TYPES, STATE_TYPE, step
+from mlsql._postgres.ops import PgSql, RowOps, fill, param, pg_lit
+from mlsql.measures import label_based as LB
+
+#: label_metrics' row type: a composite type (RETURNS TABLE's columns would be variables of
+#: the function, beside its parameters)
+ROW_TYPE = "mlsql_label_metrics_row"
+#: the message of ``by`` in the table form
+BY_MESSAGE = (
+    "label_metrics takes no 'by' in PostgreSQL (a result's columns are fixed there): group "
+    "with the aggregate label_counts and read each group's counts, as in SELECT s.g, m.* FROM "
+    "(SELECT g, label_counts(actual, predicted) AS counts FROM t GROUP BY g) s, LATERAL "
+    "label_metrics(s.counts) m."
+)
+
+
+def helpers(create: str) -> list[str]:
+    """The row type and ``label_counts``: per list type, over (actual, predicted), weighted,
+    and with a universe."""
+    fields = ", ".join(f'"{c}" {"text" if c == "label" else "float8"}' for c in LB.LABEL_COLUMNS)
+    out = [f"-- {ROW_TYPE}: a row of label_metrics.\n" + create_type(ROW_TYPE, fields, create)]
+    for list_type in LIST_TYPES:
+        forms: list[tuple[list[tuple[str, str]], bool]] = [
+            ([], False),
+            ([("sample_weight", "float8")], True),
+            ([("sample_weight", "float8"), ("labels", list_type)], True),
+        ]
+        for args, weighted in forms:
+            out.append(step("label_counts", list_type, args, weighted, [], create))
+            signature = ", ".join([list_type, list_type, *(t for _, t in args)])
+            out += create_aggregates(
+                create,
+                ("label_counts",),
+                signature,
+                "_mlsql_label_counts_step",
+                INIT,
+                None,
+                STATE_TYPE,
+            )
+    return out
+
+
+def _values() -> str:
+    """The row's columns after ``label``: the registry's values of ``_lab k``'s counts."""
+    counts = LB.LabelCounts(PgSql("k.tp"), PgSql("k.fp"), PgSql("k.fn"), PgSql("k.n_rows"))
+    values = LB.label_values(RowOps(), counts, param("beta"), param("zero_division"))
+    listed = []
+    for name in LB.LABEL_COLUMNS[1:]:
+        value = f"{pg_lit(values[name])}::float8"
+        if name == "fbeta":  # a column only where beta is given
+            value = f"CASE WHEN v_beta IS NULL THEN NULL ELSE {value} END"
+        listed.append(value)
+    return fill(", ".join(listed), {"beta": "v_beta", "zero_division": "v_zd"})
+
+
+def _kind_check() -> str:
+    """plpgsql that fails where ``labels`` are not of the counts' kind (text or integers)."""
+    got = "'[' || array_to_string(labels, ', ', 'NULL') || ']'"
+    kind = "CASE WHEN st.numeric THEN 'integers' ELSE 'text' END"
+    column = "CASE WHEN st.numeric THEN 'bigint[]' ELSE 'text[]' END"
+    parts = UNIVERSE_MESSAGE.replace("{func}", "\x01").replace("{type}", "\x02")
+    parts = parts.replace("{kind}", "\x03").replace("{labels}", "\x04")
+    message = str(pg_lit(parts))
+    for mark, value in (
+        ("\x01", "'label_metrics'"),
+        ("\x02", column),
+        ("\x03", kind),
+        ("\x04", got),
+    ):
+        message = f"replace({message}, {pg_lit(mark)}, {value})"
+    return f"""  v_kind := CASE WHEN pg_typeof(labels) IN ('text[]'::regtype, 'character varying[]'::regtype)
+      THEN 'text' WHEN pg_typeof(labels) IN ('smallint[]'::regtype, 'integer[]'::regtype,
+      'bigint[]'::regtype) THEN 'integer' END;
+  IF v_kind IS DISTINCT FROM (CASE WHEN st.numeric THEN 'integer' ELSE 'text' END) THEN
+    RAISE EXCEPTION USING MESSAGE = {message};
+  END IF;"""
+
+
+def over_counts(create: str) -> str:
+    """``label_metrics(counts, labels, beta, zero_division)``: the rows of a group's counts."""
+    return f"""-- label_metrics(counts[, labels, beta, zero_division]): over a group's label_counts.
+{create} FUNCTION label_metrics(st {STATE_TYPE}, labels anyarray DEFAULT NULL::text[],
+  beta float8 DEFAULT NULL, zero_division anycompatible DEFAULT 0)
+RETURNS SETOF {ROW_TYPE}
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $f$
+DECLARE
+  v_beta float8;
+  v_zd float8;
+  v_kind text;
+  v_universe text[];
+BEGIN
+  v_zd := _mlsql_check_zero_division(zero_division, 'label_metrics');
+  IF beta IS NOT NULL THEN v_beta := _mlsql_check_beta(beta, 'label_metrics'); END IF;
+  IF labels IS NOT NULL THEN
+{_kind_check()}
+    v_universe := _mlsql_check_universe(labels::text[], 'label_metrics');
+  END IF;
+  RETURN QUERY
+  WITH _seen AS (
+    SELECT u.label, u.pos, u.tp, u.fp, u.fn
+    FROM unnest(st.labels, st.tp, st.fp, st.fn) WITH ORDINALITY AS u(label, tp, fp, fn, pos)
+  ), _lab AS (
+    SELECT s.label, s.pos::float8 AS pos, s.tp, s.fp, s.fn, st.n_rows AS n_rows
+    FROM _seen s WHERE v_universe IS NULL
+    UNION ALL
+    SELECT x.label, x.pos::float8, coalesce(s.tp, 0), coalesce(s.fp, 0), coalesce(s.fn, 0),
+      st.n_rows
+    FROM unnest(v_universe) WITH ORDINALITY AS x(label, pos) LEFT JOIN _seen s ON s.label = x.label
+  )
+  SELECT k.label, {_values()}
+  FROM _lab k
+  ORDER BY CASE WHEN v_universe IS NOT NULL OR st.fixed THEN k.pos END,
+    CASE WHEN st.numeric THEN k.label::numeric END, k.label COLLATE "C";
+END
+$f$;"""
+
+
+def over_table(create: str) -> str:
+    """The table form, as DuckDB's table macro: each name quoted, the parameters passed on by
+    name to the form over counts."""
+    cells = (
+        "format('label_counts(%I, %I%s)', actual, predicted,"
+        " coalesce(', ' || quote_ident(sample_weight), ''))"
+    )
+    return f"""-- label_metrics(source, actual, predicted, ...): over a table, as DuckDB's table macro.
+{create} FUNCTION label_metrics(source text, actual text, predicted text,
+  sample_weight text DEFAULT NULL, labels anyarray DEFAULT NULL::text[],
+  beta float8 DEFAULT NULL, zero_division anycompatible DEFAULT 0, by text[] DEFAULT NULL)
+RETURNS SETOF {ROW_TYPE}
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF by IS NOT NULL THEN RAISE EXCEPTION USING MESSAGE = {pg_lit(BY_MESSAGE)}; END IF;
+  RETURN QUERY EXECUTE format('SELECT m.* FROM (SELECT %s AS counts FROM %s) AS s,
+    LATERAL label_metrics(s.counts, labels => $1, beta => $2, zero_division => $3) AS m',
+    {cells}, source::regclass) USING labels, beta, zero_division;
+END
+$f$;"""
+
+
+def tables(create: str) -> list[str]:
+    """label_metrics' two forms."""
+    return [over_counts(create), over_table(create)]
