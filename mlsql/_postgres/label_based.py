@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mlsql._label_types import UNIVERSE_EMPTY_MESSAGE
+from mlsql._label_types import MISMATCH_MESSAGE, UNIVERSE_EMPTY_MESSAGE
 from mlsql._postgres.forms import PARAM_TYPES, create_aggregates, create_type, forms
 from mlsql._postgres.ops import Axis, Lets, PgSql, RowOps, fill, param, pg_lit
 from mlsql._registry import Measure
@@ -221,6 +221,28 @@ def aggregate(m: Measure, create: str) -> list[str]:
             out += create_aggregates(
                 create, (m.name,), signature, f"_mlsql_{m.name}_step", INIT, final_name, STATE_TYPE
             )
+    return out + mismatched(m.name, [list(f.args) for f in _forms(m, "text[]")], create)
+
+
+def mismatched(name: str, forms: list[list[tuple[str, str]]], create: str) -> list[str]:
+    """``name`` over lists of two kinds (text[] and bigint[]), in each form (``forms``: the
+    arguments after the lists, ``labels`` typed as the first list): the step fails with
+    DuckDB's message naming both types (not PostgreSQL's "function does not exist")."""
+    out = []
+    for left, right in (("text[]", "bigint[]"), ("bigint[]", "text[]")):
+        text = MISMATCH_MESSAGE.format(
+            func=name, left="actual", right="predicted", left_type=left, right_type=right
+        )
+        step = f"_mlsql_{name}_mismatch"
+        for args in forms:
+            types = [left if n == "labels" else t for n, t in args]
+            listed = ", ".join([left, right, *types])
+            out.append(
+                f"{create} FUNCTION {step}(st {STATE_TYPE}, {listed}) RETURNS {STATE_TYPE}\n"
+                "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
+                f"BEGIN\n  RAISE EXCEPTION USING MESSAGE = {pg_lit(text)};\nEND\n$f$;"
+            )
+            out += create_aggregates(create, (name,), listed, step, INIT, None, STATE_TYPE)
     return out
 
 

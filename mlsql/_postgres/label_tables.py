@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from mlsql._label_types import UNIVERSE_MESSAGE
 from mlsql._postgres.forms import create_aggregates, create_type
-from mlsql._postgres.label_based import INIT, LIST_TYPES, STATE_TYPE, step
+from mlsql._postgres.label_based import INIT, LIST_TYPES, STATE_TYPE, mismatched, step
 from mlsql._postgres.ops import PgSql, RowOps, fill, param, pg_lit
 from mlsql.measures import label_based as LB
 
@@ -62,7 +62,8 @@ def helpers(create: str) -> list[str]:
                 None,
                 STATE_TYPE,
             )
-    return out
+    two_kinds = [args for args, _ in forms]  # labels typed as the first list there
+    return out + mismatched("label_counts", two_kinds, create)
 
 
 def _values() -> str:
