@@ -152,24 +152,39 @@ BAD_CALLS = [
 ]
 
 
-@pytest.mark.parametrize(("call", "message"), BAD_CALLS)
-def test_errors(pg: Any, call: str, message: str) -> None:
+def check_error(pg: Any, call: str, message: str) -> None:
+    """``call`` over a one-row table t fails with ``message`` in its text."""
     load(pg, pa.table({"actual": [["a"]], "predicted": [["b"]]}))
     with pytest.raises(psycopg.Error) as raised:
         pg.execute(f"SELECT * FROM {call}").fetchall()
     assert message in (raised.value.diag.message_primary or "")
 
 
-def test_hostile_names_are_names(pg: Any) -> None:
-    """A table and columns whose names hold quotes, a semicolon and SQL: read as names."""
+@pytest.mark.parametrize(("call", "message"), BAD_CALLS)
+def test_errors(pg: Any, call: str, message: str) -> None:
+    check_error(pg, call, message)
+
+
+def hostile_table(pg: Any, columns: list[tuple[str, str]], rows: str) -> tuple[str, list[str]]:
+    """A table whose name and ``columns`` (name, type) hold quotes, a semicolon and SQL,
+    holding ``rows``, beside a table t that SQL read as code would drop: the table's quoted
+    name and the columns' names as they are."""
     pg.execute("DROP TABLE IF EXISTS t")
     pg.execute("CREATE TEMP TABLE t (x int)")
-    names = ['q"; DROP TABLE t; --', "a'); DROP TABLE t; --", 'p"x']
-    table, actual, predicted = (f'"{n.replace(chr(34), chr(34) * 2)}"' for n in names)
-    pg.execute(f"CREATE TEMP TABLE {table} ({actual} text[], {predicted} text[])")
-    pg.execute(f"INSERT INTO {table} VALUES ('{{a,b}}', '{{a}}')")
+    table = '"q""; DROP TABLE t; --"'
+    names = [n for n, _ in columns]
+    listed = ", ".join(f'"{n.replace(chr(34), chr(34) * 2)}" {kind}' for n, kind in columns)
+    pg.execute(f"CREATE TEMP TABLE {table} ({listed})")
+    pg.execute(f"INSERT INTO {table} VALUES {rows}")
+    return table, names
+
+
+def test_hostile_names_are_names(pg: Any) -> None:
+    """A table and columns whose names hold quotes, a semicolon and SQL: read as names."""
+    columns = [("a'); DROP TABLE t; --", "text[]"), ('p"x', "text[]")]
+    table, names = hostile_table(pg, columns, "('{a,b}', '{a}')")
     got = pg.execute(
-        "SELECT label, tp, fn FROM label_metrics(%s, %s, %s)", [table, names[1], names[2]]
+        "SELECT label, tp, fn FROM label_metrics(%s, %s, %s)", [table, *names]
     ).fetchall()
     assert got == [("a", 1.0, 0.0), ("b", 0.0, 1.0)]
-    assert pg.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    assert pg.execute("SELECT count(*) FROM t").fetchone() == (0,)  # t is still there

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mlsql._label_types import MISMATCH_MESSAGE, UNIVERSE_EMPTY_MESSAGE
+from mlsql._label_types import MISMATCH_MESSAGE, UNIVERSE_EMPTY_MESSAGE, UNIVERSE_MESSAGE
 from mlsql._postgres.forms import PARAM_TYPES, create_aggregates, create_type, forms
 from mlsql._postgres.ops import Axis, Lets, PgSql, RowOps, fill, param, pg_lit
 from mlsql._registry import Measure
@@ -38,9 +38,14 @@ STATE_FIELDS = (
     ("fn", "float8[]"),
     ("n_rows", "float8"),  # the known rows (their total weight with sample_weight)
     ("rows", "float8"),  # the known rows, counted
+    # the report's histogram of rows (label_counts keeps it, the averages do not): each
+    # distinct row code (tp, |A| and |P|: :func:`mlsql.measures.label_based.decode_row`) and
+    # the rows' count (total weight)
+    ("codes", "bigint[]"),
+    ("cw", "float8[]"),
 )
 #: the state over no rows
-INIT = "({},f,f,{},{},{},{},0,0)"
+INIT = "({},f,f,{},{},{},{},0,0,{},{})"
 #: the registry's measures of the family held here (its tables are not)
 AGGREGATES = tuple(LB.STANDALONE)
 #: measures of stage 3 (:func:`~mlsql.measures.label_based.group_columns`)
@@ -55,18 +60,26 @@ def included(m: Measure) -> bool:
 #: plpgsql that adds the row's lists (as text[]: a, p) with weight x to the state: each
 #: distinct non-NULL label of a to tp (in p) or fn, each of p not in a to fp; with a given
 #: universe, other labels are left out
-ADD = """CREATE_ FUNCTION _mlsql_label_add(st STATE_, a text[], p text[], x float8)
+ADD = """CREATE_ FUNCTION _mlsql_label_add(st STATE_, a text[], p text[], x float8,
+  keep boolean DEFAULT false)
 RETURNS STATE_
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
 DECLARE
   k int;
   i int;
+  code bigint := 0;
 BEGIN
   FOR i IN coalesce(array_lower(a, 1), 1) .. coalesce(array_upper(a, 1), 0) LOOP
     IF a[i] IS NOT NULL AND array_position(a, a[i]) = i THEN
 POSITION_a
       IF k IS NOT NULL THEN
-        IF a[i] = ANY(p) THEN st.tp[k] := st.tp[k] + x; ELSE st.fn[k] := st.fn[k] + x; END IF;
+        IF a[i] = ANY(p) THEN
+          st.tp[k] := st.tp[k] + x;
+          code := code + BOTH_;
+        ELSE
+          st.fn[k] := st.fn[k] + x;
+          code := code + ACTUAL_;
+        END IF;
       END IF;
     END IF;
   END LOOP;
@@ -75,9 +88,22 @@ POSITION_a
 POSITION_p
       IF k IS NOT NULL THEN st.fp[k] := st.fp[k] + x; END IF;
     END IF;
+    IF p[i] IS NOT NULL AND array_position(p, p[i]) = i
+        AND (NOT st.fixed OR p[i] = ANY(st.labels)) THEN
+      code := code + PREDICTED_;
+    END IF;
   END LOOP;
   st.n_rows := st.n_rows + x;
   st.rows := st.rows + 1;
+  IF keep THEN
+    k := array_position(st.codes, code);
+    IF k IS NULL THEN
+      st.codes := st.codes || code;
+      st.cw := st.cw || x;
+    ELSE
+      st.cw[k] := st.cw[k] + x;
+    END IF;
+  END IF;
   RETURN st;
 END
 $f$;"""
@@ -102,6 +128,9 @@ def helpers(create: str) -> list[str]:
         + create_type(STATE_TYPE, fields, create),
         ADD.replace("CREATE_", create)
         .replace("STATE_", STATE_TYPE)
+        .replace("BOTH_", str(LB.FLAG_BOTH))
+        .replace("ACTUAL_", str(LB.FLAG_ACTUAL))
+        .replace("PREDICTED_", str(LB.FLAG_PREDICTED))
         .replace("POSITION_a", _position("a[i]"))
         .replace("POSITION_p", _position("p[i]")),
         *_universe_checks(create),
@@ -161,10 +190,12 @@ def step(
     weighted: bool,
     nums: list[str],
     create: str,
+    keep: bool = False,
 ) -> str:
     """The step function ``_mlsql_<name>_step`` of one positional form: the checked
-    parameters ``nums`` (and the universe, where ``labels`` is among ``args``) kept at the
-    first row, the weight checked, then the row's lists added."""
+    parameters ``nums`` (and the universe, where ``labels`` is among ``args``; typed
+    ``anyarray``, its kind is checked against the lists') kept at the first row, the weight
+    checked, then the row's lists added (and its row code to the histogram, with ``keep``)."""
     func = str(pg_lit(name))
     names = [n for n, _ in args]
     body = [
@@ -173,9 +204,11 @@ def step(
         f"    st.numeric := {'true' if list_type == 'bigint[]' else 'false'};",
     ]
     if "labels" in names:
+        any_kind = dict(args)["labels"] == "anyarray"  # checked here: text or integers
         body += [
             "    IF labels IS NOT NULL THEN",
-            f"      st.labels := _mlsql_check_universe(labels, {func});",
+            *([KIND_CHECK.replace("FUNC_", func)] if any_kind else []),
+            f"      st.labels := _mlsql_check_universe(labels{'::text[]' if any_kind else ''}, {func});",
             "      st.fixed := true;",
             "      st.tp := array_fill(0::float8, ARRAY[cardinality(st.labels)]);",
             "      st.fp := st.tp; st.fn := st.tp;",
@@ -189,12 +222,16 @@ def step(
         body.append("  IF w IS NULL OR w = 0 THEN RETURN st; END IF;")
         weight = "w"
     body.append("  IF actual IS NULL OR predicted IS NULL THEN RETURN st; END IF;")
-    body.append(f"  RETURN _mlsql_label_add(st, actual::text[], predicted::text[], {weight});")
+    keeps = ", true" if keep else ""
+    body.append(
+        f"  RETURN _mlsql_label_add(st, actual::text[], predicted::text[], {weight}{keeps});"
+    )
     listed = [f"actual {list_type}", f"predicted {list_type}", *(f"{n} {t}" for n, t in args)]
+    declared = "  w float8;\n  v_kind text;\n"
     return (
         f"{create} FUNCTION _mlsql_{name}_step(st {STATE_TYPE}, {', '.join(listed)})"
         f" RETURNS {STATE_TYPE}\nLANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
-        "DECLARE\n  w float8;\nBEGIN\n" + "\n".join(body) + "\nEND\n$f$;"
+        f"DECLARE\n{declared}BEGIN\n" + "\n".join(body) + "\nEND\n$f$;"
     )
 
 
@@ -235,7 +272,7 @@ def mismatched(name: str, forms: list[list[tuple[str, str]]], create: str) -> li
         )
         step = f"_mlsql_{name}_mismatch"
         for args in forms:
-            types = [left if n == "labels" else t for n, t in args]
+            types = [left if (n, t) == ("labels", "text[]") else t for n, t in args]
             listed = ", ".join([left, right, *types])
             out.append(
                 f"{create} FUNCTION {step}(st {STATE_TYPE}, {listed}) RETURNS {STATE_TYPE}\n"
@@ -244,6 +281,29 @@ def mismatched(name: str, forms: list[list[tuple[str, str]]], create: str) -> li
             )
             out += create_aggregates(create, (name,), listed, step, INIT, None, STATE_TYPE)
     return out
+
+
+def _kind_check() -> str:
+    """plpgsql that fails where ``labels`` (anyarray) are not of the lists' kind (text or
+    integers), as DuckDB words it; FUNC_ stands for the function's name."""
+    got = "'[' || array_to_string(labels, ', ', 'NULL') || ']'"
+    kind = "CASE WHEN st.numeric THEN 'integers' ELSE 'text' END"
+    column = "CASE WHEN st.numeric THEN 'bigint[]' ELSE 'text[]' END"
+    parts = UNIVERSE_MESSAGE.replace("{func}", "\x01").replace("{type}", "\x02")
+    parts = parts.replace("{kind}", "\x03").replace("{labels}", "\x04")
+    message = str(pg_lit(parts))
+    for mark, value in (("\x01", "FUNC_"), ("\x02", column), ("\x03", kind), ("\x04", got)):
+        message = f"replace({message}, {pg_lit(mark)}, {value})"
+    return f"""      v_kind := CASE WHEN pg_typeof(labels) IN ('text[]'::regtype,
+          'character varying[]'::regtype) THEN 'text' WHEN pg_typeof(labels) IN
+          ('smallint[]'::regtype, 'integer[]'::regtype, 'bigint[]'::regtype) THEN 'integer' END;
+      IF v_kind IS DISTINCT FROM (CASE WHEN st.numeric THEN 'integer' ELSE 'text' END) THEN
+        RAISE EXCEPTION USING MESSAGE = {message};
+      END IF;"""
+
+
+#: :func:`_kind_check`'s plpgsql
+KIND_CHECK = _kind_check()
 
 
 def _universe_checks(create: str) -> list[str]:

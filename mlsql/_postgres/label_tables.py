@@ -21,9 +21,15 @@ without ``beta``, where DuckDB leaves it out). The values are the registry's
 
 from __future__ import annotations
 
-from mlsql._label_types import UNIVERSE_MESSAGE
 from mlsql._postgres.forms import create_aggregates, create_type
-from mlsql._postgres.label_based import INIT, LIST_TYPES, STATE_TYPE, mismatched, step
+from mlsql._postgres.label_based import (
+    INIT,
+    KIND_CHECK,
+    LIST_TYPES,
+    STATE_TYPE,
+    mismatched,
+    step,
+)
 from mlsql._postgres.ops import PgSql, RowOps, fill, param, pg_lit
 from mlsql.measures import label_based as LB
 
@@ -48,10 +54,10 @@ def helpers(create: str) -> list[str]:
         forms: list[tuple[list[tuple[str, str]], bool]] = [
             ([], False),
             ([("sample_weight", "float8")], True),
-            ([("sample_weight", "float8"), ("labels", list_type)], True),
+            ([("sample_weight", "float8"), ("labels", "anyarray")], True),
         ]
         for args, weighted in forms:
-            out.append(step("label_counts", list_type, args, weighted, [], create))
+            out.append(step("label_counts", list_type, args, weighted, [], create, keep=True))
             signature = ", ".join([list_type, list_type, *(t for _, t in args)])
             out += create_aggregates(
                 create,
@@ -62,7 +68,7 @@ def helpers(create: str) -> list[str]:
                 None,
                 STATE_TYPE,
             )
-    two_kinds = [args for args, _ in forms]  # labels typed as the first list there
+    two_kinds = [[(n, "anyarray" if n == "labels" else t) for n, t in args] for args, _ in forms]
     return out + mismatched("label_counts", two_kinds, create)
 
 
@@ -77,29 +83,6 @@ def _values() -> str:
             value = f"CASE WHEN v_beta IS NULL THEN NULL ELSE {value} END"
         listed.append(value)
     return fill(", ".join(listed), {"beta": "v_beta", "zero_division": "v_zd"})
-
-
-def _kind_check() -> str:
-    """plpgsql that fails where ``labels`` are not of the counts' kind (text or integers)."""
-    got = "'[' || array_to_string(labels, ', ', 'NULL') || ']'"
-    kind = "CASE WHEN st.numeric THEN 'integers' ELSE 'text' END"
-    column = "CASE WHEN st.numeric THEN 'bigint[]' ELSE 'text[]' END"
-    parts = UNIVERSE_MESSAGE.replace("{func}", "\x01").replace("{type}", "\x02")
-    parts = parts.replace("{kind}", "\x03").replace("{labels}", "\x04")
-    message = str(pg_lit(parts))
-    for mark, value in (
-        ("\x01", "'label_metrics'"),
-        ("\x02", column),
-        ("\x03", kind),
-        ("\x04", got),
-    ):
-        message = f"replace({message}, {pg_lit(mark)}, {value})"
-    return f"""  v_kind := CASE WHEN pg_typeof(labels) IN ('text[]'::regtype, 'character varying[]'::regtype)
-      THEN 'text' WHEN pg_typeof(labels) IN ('smallint[]'::regtype, 'integer[]'::regtype,
-      'bigint[]'::regtype) THEN 'integer' END;
-  IF v_kind IS DISTINCT FROM (CASE WHEN st.numeric THEN 'integer' ELSE 'text' END) THEN
-    RAISE EXCEPTION USING MESSAGE = {message};
-  END IF;"""
 
 
 def over_counts(create: str) -> str:
@@ -118,7 +101,7 @@ BEGIN
   v_zd := _mlsql_check_zero_division(zero_division, 'label_metrics');
   IF beta IS NOT NULL THEN v_beta := _mlsql_check_beta(beta, 'label_metrics'); END IF;
   IF labels IS NOT NULL THEN
-{_kind_check()}
+{KIND_CHECK.replace("FUNC_", "'label_metrics'")}
     v_universe := _mlsql_check_universe(labels::text[], 'label_metrics');
   END IF;
   RETURN QUERY
@@ -141,26 +124,33 @@ END
 $f$;"""
 
 
+def table_form(name: str, row_type: str, by: str, counts: str, lateral: str, create: str) -> str:
+    """A table over a table, as DuckDB's table macro: ``counts`` (a ``format`` of the
+    columns, each quoted as an identifier) over the table read as a ``regclass``, then
+    ``lateral`` over them (``s.counts``; the parameters $1 labels, $2 beta, $3
+    zero_division); ``by`` is an error saying how to group."""
+    return f"""-- {name}(source, actual, predicted, ...): over a table, as DuckDB's table macro.
+{create} FUNCTION {name}(source text, actual text, predicted text,
+  sample_weight text DEFAULT NULL, labels anyarray DEFAULT NULL::text[],
+  beta float8 DEFAULT NULL, zero_division anycompatible DEFAULT 0, by text[] DEFAULT NULL)
+RETURNS SETOF {row_type}
+LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF by IS NOT NULL THEN RAISE EXCEPTION USING MESSAGE = {pg_lit(by)}; END IF;
+  RETURN QUERY EXECUTE format('SELECT m.* FROM (SELECT %s AS counts FROM %s) AS s,
+    LATERAL {lateral} AS m', {counts}, source::regclass) USING labels, beta, zero_division;
+END
+$f$;"""
+
+
 def over_table(create: str) -> str:
-    """The table form, as DuckDB's table macro: each name quoted, the parameters passed on by
-    name to the form over counts."""
-    cells = (
+    """label_metrics over a table: the labels applied to the counts of the whole table."""
+    counts = (
         "format('label_counts(%I, %I%s)', actual, predicted,"
         " coalesce(', ' || quote_ident(sample_weight), ''))"
     )
-    return f"""-- label_metrics(source, actual, predicted, ...): over a table, as DuckDB's table macro.
-{create} FUNCTION label_metrics(source text, actual text, predicted text,
-  sample_weight text DEFAULT NULL, labels anyarray DEFAULT NULL::text[],
-  beta float8 DEFAULT NULL, zero_division anycompatible DEFAULT 0, by text[] DEFAULT NULL)
-RETURNS SETOF {ROW_TYPE}
-LANGUAGE plpgsql STABLE AS $f$
-BEGIN
-  IF by IS NOT NULL THEN RAISE EXCEPTION USING MESSAGE = {pg_lit(BY_MESSAGE)}; END IF;
-  RETURN QUERY EXECUTE format('SELECT m.* FROM (SELECT %s AS counts FROM %s) AS s,
-    LATERAL label_metrics(s.counts, labels => $1, beta => $2, zero_division => $3) AS m',
-    {cells}, source::regclass) USING labels, beta, zero_division;
-END
-$f$;"""
+    lateral = "label_metrics(s.counts, labels => $1, beta => $2, zero_division => $3)"
+    return table_form("label_metrics", ROW_TYPE, BY_MESSAGE, counts, lateral, create)
 
 
 def tables(create: str) -> list[str]:

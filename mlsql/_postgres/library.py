@@ -35,6 +35,7 @@ from mlsql._postgres import (
     binary,
     class_tables,
     label_based,
+    label_report,
     label_tables,
     regression,
     single_label,
@@ -423,7 +424,7 @@ def library(*, replace: bool = False) -> str:
         "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and tables",
         "-- (confusion_matrix, class_metrics, class_distribution); the regression aggregates (mse,",
         "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...) and",
-        "-- label_metrics.",
+        "-- label_metrics and multilabel_report.",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -440,9 +441,24 @@ def library(*, replace: bool = False) -> str:
         "BEGIN;",
         "",
     ]
-    families = (binary, single_label, class_tables, regression, label_based, label_tables)
+    families = (
+        binary,
+        single_label,
+        class_tables,
+        regression,
+        label_based,
+        label_tables,
+        label_report,
+    )
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
-    parts += [t + "\n" for t in class_tables.tables(create) + label_tables.tables(create)]
+    parts += [
+        t + "\n"
+        for t in [
+            *class_tables.tables(create),
+            *label_tables.tables(create),
+            *label_report.tables(create),
+        ]
+    ]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
     for m in measures():
         if not included(m):
