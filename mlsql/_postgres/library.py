@@ -34,6 +34,7 @@ from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres import (
     binary,
     class_tables,
+    hivemall,
     label_based,
     label_report,
     label_tables,
@@ -58,6 +59,7 @@ FAMILIES = (
     single_label.SL.FAMILY,
     regression.RG.FAMILY,
     label_based.LB.FAMILY,
+    "hivemall",
 )
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
@@ -82,6 +84,8 @@ def included(m: Measure) -> bool:
         return regression.included(m)
     if m.family == label_based.LB.FAMILY:
         return label_based.included(m)
+    if m.family == "hivemall":
+        return m.name == "fmeasure"
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
         return False
     return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
@@ -424,7 +428,7 @@ def library(*, replace: bool = False) -> str:
         "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and tables",
         "-- (confusion_matrix, class_metrics, class_distribution); the regression aggregates (mse,",
         "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...) and",
-        "-- label_metrics and multilabel_report.",
+        "-- label_metrics and multilabel_report; Hivemall's fmeasure.",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -449,6 +453,7 @@ def library(*, replace: bool = False) -> str:
         label_based,
         label_tables,
         label_report,
+        hivemall,
     )
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     parts += [
@@ -468,6 +473,8 @@ def library(*, replace: bool = False) -> str:
             parts += [a + "\n" for a in make(m, create)]
         elif m.family == regression.RG.FAMILY:
             parts += [a + "\n" for a in regression.aggregate(m, create)]
+        elif m.family == "hivemall":
+            parts += [a + "\n" for a in hivemall.aggregates(create, ROW_STATS)]
         elif m.family == label_based.LB.FAMILY:
             parts += [a + "\n" for a in label_based.aggregate(m, create)]
         elif m.family == single_label.SL.FAMILY:
