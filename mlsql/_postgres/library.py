@@ -508,7 +508,7 @@ def written(base: Path | None = None) -> Path:
     """The directory holding this version's library files, written there on first use.
 
     The files are not kept in git or in the wheel: the library is made from the registry in
-    about a tenth of a second, and each version of it goes in a directory of its own under
+    about a sixth of a second, and each version of it goes in a directory of its own under
     mlsql's cache (``$MLSQL_CACHE_DIR``, else ``$XDG_CACHE_HOME/mlsql`` or
     ``~/.cache/mlsql``), named by a hash of its text, so a file once written never changes.
 
