@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 import mlsql
 from mlsql._postgres import binary
-from mlsql._postgres.library import LABEL_SET_KINDS, included, library, written
+from mlsql._postgres.library import LABEL_SET_KINDS, included, library, missing, offers, written
 from mlsql._registry import Measure, measures
 from mlsql.cli import app
 from tests.conftest import conformance
@@ -167,6 +167,25 @@ def test_conformance_numbers(pg: Any) -> None:
 
 
 # ---------------------------------------------------------------- the registry's measures
+def test_every_registry_measure_is_here_or_says_why(pg: Any) -> None:
+    """Driven by the registry: each measure the library offers is a function (or aggregate)
+    of its name and its aliases' in the loaded database; each one it leaves out has its
+    reason (:func:`mlsql._postgres.library.missing`)."""
+    rows = pg.execute(
+        "SELECT DISTINCT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+        " WHERE n.nspname = current_schema()"
+    ).fetchall()
+    functions = {name for (name,) in rows}
+    gaps = missing()
+    offered = [m for m in measures() if offers(m)]
+    absent = [n for m in offered for n in (m.name, *m.aliases) if n not in functions]
+    assert not absent, f"offered but not in the database: {absent}"
+    assert {m.name for m in measures()} == {m.name for m in offered} | set(gaps)
+    assert all(why.strip() for why in gaps.values())
+    assert not set(gaps) & {m.name for m in offered}
+    assert len(offered) > 120 and "rae" in gaps and "auc" in gaps
+
+
 def test_the_library_holds_the_label_set_family() -> None:
     names = {m.name for m in MEASURES}
     assert {

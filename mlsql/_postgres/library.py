@@ -91,6 +91,58 @@ def included(m: Measure) -> bool:
     return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
 
 
+#: the tables the library holds as set-returning functions (written apart from the loop over
+#: the registry's measures: :mod:`.class_tables`, :mod:`.label_tables`, :mod:`.label_report`)
+TABLES = (*class_tables.COLUMNS, "label_metrics", "multilabel_report")
+#: why the library leaves out a family's (or a kind's) measures, where it does
+GAPS = {
+    "scores": "not yet in the PostgreSQL library; auc and average precision sort the scores, "
+    "so an exact aggregate would keep every distinct score (mlsql.evaluate over an ibis table "
+    "of the database runs them there)",
+    "label_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
+    "the database runs them there)",
+    "class_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
+    "the database runs them there)",
+    "ranking": "not yet in the PostgreSQL library: each row's ranked list needs a lowering of "
+    "the list formulas (mlsql.evaluate over an ibis table of the database runs them there)",
+    "agreement": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of the "
+    "database runs them there)",
+    "curves": "not yet in the PostgreSQL library: a curve's rows are the distinct scores",
+    "thresholds": "not yet in the PostgreSQL library",
+    ("multilabel", "counts"): "not yet in the PostgreSQL library (the binary family's "
+    "binary_counts is)",
+    ("multilabel", "from_counts"): "not yet in the PostgreSQL library (the binary family's "
+    "_from_counts functions are)",
+    ("label_based", "row"): "not yet in the PostgreSQL library",
+    "confusion_matrix_wide": "a PostgreSQL function's result columns are fixed: one column per "
+    "class cannot be; crosstab the rows of confusion_matrix",
+}
+
+
+def offers(m: Measure) -> bool:
+    """Whether the library holds ``m``, as a function or aggregate of its name (and its
+    aliases), or as a table."""
+    return included(m) or m.name in TABLES
+
+
+def missing() -> dict[str, str]:
+    """Each registry measure the library leaves out, and why.
+
+    Examples
+    --------
+    >>> missing()["rae"][:40]
+    'Σ|y - mean(y)| needs the mean before the '
+    """
+    reasons = {**single_label.LEFT_OUT, **regression.LEFT_OUT}
+    out = {}
+    for m in measures():
+        if offers(m):
+            continue
+        why = reasons.get(m.name) or GAPS.get(m.name) or GAPS.get((m.family, m.kind))
+        out[m.name] = why or GAPS[m.family]
+    return out
+
+
 def set_function(m: Measure, types: tuple[str, str], create: str) -> str:
     """A set helper: the distinct labels, sorted (text by code point, as Python and DuckDB
     sort), no NULLs; NULL where a list is NULL."""
