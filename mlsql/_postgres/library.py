@@ -130,8 +130,8 @@ def missing() -> dict[str, str]:
 
     Examples
     --------
-    >>> missing()["rae"][:40]
-    'Σ|y - mean(y)| needs the mean before the '
+    >>> missing()["rae"].split(":")[0]
+    'Σ|y - mean(y)| needs the mean before the sum'
     """
     reasons = {**single_label.LEFT_OUT, **regression.LEFT_OUT}
     out = {}
