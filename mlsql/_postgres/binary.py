@@ -20,7 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _classification_params as CP
-from mlsql._postgres.forms import PARAM_TYPES, add_row, create_aggregates, create_type, forms
+from mlsql._postgres.forms import (
+    add_row,
+    create_aggregates,
+    create_type,
+    forms,
+    stored_counts_function,
+)
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
@@ -182,30 +188,10 @@ def aggregate(m: Measure, create: str) -> list[str]:
 
 
 def from_counts(m: Measure, create: str) -> list[str]:
-    """``binary_<name>_from_counts(tp, fp, fn, tn, ...)``: the formula over stored counts,
-    with named, defaulted parameters (zero_division: a number, or text in an overload of its
-    own that comes first and has no default, so no call matches both)."""
+    """``binary_<name>_from_counts(tp, fp, fn, tn, ...)``: the formula over stored counts
+    (:func:`~mlsql._postgres.forms.stored_counts_function`)."""
     assert m.build is not None
     table = Table2x2(*(PgSql(name) for name in B.COUNT_INPUTS))
     expr = m.build(RowOps(), table, **{p.name: param(p.name) for p in m.params})
-    value = fill(str(pg_lit(expr)), {p.name: f"v_{p.name}" for p in m.params})
-    func = pg_lit(m.name)
-    body = "".join(f"  v_{p.name} float8;\n" for p in m.params)
-    body = ("DECLARE\n" + body if body else "") + "BEGIN\n"
-    body += "".join(f"  v_{p.name} := _mlsql_check_{p.name}({p.name}, {func});\n" for p in m.params)
-    body += f"  RETURN {value};\nEND"
-
-    def defaulted(p: Any) -> str:
-        return f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}"
-
-    overloads = [[defaulted(p) for p in m.params]]
-    if any(p.name == "zero_division" for p in m.params):
-        rest = [defaulted(p) for p in m.params if p.name != "zero_division"]
-        overloads.append(["zero_division text", *rest])
-    counts = [f"{name} float8" for name in B.COUNT_INPUTS]
-    return [
-        f"-- {m.name}: {m.summary}\n"
-        f"{create} FUNCTION {m.name}({', '.join([*counts, *params])}) RETURNS float8\n"
-        f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{body}\n$f$;"
-        for params in overloads
-    ]
+    inputs = [f"{name} float8" for name in B.COUNT_INPUTS]
+    return stored_counts_function(m, inputs, expr, create)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Any
 
 from mlsql._params import Nullable
-from mlsql._postgres.ops import Slot
+from mlsql._postgres.ops import Slot, fill, pg_lit
 from mlsql._registry import Measure
 
 #: each parameter's SQL types (one overload each: PostgreSQL reads 'ignore' as text and 1 as
@@ -125,4 +126,33 @@ def create_aggregates(
         f"  SFUNC = {step}, STYPE = {state}{last},\n"
         f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
         for name in names
+    ]
+
+
+def stored_counts_function(m: Measure, inputs: list[str], expr: Any, create: str) -> list[str]:
+    """A ``*_from_counts`` function: ``expr`` (a formula over stored counts, its parameters
+    as :func:`~mlsql._postgres.ops.param` placeholders) as a per-row plpgsql function of
+    ``inputs`` (declared arguments), the parameters named and defaulted (one without a
+    default is required); zero_division a number, or text in an overload of its own that
+    comes first and has no default, so no call matches both."""
+    value = fill(str(pg_lit(expr)), {p.name: f"v_{p.name}" for p in m.params})
+    func = pg_lit(m.name)
+    body = "".join(f"  v_{p.name} float8;\n" for p in m.params)
+    body = ("DECLARE\n" + body if body else "") + "BEGIN\n"
+    body += "".join(f"  v_{p.name} := _mlsql_check_{p.name}({p.name}, {func});\n" for p in m.params)
+    body += f"  RETURN {value};\nEND"
+
+    def declared(p: Any) -> str:
+        default = "" if p.default is None else f" DEFAULT {pg_lit(p.default)}"
+        return f"{p.name} {PARAM_TYPES[p.name][-1]}{default}"
+
+    overloads = [[declared(p) for p in m.params]]
+    if any(p.name == "zero_division" for p in m.params):
+        rest = [declared(p) for p in m.params if p.name != "zero_division"]
+        overloads.append(["zero_division text", *rest])
+    return [
+        f"-- {m.name}: {m.summary}\n"
+        f"{create} FUNCTION {m.name}({', '.join([*inputs, *params])}) RETURNS float8\n"
+        f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{body}\n$f$;"
+        for params in overloads
     ]

@@ -34,6 +34,7 @@ from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres import (
     binary,
     class_tables,
+    counts,
     hivemall,
     label_based,
     label_report,
@@ -86,6 +87,8 @@ def included(m: Measure) -> bool:
         return label_based.included(m)
     if m.family == "hivemall":
         return m.name == "fmeasure"
+    if counts.included(m):
+        return True
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
         return False
     return m.name in SET_QUERIES if m.kind == "set" else m.build is not None
@@ -109,10 +112,6 @@ GAPS = {
     "database runs them there)",
     "curves": "not yet in the PostgreSQL library: a curve's rows are the distinct scores",
     "thresholds": "not yet in the PostgreSQL library",
-    ("multilabel", "counts"): "not yet in the PostgreSQL library (the binary family's "
-    "binary_counts is)",
-    ("multilabel", "from_counts"): "not yet in the PostgreSQL library (the binary family's "
-    "_from_counts functions are)",
     ("label_based", "row"): "not yet in the PostgreSQL library",
     "confusion_matrix_wide": "a PostgreSQL function's result columns are fixed: one column per "
     "class cannot be; crosstab the rows of confusion_matrix",
@@ -480,7 +479,8 @@ def library(*, replace: bool = False) -> str:
         "-- the single-label aggregates (accuracy, f1_score, kappa, ..., majority_class) and tables",
         "-- (confusion_matrix, class_metrics, class_distribution); the regression aggregates (mse,",
         "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...) and",
-        "-- label_metrics and multilabel_report; Hivemall's fmeasure.",
+        "-- label_metrics and multilabel_report; Hivemall's fmeasure; the stored counts",
+        "-- (multilabel_counts, merge_counts, micro_f1_from_counts, ...).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -498,6 +498,7 @@ def library(*, replace: bool = False) -> str:
         "",
     ]
     families = (
+        counts,
         binary,
         single_label,
         class_tables,
@@ -525,6 +526,15 @@ def library(*, replace: bool = False) -> str:
             parts += [a + "\n" for a in make(m, create)]
         elif m.family == regression.RG.FAMILY:
             parts += [a + "\n" for a in regression.aggregate(m, create)]
+        elif m.kind == "counts":
+            if m.name == "multilabel_counts":  # merge_counts beside it
+
+                def body(weighted: bool, statements: list[str], m: Measure = m) -> str:
+                    return _body(m, {}, weighted, statements)
+
+                parts += [a + "\n" for a in counts.counts(create, body)]
+        elif m.kind == "from_counts" and m.family == "multilabel":
+            parts += [a + "\n" for a in counts.from_counts(m, create)]
         elif m.family == "hivemall":
             parts += [a + "\n" for a in hivemall.aggregates(create, ROW_STATS)]
         elif m.family == label_based.LB.FAMILY:
