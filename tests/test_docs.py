@@ -286,3 +286,21 @@ def test_readme_is_short_and_its_suite_time_is_the_guides() -> None:
     claim = r"(\S+) minutes on two idle cores"
     found = [re.findall(claim, " ".join(text.split())) for text in (readme, guide)]
     assert len(found[0]) == 1 and found[0] == found[1], found
+
+
+#: a line that opens or closes a fenced code block: ``` alone, or ``` and a language
+FENCE = re.compile(r"\s*```")
+GOOD_FENCE = re.compile(r"\s*```[\w+-]*\s*$")
+
+
+def test_every_code_fence_opens_or_closes() -> None:
+    """A fence followed by text (``` The names...) closes nothing in Markdown: the code block
+    then runs on over the page's prose and tables, and the strict site build does not say so."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    bad = [
+        f"{page.relative_to(ROOT)}:{number}: {line.strip()[:50]}"
+        for page in pages
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        if FENCE.match(line) and not GOOD_FENCE.match(line)
+    ]
+    assert not bad, bad
