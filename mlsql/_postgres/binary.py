@@ -24,7 +24,12 @@ from mlsql._postgres.forms import (
     add_row,
     create_aggregates,
     create_type,
+    final_name,
+    finals,
     forms,
+    plpgsql,
+    signature,
+    step_function,
     stored_counts_function,
 )
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
@@ -135,13 +140,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
     """A binary aggregate (and its aliases): two final functions (weighted or not), and per
     pair of input types and positional form a step function and the aggregates."""
     result = COUNTS_TYPE if m.kind == "counts" else "float8"
-    out = []
     lowered = {w: lower(m, w) for w in (False, True)}
-    for w, (final, _, _) in lowered.items():
-        out.append(
-            f"{create} FUNCTION _mlsql_{m.name}{'_weighted' if w else ''}_final(st float8[])"
-            f" RETURNS {result}\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
-        )
+    out = finals(m.name, {w: low[0] for w, low in lowered.items()}, create, result)
     func = pg_lit(m.name)
     for types in [*((a, p) for a in INPUT_TYPES for p in INPUT_TYPES), OTHER_TYPES]:
         for form in forms(m):
@@ -171,19 +171,13 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 "  RETURN st;",
             ]
             step = f"_mlsql_{m.name}_step"
-            final = f"_mlsql_{m.name}{'_weighted' if form.weighted else ''}_final"
+            final = final_name(m.name, form.weighted)
             init = "{" + ",".join(["NULL"] * len(m.params) + ["0"] * (size - len(m.params))) + "}"
-            signature = ", ".join(a.split(" ", 1)[1] for a in args)
-            out.append(
-                f"-- {m.name}({', '.join([first, second, *names])}): {m.summary}\n"
-                f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
-                "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\nDECLARE\n"
-                + "".join(f"  {d}\n" for d in declare)
-                + "BEGIN\n"
-                + "\n".join(body)
-                + "\nEND\n$f$;"
+            comment = f"{m.name}({', '.join([first, second, *names])}): {m.summary}"
+            out.append(step_function(create, step, args, plpgsql(declare, body), comment))
+            out += create_aggregates(
+                create, (m.name, *m.aliases), signature(args), step, init, final
             )
-            out += create_aggregates(create, (m.name, *m.aliases), signature, step, init, final)
     return out
 
 

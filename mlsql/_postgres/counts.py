@@ -16,7 +16,16 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _formulas as F
-from mlsql._postgres.forms import add_row, create_aggregates, create_type, stored_counts_function
+from mlsql._postgres.forms import (
+    add_row,
+    create_aggregates,
+    create_type,
+    final_name,
+    finals,
+    signature,
+    step_function,
+    stored_counts_function,
+)
 from mlsql._postgres.ops import PgSql, RowOps, StateOps, param, pg_lit
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
@@ -56,14 +65,10 @@ def counts(create: str, body: Callable[[bool, list[str]], str]) -> list[str]:
     """``multilabel_counts``: its finals, and per list type and form its step and aggregate
     (``body(weighted, statements)``: the label-set step's plpgsql, whose row statistics
     precede ``statements``)."""
-    out = []
     lowered = {w: _lowered(w) for w in (False, True)}
-    for w, (final, _, _) in lowered.items():
-        out.append(
-            f"{create} FUNCTION _mlsql_multilabel_counts{'_weighted' if w else ''}_final("
-            f"st float8[]) RETURNS {COUNTS_TYPE}\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
-            f"  SELECT {final}\n$f$;"
-        )
+    out = finals(
+        "multilabel_counts", {w: low[0] for w, low in lowered.items()}, create, COUNTS_TYPE
+    )
     for list_type in LIST_TYPES:
         for weighted in (False, True):
             _, slots, size = lowered[weighted]
@@ -71,14 +76,12 @@ def counts(create: str, body: Callable[[bool, list[str]], str]) -> list[str]:
             args += ["sample_weight float8"] if weighted else []
             step = "_mlsql_multilabel_counts_step"
             out.append(
-                f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
-                "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
-                f"{body(weighted, [*add_row(slots), '  RETURN st;'])}\n$f$;"
+                step_function(create, step, args, body(weighted, [*add_row(slots), "  RETURN st;"]))
             )
-            signature = ", ".join(a.split(" ", 1)[1] for a in args)
-            final = f"_mlsql_multilabel_counts{'_weighted' if weighted else ''}_final"
+            final = final_name("multilabel_counts", weighted)
             init = "{" + ",".join(["0"] * size) + "}"
-            out += create_aggregates(create, ("multilabel_counts",), signature, step, init, final)
+            names = ("multilabel_counts",)
+            out += create_aggregates(create, names, signature(args), step, init, final)
     fields = ML.COUNTS_FIELDS
     added = ", ".join(f"st[{i + 1}] + coalesce((c).{n}, 0)" for i, n in enumerate(fields))
     seen = ", ".join(

@@ -7,7 +7,7 @@ gets (DuckDB's positional order), and the plpgsql that adds a row to the state's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,6 +99,22 @@ def forms(
     return [Form(w, tuple(t)) for w, names in lists for t in typed(names, types)]
 
 
+def histogram_add(keys: str, weights: str, key: str, weight: str, indent: str) -> str:
+    """plpgsql that adds ``weight`` to ``key``'s entry of a histogram held as two arrays
+    (``keys`` and their ``weights``; a new key goes last), in an int variable ``k``; each
+    line indented by ``indent``."""
+    lines = [
+        f"k := array_position({keys}, {key});",
+        "IF k IS NULL THEN",
+        f"  {keys} := {keys} || {key};",
+        f"  {weights} := {weights} || {weight};",
+        "ELSE",
+        f"  {weights}[k] := {weights}[k] + {weight};",
+        "END IF;",
+    ]
+    return "\n".join(indent + line for line in lines)
+
+
 def create_type(name: str, fields: str, create: str) -> str:
     """``CREATE TYPE name AS (fields)``; where functions are replaced (``create`` is
     ``CREATE OR REPLACE``), made only where it is missing, as a type has no OR REPLACE."""
@@ -106,6 +122,43 @@ def create_type(name: str, fields: str, create: str) -> str:
     if create == "CREATE":
         return made
     return f"DO $d$ BEGIN\n  IF to_regtype('{name}') IS NULL THEN\n    {made}\n  END IF;\nEND $d$;"
+
+
+def final_name(name: str, weighted: bool) -> str:
+    """The final function of ``name``'s aggregate, weighted or not."""
+    return f"_mlsql_{name}{'_weighted' if weighted else ''}_final"
+
+
+def finals(
+    name: str, lowered: Mapping[bool, str], create: str, result: str = "float8"
+) -> list[str]:
+    """The final functions of ``name``'s aggregates (:func:`final_name`): ``lowered`` maps
+    weighted or not to the final expression over the state ``st float8[]``."""
+    return [
+        f"{create} FUNCTION {final_name(name, w)}(st float8[]) RETURNS {result}\n"
+        f"LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
+        for w, final in lowered.items()
+    ]
+
+
+def plpgsql(declare: list[str], statements: list[str]) -> str:
+    """A plpgsql body: the variables ``declare`` (each ``name type;``), then ``statements``."""
+    return "\n".join(["DECLARE", *(f"  {d}" for d in declare), "BEGIN", *statements, "END"])
+
+
+def signature(args: list[str]) -> str:
+    """The argument types of declared arguments (``name type``), as an aggregate lists them."""
+    return ", ".join(a.split(" ", 1)[1] for a in args)
+
+
+def step_function(create: str, step: str, args: list[str], body: str, comment: str = "") -> str:
+    """A step function ``step(st float8[], args...)`` returning the state, of the plpgsql
+    ``body`` (:func:`plpgsql`); ``comment`` (a line, no ``--``) goes above it."""
+    head = f"-- {comment}\n" if comment else ""
+    return (
+        f"{head}{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
+        f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{body}\n$f$;"
+    )
 
 
 def create_aggregates(

@@ -20,7 +20,15 @@ from typing import Any
 
 from mlsql import _formulas as F
 from mlsql import _params as P
-from mlsql._postgres.forms import add_row, create_aggregates
+from mlsql._postgres.forms import (
+    add_row,
+    create_aggregates,
+    final_name,
+    finals,
+    plpgsql,
+    signature,
+    step_function,
+)
 from mlsql._postgres.ops import PgSql, StateOps, pg_lit
 from mlsql._weights import WeightedOps
 
@@ -113,13 +121,8 @@ def _lowered(weighted: bool) -> tuple[str, list[Any], int]:
 def aggregates(create: str, row_stats: str) -> list[str]:
     """fmeasure's final functions and, per input type and form, its step and aggregate
     (``row_stats``: the label-set rows' plpgsql that sets tp, n_actual, n_predicted)."""
-    out = []
     lowered = {w: _lowered(w) for w in (False, True)}
-    for w, (final, _, _) in lowered.items():
-        out.append(
-            f"{create} FUNCTION _mlsql_fmeasure{'_weighted' if w else ''}_final(st float8[])"
-            f" RETURNS float8\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
-        )
+    out = finals("fmeasure", {w: low[0] for w, low in lowered.items()}, create)
     binary_message = pg_lit(P.BINARY_ON_ARRAYS_MESSAGE)
     for kind in (*ARRAYS, *BINARY):
         arrays = kind in ARRAYS
@@ -146,17 +149,10 @@ def aggregates(create: str, row_stats: str) -> list[str]:
             body += [*add_row(slots), "  RETURN st;"]
             listed = [f"actual {kind}", f"predicted {kind}", *args]
             step = "_mlsql_fmeasure_step"
-            declare = (
-                "tp float8; n_actual float8; n_predicted float8; x float8; t float8; w float8;"
-            )
-            declare += " a bigint; p bigint;"
-            out.append(
-                f"{create} FUNCTION {step}(st float8[], {', '.join(listed)}) RETURNS float8[]\n"
-                f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\nDECLARE\n  {declare}\n"
-                "BEGIN\n" + "\n".join(body) + "\nEND\n$f$;"
-            )
+            declare = "tp float8; n_actual float8; n_predicted float8; x float8; t float8;"
+            declare += " w float8; a bigint; p bigint;"
+            out.append(step_function(create, step, listed, plpgsql([declare], body)))
             init = "{" + ",".join(["NULL", "NULL"] + ["0"] * (size - 2)) + "}"
-            final = f"_mlsql_fmeasure{'_weighted' if weighted else ''}_final"
-            signature = ", ".join(x.split(" ", 1)[1] for x in listed)
-            out += create_aggregates(create, ("fmeasure",), signature, step, init, final)
+            final = final_name("fmeasure", weighted)
+            out += create_aggregates(create, ("fmeasure",), signature(listed), step, init, final)
     return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql._label_types import MISMATCH_MESSAGE, UNIVERSE_EMPTY_MESSAGE, UNIVERSE_MESSAGE
-from mlsql._postgres.forms import PARAM_TYPES, create_aggregates, create_type, forms
+from mlsql._postgres.forms import PARAM_TYPES, create_aggregates, create_type, forms, histogram_add
 from mlsql._postgres.ops import Axis, Lets, PgSql, RowOps, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql.measures import label_based as LB
@@ -96,13 +96,7 @@ POSITION_p
   st.n_rows := st.n_rows + x;
   st.rows := st.rows + 1;
   IF keep THEN
-    k := array_position(st.codes, code);
-    IF k IS NULL THEN
-      st.codes := st.codes || code;
-      st.cw := st.cw || x;
-    ELSE
-      st.cw[k] := st.cw[k] + x;
-    END IF;
+HISTOGRAM_
   END IF;
   RETURN st;
 END
@@ -132,7 +126,8 @@ def helpers(create: str) -> list[str]:
         .replace("ACTUAL_", str(LB.FLAG_ACTUAL))
         .replace("PREDICTED_", str(LB.FLAG_PREDICTED))
         .replace("POSITION_a", _position("a[i]"))
-        .replace("POSITION_p", _position("p[i]")),
+        .replace("POSITION_p", _position("p[i]"))
+        .replace("HISTOGRAM_", histogram_add("st.codes", "st.cw", "code", "x", "    ")),
         *_universe_checks(create),
     ]
 

@@ -42,7 +42,17 @@ from mlsql._postgres import (
     regression,
     single_label,
 )
-from mlsql._postgres.forms import PARAM_TYPES, add_row, create_aggregates, forms
+from mlsql._postgres.forms import (
+    PARAM_TYPES,
+    add_row,
+    create_aggregates,
+    final_name,
+    finals,
+    forms,
+    plpgsql,
+    signature,
+    step_function,
+)
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
 from mlsql._weights import WeightedOps
@@ -330,17 +340,7 @@ def _body(m: Measure, args: dict[str, str], weighted: bool, result: list[str]) -
     for p in m.params:
         declare.append(f"v_{p.name} float8;")
         checks.append(f"  v_{p.name} := _mlsql_check_{p.name}({args[p.name]}, {pg_lit(m.name)});")
-    return "\n".join(
-        [
-            "DECLARE",
-            *(f"  {d}" for d in declare),
-            "BEGIN",
-            *checks,
-            ROW_STATS,
-            *result,
-            "END",
-        ]
-    )
+    return plpgsql(declare, [*checks, ROW_STATS, *result])
 
 
 def _in_row(m: Measure) -> dict[str, str]:
@@ -411,14 +411,8 @@ def lower(m: Measure, weighted: bool) -> Lowered:
 
 def aggregate(m: Measure, create: str) -> list[str]:
     """An aggregate measure: its final functions, and a step and aggregate per form."""
-    out = []
     lowered = {w: lower(m, w) for w in (False, True)}
-    for w, low in lowered.items():
-        out.append(
-            f"{create} FUNCTION _mlsql_{m.name}{'_weighted' if w else ''}_final(st float8[])"
-            f" RETURNS float8\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
-            f"  SELECT {low.final}\n$f$;"
-        )
+    out = finals(m.name, {w: low.final for w, low in lowered.items()}, create)
     for list_type in LIST_TYPES:
         for form in forms(m):
             w, low = form.weighted, lowered[form.weighted]
@@ -431,16 +425,11 @@ def aggregate(m: Measure, create: str) -> list[str]:
             add = [f"  st[{i + 1}] := {v};" for i, v in enumerate(params)]
             add += [*add_row(low.slots), "  RETURN st;"]
             step = f"_mlsql_{m.name}_step"
-            final = f"_mlsql_{m.name}{'_weighted' if w else ''}_final"
             init = "{" + ",".join(["NULL"] * len(params) + ["0"] * (low.size - len(params))) + "}"
-            signature = ", ".join(a.split(" ", 1)[1] for a in args)
-            out.append(
-                f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
-                f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
-                f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
-                f"{_body(m, supplied, w, add)}\n$f$;"
-            )
-            out += create_aggregates(create, (m.name,), signature, step, init, final)
+            comment = f"{m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}"
+            out.append(step_function(create, step, args, _body(m, supplied, w, add), comment))
+            final = final_name(m.name, w)
+            out += create_aggregates(create, (m.name,), signature(args), step, init, final)
     return out
 
 

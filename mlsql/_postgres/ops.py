@@ -89,6 +89,13 @@ def fill(text: str, values: dict[str, str]) -> str:
 EXP_LOW = -708.0
 
 
+class Lets:
+    """One counter of :meth:`RowOps.let`'s aliases for every ops of a formula (no alias twice)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+
 class RowOps:
     """Formula primitives over one row (no aggregation).
 
@@ -96,8 +103,10 @@ class RowOps:
     0 or 1 (its value), NaN, 2 ('diagnose') or 3 ('ignore').
     """
 
-    def __init__(self) -> None:
-        self.lets = 0
+    def __init__(self, lets: Lets | None = None) -> None:
+        self.lets = (
+            lets if lets is not None else Lets()
+        )  # shared by the ops of one formula where given
 
     def let(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
         """``body(*values)`` with each value computed once: a scalar subquery whose one row
@@ -109,8 +118,8 @@ class RowOps:
         >>> str(RowOps().let((PgSql("a + 1"),), lambda v: v * v, "sq"))
         '(SELECT (_mlsql_sq_1.v0 * _mlsql_sq_1.v0) FROM (SELECT a + 1 AS v0 OFFSET 0) AS _mlsql_sq_1)'
         """
-        self.lets += 1
-        alias = f"_mlsql_{name}_{self.lets}"
+        self.lets.n += 1
+        alias = f"_mlsql_{name}_{self.lets.n}"
         columns = ", ".join(f"{pg_lit(v)} AS v{i}" for i, v in enumerate(values))
         inner = body(*(PgSql(f"{alias}.v{i}") for i in range(len(values))))
         # OFFSET 0 keeps the planner from pulling the subquery up, which would put each
@@ -233,24 +242,8 @@ class StateOps(RowOps):
         return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE {total} / st[{n}] END")
 
 
-class Lets:
-    """One counter of :meth:`RowOps.let`'s aliases for every ops of a formula (no alias twice)."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-
 class FinalOps(RowOps):
-    """:class:`RowOps` whose ``let`` aliases are counted across the ops of one formula."""
-
-    def __init__(self, lets: Lets) -> None:
-        super().__init__()
-        self.shared = lets
-
-    def let(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
-        self.shared.n += 1
-        self.lets = self.shared.n - 1
-        return super().let(values, body, name)
+    """:class:`RowOps` of a final function: a series, ``floor`` and the gamma series."""
 
     def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
         """:meth:`let` for a body that sums a series."""

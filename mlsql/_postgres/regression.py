@@ -21,7 +21,16 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _classification_params as CP
-from mlsql._postgres.forms import add_row, create_aggregates, forms
+from mlsql._postgres.forms import (
+    add_row,
+    create_aggregates,
+    final_name,
+    finals,
+    forms,
+    plpgsql,
+    signature,
+    step_function,
+)
 from mlsql._postgres.ops import PgSql, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
@@ -155,13 +164,8 @@ def lower(m: Measure, weighted: bool) -> tuple[str, list[Slot], int]:
 def aggregate(m: Measure, create: str) -> list[str]:
     """A regression aggregate (and its aliases): two final functions (weighted or not), and
     per pair of input types and positional form a step function and the aggregates."""
-    out = []
     lowered = {w: lower(m, w) for w in (False, True)}
-    for w, (final, _, _) in lowered.items():
-        out.append(
-            f"{create} FUNCTION _mlsql_{m.name}{'_weighted' if w else ''}_final(st float8[])"
-            f" RETURNS float8\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n  SELECT {final}\n$f$;"
-        )
+    out = finals(m.name, {w: low[0] for w, low in lowered.items()}, create)
     func = pg_lit(m.name)
     first, second = m.inputs  # actual, predicted (Hivemall's order for hivemall_r2)
     offset = len(m.params)
@@ -191,17 +195,13 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 "  RETURN st;",
             ]
             step = f"_mlsql_{m.name}_step"
-            final = f"_mlsql_{m.name}{'_weighted' if form.weighted else ''}_final"
+            final = final_name(m.name, form.weighted)
             init = ["NULL"] * (offset + len(SHIFTS)) + ["0"] * (size - offset - len(SHIFTS))
-            signature = ", ".join(a.split(" ", 1)[1] for a in args)
-            out.append(
-                f"-- {m.name}({', '.join([first, second, *names])}): {m.summary}\n"
-                f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
-                "LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\nDECLARE\n"
-                "  y float8;\n  p float8;\n  w float8;\n  x float8;\n  t float8;\nBEGIN\n"
-                + "\n".join(body)
-                + "\nEND\n$f$;"
-            )
+            comment = f"{m.name}({', '.join([first, second, *names])}): {m.summary}"
+            declare = ["y float8;", "p float8;", "w float8;", "x float8;", "t float8;"]
+            out.append(step_function(create, step, args, plpgsql(declare, body), comment))
             initial = "{" + ",".join(init) + "}"
-            out += create_aggregates(create, (m.name, *m.aliases), signature, step, initial, final)
+            out += create_aggregates(
+                create, (m.name, *m.aliases), signature(args), step, initial, final
+            )
     return out

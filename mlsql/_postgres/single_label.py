@@ -25,7 +25,7 @@ from typing import Any
 
 from mlsql import _params as P
 from mlsql._label_types import MISMATCH_MESSAGE
-from mlsql._postgres.forms import PARAM_TYPES, Form, create_aggregates, create_type
+from mlsql._postgres.forms import PARAM_TYPES, Form, create_aggregates, create_type, histogram_add
 from mlsql._postgres.forms import forms as shared_forms
 from mlsql._postgres.ops import Axis, FinalOps, Lets, PgSql, fill, param, pg_lit
 from mlsql._registry import Measure
@@ -147,18 +147,12 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
 DECLARE
   i int;
   j int;
-  k bigint;
-  c int;
+  cell bigint;
+  k int;
 BEGIN
 {_POSITIONS}
-  k := i::bigint * 4294967296 + j;
-  c := array_position(st.cells, k);
-  IF c IS NULL THEN
-    st.cells := st.cells || k;
-    st.w := st.w || x;
-  ELSE
-    st.w[c] := st.w[c] + x;
-  END IF;
+  cell := i::bigint * 4294967296 + j;
+{histogram_add("st.cells", "st.w", "cell", "x", "  ")}
   st.n_rows := st.n_rows + 1;
   RETURN st;
 END
@@ -199,7 +193,7 @@ def _sum(term: Any, source: str) -> PgSql:
 
 def class_stats(ops: FinalOps, weighted: bool) -> SL.ClassStats:
     """:class:`~mlsql.measures.single_label.ClassStats` over the final function's tables."""
-    lets = ops.shared
+    lets = ops.lets
     n = PgSql("(SELECT sum(w) FROM _cell)") if weighted else PgSql("(st).n_rows")
     i, j = _view("x", "i_"), _view("x", "j_")
 
