@@ -293,6 +293,21 @@ def test_group_by_model(pg: Any) -> None:
 
 
 # ---------------------------------------------------------------- the errors, as DuckDB's
+def check_same_error(
+    pg: Any, pg_sql: str, duck: Any, duck_sql: str, names: dict[str, str] | None = None
+) -> None:
+    """``pg_sql`` fails in PostgreSQL with the message ``duck_sql`` fails with in DuckDB
+    (DuckDB's type names in it read as ``names`` gives PostgreSQL's)."""
+    with pytest.raises(psycopg.Error) as raised:
+        pg.execute(pg_sql).fetchall()
+    with pytest.raises(duckdb.Error) as expected:
+        duck.execute(duck_sql).fetchall()
+    message, words = raised.value.diag.message_primary, str(expected.value)
+    for duckdb_name, name in (names or {}).items():
+        words = words.replace(f" {duckdb_name}", f" {name}")
+    assert message and message in words, (message, words)
+
+
 BAD_CALLS = [
     (
         "micro_f1(actual, predicted, 1, 'often')",
@@ -324,12 +339,7 @@ def duck() -> Any:
 def test_errors_say_what_duckdb_says(pg: Any, duck: Any, pg_call: str, duckdb_call: str) -> None:
     rows = [(["a", "b"], ["a", "c"]), (["a"], [])]
     load(pg, pa.table({"actual": [a for a, _ in rows], "predicted": [p for _, p in rows]}))
-    with pytest.raises(psycopg.Error) as raised:
-        pg.execute(f"SELECT {pg_call} FROM t").fetchall()
-    with pytest.raises(duckdb.Error) as expected:
-        duck.execute(f"SELECT {duckdb_call} FROM t").fetchall()
-    message = raised.value.diag.message_primary
-    assert message and message in str(expected.value), (message, str(expected.value))
+    check_same_error(pg, f"SELECT {pg_call} FROM t", duck, f"SELECT {duckdb_call} FROM t")
 
 
 # ---------------------------------------------------------------- loading
@@ -643,12 +653,9 @@ def test_binary_errors_say_what_duckdb_says(
 ) -> None:
     """Each bad input fails with DuckDB's message (the row's value or the parameter named)."""
     table = f"(VALUES {rows}) v(actual, predicted)"
-    with pytest.raises(psycopg.Error) as raised:
-        pg.execute(f"SELECT {pg_call} FROM {table}").fetchall()
-    with pytest.raises(duckdb.Error) as expected:
-        duck.execute(f"SELECT {duckdb_call} FROM {table}").fetchall()
-    message = raised.value.diag.message_primary
-    assert message and message in str(expected.value), (message, str(expected.value))
+    check_same_error(
+        pg, f"SELECT {pg_call} FROM {table}", duck, f"SELECT {duckdb_call} FROM {table}"
+    )
 
 
 def test_binary_sides_of_two_kinds(pg: Any) -> None:
