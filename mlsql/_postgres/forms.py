@@ -26,6 +26,8 @@ PARAM_TYPES = {
     "cost_fp": ("float8",),
     "n_labels": ("bigint",),
     "sample_weight": ("float8",),
+    "k": ("float8",),
+    "p": ("float8",),
 }
 
 

@@ -1,5 +1,5 @@
-"""The PostgreSQL SQL library: the label-set, binary, rule and single-label families as
-functions and aggregates.
+"""The PostgreSQL SQL library: the label-set, binary, rule, single-label, regression,
+label-average, Hivemall and ranked-list families as functions and aggregates.
 
 Written from the registry (:mod:`mlsql.measures.multilabel`; the binary family in
 :mod:`mlsql._postgres.binary`, the single-label one in :mod:`mlsql._postgres.single_label`) and the formulas
@@ -11,7 +11,8 @@ sum and a count per statistic) and a final function that applies the formula.
 PostgreSQL passes an aggregate's arguments by position only, so its forms
 follow DuckDB's positional order: ``(actual, predicted, <required>)``, then
 ``sample_weight``, then the optional parameters in the registry's order
-(``micro_fbeta(actual, predicted, 1, 2)`` is unweighted F2). Per-row functions
+(``micro_fbeta(actual, predicted, 1, 2)`` is unweighted F2); the ranking aggregates take
+Hivemall's (``precision_at(rank_items, correct_items, k, sample_weight)``). Per-row functions
 take named parameters with defaults, as DuckDB's macros.
 
 ``mlsql sql-path --dialect postgres`` (or ``python -m mlsql._postgres.library``) writes the
@@ -39,6 +40,7 @@ from mlsql._postgres import (
     label_based,
     label_report,
     label_tables,
+    ranking,
     regression,
     single_label,
 )
@@ -71,6 +73,7 @@ FAMILIES = (
     regression.RG.FAMILY,
     label_based.LB.FAMILY,
     "hivemall",
+    ranking.FAMILY,
 )
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
@@ -97,6 +100,8 @@ def included(m: Measure) -> bool:
         return label_based.included(m)
     if m.family == "hivemall":
         return m.name == "fmeasure"
+    if m.family == ranking.FAMILY:
+        return ranking.included(m)
     if counts.included(m):
         return True
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
@@ -116,8 +121,6 @@ GAPS = {
     "the database runs them there)",
     "class_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
     "the database runs them there)",
-    "ranking": "not yet in the PostgreSQL library: each row's ranked list needs a lowering of "
-    "the list formulas (mlsql.evaluate over an ibis table of the database runs them there)",
     "agreement": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of the "
     "database runs them there)",
     "curves": "not yet in the PostgreSQL library: a curve's rows are the distinct scores",
@@ -142,7 +145,7 @@ def missing() -> dict[str, str]:
     >>> missing()["rae"].split(":")[0]
     'Σ|y - mean(y)| needs the mean before the sum'
     """
-    reasons = {**single_label.LEFT_OUT, **regression.LEFT_OUT}
+    reasons = {**single_label.LEFT_OUT, **regression.LEFT_OUT, **ranking.LEFT_OUT}
     out = {}
     for m in measures():
         if offers(m):
@@ -172,7 +175,7 @@ def set_function(m: Measure, types: tuple[str, str], create: str) -> str:
 
 #: the parameters that are a number within bounds (:class:`mlsql._params.Number`), each
 #: checked by ``_mlsql_check_<name>`` written from its constraint (:func:`_number_check`)
-NUMBER_PARAMS = ("beta", "alpha", "correction", "cost_fn", "cost_fp")
+NUMBER_PARAMS = ("beta", "alpha", "correction", "cost_fn", "cost_fp", "p")
 
 
 #: the row's statistics as the step and row functions name them
@@ -283,6 +286,19 @@ BEGIN
     RETURN x;
   END IF;
   {_raise(_param_message(P.N_LABELS), values)}
+END
+$f$;""",
+        f"""-- _mlsql_check_k(x, func): k, a whole number > 0, or NULL (all of the list).
+{fn} _mlsql_check_k(x float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := CASE WHEN x = 'NaN'::float8 THEN 'nan' WHEN x = 'Infinity'::float8 THEN 'inf'
+    WHEN x = '-Infinity'::float8 THEN '-inf' ELSE x::text END;
+BEGIN
+  IF x IS NULL OR (x >= 1 AND x < 'Infinity'::float8 AND x = floor(x)) THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(P.K), values)}
 END
 $f$;""",
         f"""-- _mlsql_weight(w, func): a row's sample_weight (NULL stays NULL; NaN, infinite or
@@ -469,12 +485,14 @@ def library(*, replace: bool = False) -> str:
         "-- (confusion_matrix, class_metrics, class_distribution); the regression aggregates (mse,",
         "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...) and",
         "-- label_metrics and multilabel_report; Hivemall's fmeasure; the stored counts",
-        "-- (multilabel_counts, merge_counts, micro_f1_from_counts, ...).",
+        "-- (multilabel_counts, merge_counts, micro_f1_from_counts, ...); the ranked-list",
+        "-- aggregates (precision_at, ndcg, map_score, bpref, graded_ndcg, ...).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
         "-- aggregates): (actual, predicted[, required][, sample_weight[, parameters...]]);",
-        "-- give sample_weight 1 for unweighted results with parameters.",
+        "-- give sample_weight 1 for unweighted results with parameters. The ranking ones take",
+        "-- Hivemall's order: (rank_items, correct_items[, k[, sample_weight]]).",
         "-- "
         + (
             "This variant replaces functions of the same names."
@@ -496,6 +514,7 @@ def library(*, replace: bool = False) -> str:
         label_tables,
         label_report,
         hivemall,
+        ranking,
     )
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     parts += [
@@ -507,6 +526,7 @@ def library(*, replace: bool = False) -> str:
         ]
     ]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
+    ranking_steps: set[str] = set()  # the same of the ranking family's refusals
     for m in measures():
         if not included(m):
             continue
@@ -531,6 +551,9 @@ def library(*, replace: bool = False) -> str:
         elif m.family == single_label.SL.FAMILY:
             parts += [a + "\n" for a in single_label.aggregate(m, create)]
             parts += [a + "\n" for a in single_label.mismatched(m, create)]
+        elif m.family == ranking.FAMILY:
+            parts += [a + "\n" for a in ranking.aggregate(m, create)]
+            parts += [a + "\n" for a in ranking.refused(m, create, ranking_steps)]
         elif m.kind == "set":
             pairs = [(t, t) for t in LIST_TYPES] + list(MISMATCHES)
             parts += [set_function(m, t, create) + "\n" for t in pairs]
