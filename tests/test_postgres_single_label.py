@@ -253,6 +253,29 @@ def test_errors_say_what_duckdb_says(pg: Any, duck: Any, pg_call: str, duckdb_ca
     )
 
 
+@pytest.mark.parametrize(
+    ("call", "rows"),
+    [
+        ("class_error_rate(actual, predicted, 1)", "('a', 'b')"),
+        ("prevalence(actual, 1)", "('a', 'b')"),
+        ("class_error_rate(actual, predicted, 'a')", "(1::bigint, 2::bigint)"),
+        ("class_error_rate(actual, predicted, 'a', 1, 0)", "(1::bigint, 2::bigint)"),
+        ("prevalence(actual, 'a')", "(1::bigint, 2::bigint)"),
+    ],
+)
+def test_a_label_of_the_other_kind_is_duckdb_s_error(
+    pg: Any, duck: Any, call: str, rows: str
+) -> None:
+    """A label parameter of the other kind than its column: DuckDB's message with the value,
+    not PostgreSQL's "function does not exist" or a failed cast."""
+    table = f"(VALUES {rows}) v(actual, predicted)"
+    duck_call = call.replace(", 1, 0)", ", zero_division := 0)")
+    names = {"(VARCHAR)": "(text)", "(BIGINT)": "(bigint)"}
+    check_same_error(
+        pg, f"SELECT {call} FROM {table}", duck, f"SELECT {duck_call} FROM {table}", names
+    )
+
+
 def test_group_by_model(pg: Any) -> None:
     """One value per model, from its own rows; integer columns of any width."""
     pg.execute("DROP TABLE IF EXISTS preds")

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _params as P
-from mlsql._label_types import MISMATCH_MESSAGE
+from mlsql._label_types import LABEL_VALUE_MESSAGE, MISMATCH_MESSAGE
 from mlsql._postgres.forms import PARAM_TYPES, Form, create_aggregates, create_type, histogram_add
 from mlsql._postgres.forms import forms as shared_forms
 from mlsql._postgres.ops import Axis, FinalOps, Lets, PgSql, fill, param, pg_lit
@@ -384,10 +384,12 @@ def _final_name(m: Measure, weighted: bool, label: str) -> str:
 
 
 def mismatched(m: Measure, create: str) -> list[str]:
-    """The aggregate over a text and an integer column: it fails with DuckDB's message."""
+    """The aggregate over a text and an integer column, and over a label parameter of the
+    other kind than its column (:func:`_label_of_other_kind`): each fails with DuckDB's
+    message."""
+    out = _label_of_other_kind(m, create)
     if m.name in ONE_COLUMN:
-        return []
-    out = []
+        return out
     for left, right in (("text", "bigint"), ("bigint", "text")):
         text = MISMATCH_MESSAGE.format(
             func=m.name, left="actual", right="predicted", left_type=left, right_type=right
@@ -400,4 +402,41 @@ def mismatched(m: Measure, create: str) -> list[str]:
         )
         names = (m.name, *m.aliases)
         out += create_aggregates(create, names, f"{left}, {right}", step, INIT, None, STATE_TYPE)
+    return out
+
+
+#: how DuckDB's message names the kind of a label of each column type
+KINDS = {"text": "text", "bigint": "integer"}
+
+
+def _label_of_other_kind(m: Measure, create: str) -> list[str]:
+    """``class_error_rate``'s ``label`` and ``prevalence``'s ``positive`` given as the other
+    kind than the column (an integer for a text column, text for an integer one): the step
+    fails with DuckDB's message showing the value, rather than PostgreSQL's "function does
+    not exist" or a failed cast."""
+    named = [p.name for p in m.params if p.name in LABEL_PARAMS]
+    if not named:
+        return []
+    name, out = named[0], []
+    inputs = ("label",) if m.name in ONE_COLUMN else ("actual", "predicted")
+    for column, other in (("text", "bigint"), ("bigint", "text")):
+        before, after = LABEL_VALUE_MESSAGE.format(
+            param=name, func=m.name, type=column, kind=KINDS[column], value="\x00"
+        ).split("\x00")
+        shown = f"quote_literal({name})" if other == "text" else f"{name}::text"
+        for form in forms(m, column):
+            if name not in (n for n, _ in form.args):
+                continue
+            args = [f"{x} {column}" for x in inputs]
+            args += [f"{n} {other if n == name else t}" for n, t in form.args]
+            step = f"_mlsql_{m.name}_label_mismatch"
+            out.append(
+                f"{create} FUNCTION {step}(st {STATE_TYPE}, {', '.join(args)})"
+                f" RETURNS {STATE_TYPE}\nLANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
+                f"BEGIN\n  RAISE EXCEPTION USING MESSAGE = {pg_lit(before)} || "
+                f"coalesce({shown}, 'None') || {pg_lit(after)};\nEND\n$f$;"
+            )
+            signature = ", ".join(a.split(" ", 1)[1] for a in args)
+            names = (m.name, *m.aliases)
+            out += create_aggregates(create, names, signature, step, INIT, None, STATE_TYPE)
     return out
