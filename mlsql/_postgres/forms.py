@@ -101,6 +101,18 @@ def forms(
     return [Form(w, tuple(t)) for w, names in lists for t in typed(names, types)]
 
 
+def param_checks(m: Measure, given: Collection[str]) -> tuple[list[str], list[str]]:
+    """plpgsql that checks each parameter of ``m`` into ``v_<name>`` (the argument where
+    ``given`` names it, else its default): the declarations and the statements."""
+    func = pg_lit(m.name)
+    declare, statements = [], []
+    for p in m.params:
+        value = p.name if p.name in given else str(pg_lit(p.default))
+        declare.append(f"v_{p.name} float8;")
+        statements.append(f"  v_{p.name} := _mlsql_check_{p.name}({value}, {func});")
+    return declare, statements
+
+
 def histogram_add(keys: str, weights: str, key: str, weight: str, indent: str) -> str:
     """plpgsql that adds ``weight`` to ``key``'s entry of a histogram held as two arrays
     (``keys`` and their ``weights``; a new key goes last), in an int variable ``k``; each

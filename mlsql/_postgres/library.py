@@ -1,5 +1,5 @@
 """The PostgreSQL SQL library: the label-set, binary, rule, single-label, regression,
-label-average, Hivemall and ranked-list families as functions and aggregates.
+label-average, Hivemall, ranked-list and bounded score families as functions and aggregates.
 
 Written from the registry (:mod:`mlsql.measures.multilabel`; the binary family in
 :mod:`mlsql._postgres.binary`, the single-label one in :mod:`mlsql._postgres.single_label`) and the formulas
@@ -42,6 +42,7 @@ from mlsql._postgres import (
     label_tables,
     ranking,
     regression,
+    scores,
     single_label,
 )
 from mlsql._postgres.forms import (
@@ -55,8 +56,9 @@ from mlsql._postgres.forms import (
     signature,
     step_function,
 )
+from mlsql._postgres.messages import number_check, param_message, raise_statement
 from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
-from mlsql._registry import Measure, Param, measures
+from mlsql._registry import Measure, measures
 from mlsql._weights import WeightedOps
 
 #: the label list types every function is created for
@@ -74,6 +76,7 @@ FAMILIES = (
     label_based.LB.FAMILY,
     "hivemall",
     ranking.FAMILY,
+    scores.FAMILY,
 )
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
@@ -102,6 +105,8 @@ def included(m: Measure) -> bool:
         return m.name == "fmeasure"
     if m.family == ranking.FAMILY:
         return ranking.included(m)
+    if m.family == scores.FAMILY:
+        return scores.included(m)
     if counts.included(m):
         return True
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
@@ -114,9 +119,6 @@ def included(m: Measure) -> bool:
 TABLES = (*class_tables.COLUMNS, "label_metrics", "multilabel_report")
 #: why the library leaves out a family's (or a kind's) measures, where it does
 GAPS = {
-    "scores": "not yet in the PostgreSQL library; auc and average precision sort the scores, "
-    "so an exact aggregate would keep every distinct score (mlsql.evaluate over an ibis table "
-    "of the database runs them there)",
     "label_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
     "the database runs them there)",
     "class_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
@@ -145,7 +147,12 @@ def missing() -> dict[str, str]:
     >>> missing()["rae"].split(":")[0]
     'Σ|y - mean(y)| needs the mean before the sum'
     """
-    reasons = {**single_label.LEFT_OUT, **regression.LEFT_OUT, **ranking.LEFT_OUT}
+    reasons = {
+        **single_label.LEFT_OUT,
+        **regression.LEFT_OUT,
+        **ranking.LEFT_OUT,
+        **scores.LEFT_OUT,
+    }
     out = {}
     for m in measures():
         if offers(m):
@@ -182,58 +189,6 @@ NUMBER_PARAMS = ("beta", "alpha", "correction", "cost_fn", "cost_fp", "p")
 STATS = RowStats(PgSql("tp"), PgSql("n_actual"), PgSql("n_predicted"))
 
 
-def _concat(template: str, values: dict[str, str]) -> str:
-    """SQL concatenating ``template``'s text with SQL ``values`` at its ``{name}`` marks."""
-    parts, rest = [], template
-    while rest:
-        marks = [(rest.find("{" + k + "}"), k) for k in values if "{" + k + "}" in rest]
-        if not marks:
-            parts.append(str(pg_lit(rest)))
-            break
-        at, key = min(marks)
-        if at:
-            parts.append(str(pg_lit(rest[:at])))
-        parts.append(values[key])
-        rest = rest[at + len(key) + 2 :]
-    return " || ".join(parts)
-
-
-def _raise(template: str, values: dict[str, str]) -> str:
-    return f"RAISE EXCEPTION USING MESSAGE = {_concat(template, values)};"
-
-
-def _param_message(p: Param) -> str:
-    return P.message(p, "{func}", "{shown}")
-
-
-def _number_check(p: Param, create: str) -> str:
-    """``_mlsql_check_<name>(x, func)``: ``p``, a number within its constraint's bounds
-    (NaN, infinite and NULL values are errors, shown as Python shows them)."""
-    c = p.constraint
-    ok = ["x IS NOT NULL"]
-    if c.finite:
-        ok.append("x <> 'NaN'::float8 AND abs(x) < 'Infinity'::float8")
-    if c.low is not None:
-        ok.append(f"x {'>' if c.strict else '>='} {pg_lit(float(c.low))}")
-    if c.high is not None:
-        ok.append(f"x < {pg_lit(float(c.high))}")
-    values = {"func": "func", "shown": "shown"}
-    return f"""-- _mlsql_check_{p.name}(x, func): {p.name}, {c.rule()}.
-{create} FUNCTION _mlsql_check_{p.name}(x float8, func text) RETURNS float8
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
-DECLARE
-  shown text := CASE WHEN x IS NULL THEN 'None' WHEN x = 'NaN'::float8 THEN 'nan'
-    WHEN x = 'Infinity'::float8 THEN 'inf' WHEN x = '-Infinity'::float8 THEN '-inf'
-    ELSE x::text END;
-BEGIN
-  IF {" AND ".join(ok)} THEN
-    RETURN x;
-  END IF;
-  {_raise(_param_message(p), values)}
-END
-$f$;"""
-
-
 def helpers(create: str) -> list[str]:
     """The internal functions every measure shares: statistics, checks, errors."""
     fn = f"{create} FUNCTION"
@@ -258,7 +213,7 @@ BEGIN
   IF x = 'NaN'::float8 OR x IN (0, 1) THEN
     RETURN x;
   END IF;
-  {_raise(_param_message(P.ZERO_DIVISION), values)}
+  {raise_statement(param_message(P.ZERO_DIVISION), values)}
 END
 $f$;""",
         f"""-- _mlsql_check_zero_division(x, func): the same for text: 'nan', 'diagnose', 'ignore'.
@@ -271,11 +226,11 @@ BEGIN
     WHEN 'nan' THEN RETURN 'NaN'::float8;
     WHEN 'diagnose' THEN RETURN 2;
     WHEN 'ignore' THEN RETURN 3;
-    ELSE {_raise(_param_message(P.ZERO_DIVISION), values)}
+    ELSE {raise_statement(param_message(P.ZERO_DIVISION), values)}
   END CASE;
 END
 $f$;""",
-        *(_number_check(P.PARAMS[name], create) for name in NUMBER_PARAMS),
+        *(number_check(P.PARAMS[name], create) for name in NUMBER_PARAMS),
         f"""-- _mlsql_check_n_labels(x, func): n_labels, a whole number > 0.
 {fn} _mlsql_check_n_labels(x bigint, func text) RETURNS float8
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
@@ -285,7 +240,7 @@ BEGIN
   IF x >= 1 THEN
     RETURN x;
   END IF;
-  {_raise(_param_message(P.N_LABELS), values)}
+  {raise_statement(param_message(P.N_LABELS), values)}
 END
 $f$;""",
         f"""-- _mlsql_check_k(x, func): k, a whole number > 0, or NULL (all of the list).
@@ -298,7 +253,7 @@ BEGIN
   IF x IS NULL OR (x >= 1 AND x < 'Infinity'::float8 AND x = floor(x)) THEN
     RETURN x;
   END IF;
-  {_raise(_param_message(P.K), values)}
+  {raise_statement(param_message(P.K), values)}
 END
 $f$;""",
         f"""-- _mlsql_weight(w, func): a row's sample_weight (NULL stays NULL; NaN, infinite or
@@ -315,7 +270,7 @@ BEGIN
     WHEN w = 'Infinity'::float8 THEN {pg_lit(weight_got["inf"])}
     WHEN w = '-Infinity'::float8 THEN {pg_lit(weight_got["ninf"])}
     ELSE {pg_lit(weight_got["neg"])} END;
-  {_raise(weight_msg, values)}
+  {raise_statement(weight_msg, values)}
 END
 $f$;""",
     ]
@@ -486,7 +441,9 @@ def library(*, replace: bool = False) -> str:
         "-- mae, r2, ...); the averages over labels (macro_f1, weighted_recall, clp, ...) and",
         "-- label_metrics and multilabel_report; Hivemall's fmeasure; the stored counts",
         "-- (multilabel_counts, merge_counts, micro_f1_from_counts, ...); the ranked-list",
-        "-- aggregates (precision_at, ndcg, map_score, bpref, graded_ndcg, ...).",
+        "-- aggregates (precision_at, ndcg, map_score, bpref, graded_ndcg, ...); the bounded",
+        "-- score aggregates (logloss, brier_score_loss, expected_calibration_error, binned_auc,",
+        "-- binned_average_precision_score).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -515,6 +472,7 @@ def library(*, replace: bool = False) -> str:
         label_report,
         hivemall,
         ranking,
+        scores,
     )
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     parts += [
@@ -551,6 +509,8 @@ def library(*, replace: bool = False) -> str:
         elif m.family == single_label.SL.FAMILY:
             parts += [a + "\n" for a in single_label.aggregate(m, create)]
             parts += [a + "\n" for a in single_label.mismatched(m, create)]
+        elif m.family == scores.FAMILY:
+            parts += [a + "\n" for a in scores.aggregate(m, create)]
         elif m.family == ranking.FAMILY:
             parts += [a + "\n" for a in ranking.aggregate(m, create)]
             parts += [a + "\n" for a in ranking.refused(m, create, ranking_steps)]

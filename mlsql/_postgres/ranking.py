@@ -29,6 +29,7 @@ from mlsql._postgres.forms import (
     create_aggregates,
     final_name,
     finals,
+    param_checks,
     plpgsql,
     signature,
     step_function,
@@ -286,12 +287,7 @@ def _step_body(m: Measure, weighted: bool, given: list[str], slots: list[Any]) -
     row's value, then the mean's sums."""
     func = pg_lit(m.name)
     lines, extra = row_value(m)
-    declare = []
-    statements = []
-    for p in m.params:
-        value = p.name if p.name in given else str(pg_lit(p.default))
-        declare.append(f"v_{p.name} float8;")
-        statements.append(f"  v_{p.name} := _mlsql_check_{p.name}({value}, {func});")
+    declare, statements = param_checks(m, given)
     if weighted:
         statements.append(f"  w := _mlsql_weight(sample_weight, {func});")
     unknown = " OR ".join(f"{name} IS NULL" for name in m.inputs)
