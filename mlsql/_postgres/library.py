@@ -1,5 +1,6 @@
 """The PostgreSQL SQL library: the label-set, binary, rule, single-label, regression,
-label-average, Hivemall, ranked-list and bounded score families as functions and aggregates.
+label-average, Hivemall, ranked-list, bounded score and agreement families as functions and
+aggregates.
 
 Written from the registry (:mod:`mlsql.measures.multilabel`; the binary family in
 :mod:`mlsql._postgres.binary`, the single-label one in :mod:`mlsql._postgres.single_label`) and the formulas
@@ -33,6 +34,7 @@ from mlsql._cache import cache_dir
 from mlsql._formulas import RowStats
 from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres import (
+    agreement,
     binary,
     class_tables,
     counts,
@@ -77,6 +79,7 @@ FAMILIES = (
     "hivemall",
     ranking.FAMILY,
     scores.FAMILY,
+    agreement.FAMILY,
 )
 KINDS = ("set", "row", "aggregate", "from_counts")
 #: the label-set family's kinds here (its stored counts' functions are not)
@@ -107,6 +110,8 @@ def included(m: Measure) -> bool:
         return ranking.included(m)
     if m.family == scores.FAMILY:
         return scores.included(m)
+    if m.family == agreement.FAMILY:
+        return agreement.included(m)
     if counts.included(m):
         return True
     if m.family not in FAMILIES or m.kind not in LABEL_SET_KINDS:
@@ -123,8 +128,6 @@ GAPS = {
     "the database runs them there)",
     "class_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
     "the database runs them there)",
-    "agreement": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of the "
-    "database runs them there)",
     "curves": "not yet in the PostgreSQL library: a curve's rows are the distinct scores",
     "thresholds": "not yet in the PostgreSQL library",
     ("label_based", "row"): "not yet in the PostgreSQL library",
@@ -443,7 +446,7 @@ def library(*, replace: bool = False) -> str:
         "-- (multilabel_counts, merge_counts, micro_f1_from_counts, ...); the ranked-list",
         "-- aggregates (precision_at, ndcg, map_score, bpref, graded_ndcg, ...); the bounded",
         "-- score aggregates (logloss, brier_score_loss, expected_calibration_error, binned_auc,",
-        "-- binned_average_precision_score).",
+        "-- binned_average_precision_score); Fleiss' kappa and Cochran's Q.",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -473,6 +476,7 @@ def library(*, replace: bool = False) -> str:
         hivemall,
         ranking,
         scores,
+        agreement,
     )
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     parts += [
@@ -509,6 +513,8 @@ def library(*, replace: bool = False) -> str:
         elif m.family == single_label.SL.FAMILY:
             parts += [a + "\n" for a in single_label.aggregate(m, create)]
             parts += [a + "\n" for a in single_label.mismatched(m, create)]
+        elif m.family == agreement.FAMILY:
+            parts += [a + "\n" for a in agreement.aggregate(m, create)]
         elif m.family == scores.FAMILY:
             parts += [a + "\n" for a in scores.aggregate(m, create)]
         elif m.family == ranking.FAMILY:
