@@ -1871,11 +1871,22 @@ def _bootstrap_tables() -> dict[str, tuple[pa.Table, list[Any]]]:
             ),
             ["auc", "logloss"],
         ),
+        # a true class and a map class -> probability per row (jsonb on PostgreSQL): unscored
+        # true classes, a NULL score, NULL rows
+        "class scores": (
+            _scored_rows(11, n, one_label=True).rename_columns(["g", "actual", "predicted", "w"]),
+            [
+                "multiclass_brier_score",
+                ("multiclass_calibration_error", {"n_bins": 4, "norm": "l2"}),
+            ],
+        ),
     }
 
 
 @pytest.mark.long  # the README's suite is at its ten minutes; .ci/run runs this after it
-@pytest.mark.parametrize("kind", ["label sets", "label lists", "classes", "numbers", "scores"])
+@pytest.mark.parametrize(
+    "kind", ["label sets", "label lists", "classes", "numbers", "scores", "class scores"]
+)
 def test_bootstrap_is_the_duckdb_engine_s(live: Live, kind: str) -> None:
     """bootstrap over an ibis table: the statistics table computed in its database, the
     draws every engine's, so the same seed gives the DuckDB engine's estimates and
@@ -1908,8 +1919,8 @@ def test_bootstrap_is_the_duckdb_engine_s(live: Live, kind: str) -> None:
 
 
 def test_bootstrap_refusals_are_the_engines(live: Live) -> None:
-    """A negative weight and numbers where labels belong: the DuckDB engine's messages; the
-    class scores, not computed over ibis yet, refused with the reason."""
+    """A negative weight, numbers where labels belong and a class probability above 1: the
+    DuckDB engine's messages."""
     data, _ = _bootstrap_tables()["label sets"]
     bad = data.set_column(3, "w", pa.array([-1.0] * data.num_rows))
     with pytest.raises(MlsqlError, match="sample_weight") as ours:
@@ -1927,10 +1938,18 @@ def test_bootstrap_refusals_are_the_engines(live: Live) -> None:
         r"labels per row\. Got actual float64\.$",
     ):
         mlsql.bootstrap(live.table(numbers), "actual", "predicted", ["micro_f1"])
-    with pytest.raises(
-        MlsqlError, match=r"does not take multiclass_brier_score yet: its statistics \(class"
-    ):
-        mlsql.bootstrap(live.table(data), "actual", "predicted", ["multiclass_brier_score"])
+    scored = pa.table(
+        {
+            "actual": ["a", "b"],
+            "scores": pa.array([[("a", 1.5)], [("b", 0.5)]], pa.map_(pa.string(), pa.float64())),
+        }
+    )
+    with pytest.raises(MlsqlError) as ours:
+        mlsql.bootstrap(live.table(scored), "actual", "scores", ["multiclass_brier_score"])
+    with pytest.raises(MlsqlError) as duck:
+        mlsql.bootstrap(scored, "actual", "scores", ["multiclass_brier_score"])
+    assert str(ours.value) == str(duck.value)
+    assert "probabilities in [0, 1] for predicted. Got a value above 1." in str(ours.value)
 
 
 # ---------------------------------------------------------------- compare
@@ -2013,6 +2032,40 @@ def test_compare_is_the_duckdb_engine_s(live: Live) -> None:
     # paired on g: 180 rows, 9 distinct (model, g) keys
     with pytest.raises(MlsqlError, match=r"must be unique within each model .* 171 repeated"):
         mlsql.compare(table, "actual", "predicted", ["micro_f1"], id="g")
+
+
+def test_compare_of_class_scores_is_the_duckdb_engine_s(live: Live) -> None:
+    """compare of the class-score measures over an ibis table: each (model, id) row's numbers
+    computed in the database, the pairs of one id joined there: the DuckDB engine's rows."""
+    rng = random.Random(9)
+    rows = []
+    for i in range(40):
+        actual = rng.choice(["a", "b", "c", None])
+        for model in ("A", "B"):
+            chosen = rng.sample(["a", "b", "c"], rng.randint(0, 3))
+            scores = [(c, rng.choice([0.0, 0.25, 0.5, 1.0])) for c in chosen]
+            w = rng.choice([1.0, 2.0, None])
+            rows.append({"id": i, "model": model, "actual": actual, "scores": scores, "w": w})
+    data = pa.Table.from_pylist(
+        rows,
+        schema=pa.schema(
+            [
+                ("id", pa.int64()),
+                ("model", pa.string()),
+                ("actual", pa.string()),
+                ("scores", pa.map_(pa.string(), pa.float64())),
+                ("w", pa.float64()),
+            ]
+        ),
+    )
+    chosen = ["multiclass_brier_score", ("multiclass_calibration_error", {"n_bins": 3})]
+    for weight in (None, "w"):
+        kw = {"n_resamples": 50, "seed": 2, "sample_weight": weight}
+        got = mlsql.compare(live.table(data), "actual", "scores", chosen, **kw).to_pyarrow()
+        want = mlsql.compare(data, "actual", "scores", chosen, con=duck_connection(), **kw)
+        assert got.column_names == want.columns
+        rows_got = [tuple(r.values()) for r in got.to_pylist()]
+        assert _rows_equal(rows_got, want.fetchall()), weight
 
 
 def test_compare_takes_hostile_names_as_names(live: Live) -> None:

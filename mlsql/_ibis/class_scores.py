@@ -59,6 +59,8 @@ ACTUAL, SCORES, KNOWN = "__mlsql_csa", "__mlsql_css", "__mlsql_csk"
 #: label is its true class, its check code and 1 where a jsonb score is no number
 ROW = "__mlsql_csr"
 LOSS, MISSED, WIDTH, CONFIDENCE, CORRECT = (f"__mlsql_cs{c}" for c in "lmvcy")
+#: a row's lowest and highest probability (NULL where it scores none): bootstrap's tuple
+LOW, HIGH = "__mlsql_cslo", "__mlsql_cshi"
 CODE, NOT_A_NUMBER = "__mlsql_cscode", "__mlsql_csb"
 
 
@@ -124,6 +126,8 @@ def per_row(rows: ir.Table, keys: list[str], weighted: bool) -> ir.Table:
         WIDTH: p.count().cast(FLOAT) + 1.0 - hit.max(),
         CONFIDENCE: top.max().fill_null(0.0),
         "__mlsql_cspred": _smallest((p.notnull() & (p == top)).ifelse(label, null(label.type()))),
+        LOW: p.min(),
+        HIGH: p.max(),
         CODE: cells["__mlsql_cscode"].min(),
         NOT_A_NUMBER: cells["__mlsql_csb"].max(),
     }

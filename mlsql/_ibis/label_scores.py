@@ -307,12 +307,12 @@ def check_code(s: Any) -> Any:
     )
 
 
-def check_message(func: str, code: Any) -> str:
-    """The message of the check code ``code`` of :func:`check_code`."""
+def check_message(func: str, code: Any, name: str = "scores") -> str:
+    """The message of the check code ``code`` of :func:`check_code` (the input ``name``)."""
     c = int(code) - 1
     if c < len(CP.NOT_FINITE):
-        return CP.finite_value_message(func, "scores", CP.NOT_FINITE[c])
-    return CP.probability_value_message(func, "scores", CP.OUT_OF_RANGE[c - len(CP.NOT_FINITE)])
+        return CP.finite_value_message(func, name, CP.NOT_FINITE[c])
+    return CP.probability_value_message(func, name, CP.OUT_OF_RANGE[c - len(CP.NOT_FINITE)])
 
 
 def _brier(item: EV.Item, ops: IbisOps, side: str, n: Any) -> Any:

@@ -14,7 +14,10 @@ model row's statistics of one id (:func:`compare`).
 
 The tuples of the regression and score measures, and of the label averages, are about one
 per row (their values rarely repeat), so what comes back grows with the rows there, as on
-DuckDB. Not yet over ibis: the class-score measures (their per-row numbers).
+DuckDB. The class-score measures' tuple is a row's numbers
+(:data:`mlsql._resample.numbers.CLASS_SCORE_STATS`), computed by the class scores' per-row
+pass (:func:`mlsql._ibis.class_scores.per_row`) after the probabilities' checks; an unknown
+row's numbers are NULL.
 """
 
 from __future__ import annotations
@@ -27,18 +30,21 @@ import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 import pyarrow as pa
 
+from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
 from mlsql._ibis import backend_name, stats
 from mlsql._ibis.evaluate import checked_weight
 from mlsql._ibis.ops import FLOAT, Checks, raise_failed_rows, same, where
 from mlsql._resample import front, run
 
+#: the statistics computed as a table of their own (:func:`_class_score_rows`)
+RAN = ("class_scores",)
 #: the statistics tables not computed over ibis yet
 NOT_YET_MESSAGE = (
     "{func} on an ibis table ({backend}) does not take {measure} yet: its statistics "
     "({stats}) are not computed through ibis so far (the label-set, label-average, "
-    "single-label, regression and score measures are). Run {func} on DuckDB, Polars "
-    "or Spark."
+    "single-label, regression, score and class-score measures are). Run {func} on DuckDB, "
+    "Polars or Spark."
 )
 
 
@@ -93,7 +99,7 @@ def _rows(
     """Each row's group columns, statistics and weight (``__mlsql_g<k>``, ``__mlsql_t<k>``,
     ``__mlsql_w``), once the measures are ones computed here, the inputs' types fit them and
     the weight's check has passed (a query of its own)."""
-    if req.stats not in ("label_sets", "label_lists", "classes", "regression", "scores"):
+    if req.stats not in ("label_sets", "label_lists", "classes", "regression", "scores", *RAN):
         raise MlsqlError(
             NOT_YET_MESSAGE.format(
                 func=req.func,
@@ -110,12 +116,67 @@ def _rows(
         weight = checked_weight(req.func, table[sample_weight], checks)
     if checks.items:
         raise_failed_rows(checks, table.select(**checks.projected))
+    if req.stats in RAN:  # a table of its own: :func:`_class_score_rows`
+        return {
+            **{f"__mlsql_g{k}": table[b] for k, b in enumerate(req.by)},
+            "__mlsql_w": weight,
+        }
     values = _statistics(req, table[actual], table[predicted])
     return {
         **{f"__mlsql_g{k}": table[b] for k, b in enumerate(req.by)},
         **{f"__mlsql_t{k}": v for k, v in enumerate(values)},
         "__mlsql_w": weight,
     }
+
+
+def _class_score_rows(
+    req: front.Request,
+    table: ir.Table,
+    actual: str,
+    predicted: str,
+    given: dict[str, ir.Value],
+) -> ir.Table:
+    """Each row's ``given`` columns (groups, weight, and compare's model and id) and its
+    class-score numbers ``__mlsql_t0`` .. (NULL where a side is), once the label and the
+    scores' types and the probabilities pass every engine's checks."""
+    from mlsql._ibis import class_scores as CSI
+    from mlsql._ibis import label_scores as LSI
+    from mlsql._resample.numbers import CLASS_SCORE_STATS
+
+    a, scores = table[actual], table[predicted]
+    kinds = [stats.kind(a.type()), stats.kind(LSI.score_labels(req.func, scores))]
+    LT.check_labels(req.func, ("actual", "predicted"), kinds, [str(a.type()), str(scores.type())])
+    known = a.notnull() & scores.notnull()
+    rows = table.select(**given, **{CSI.KNOWN: known, CSI.ACTUAL: a, CSI.SCORES: scores})
+    keys = list(given)
+    per_row = CSI.per_row(rows, keys, False)
+    failed = per_row.aggregate(
+        code=per_row[CSI.CODE].min(), bad=per_row[CSI.NOT_A_NUMBER].max()
+    ).to_pyarrow()
+    code, bad = failed["code"][0].as_py(), failed["bad"][0].as_py()
+    if bad is not None:
+        raise MlsqlError(LSI.JSON_MESSAGE.format(func=req.func))
+    if code is not None:
+        raise MlsqlError(LSI.check_message(req.func, code, "predicted"))
+    numbers = [
+        per_row[CSI.LOSS] + per_row[CSI.MISSED],
+        per_row[CSI.WIDTH],
+        per_row[CSI.CONFIDENCE],
+        per_row[CSI.CORRECT],
+        per_row[CSI.LOW],
+        per_row[CSI.HIGH],
+    ]
+    assert len(numbers) == len(CLASS_SCORE_STATS)
+    named = {f"__mlsql_t{k}": x.cast(FLOAT) for k, x in enumerate(numbers)}
+    out = per_row.select(*keys, **named)
+    unknown = rows.filter(~rows[CSI.KNOWN]).select(
+        *keys, **{name: ibis.null(FLOAT) for name in named}
+    )
+    return out.union(unknown).select(
+        *[k for k in keys if k.startswith("__mlsql_g")],
+        *named,
+        *[k for k in keys if not k.startswith("__mlsql_g")],
+    )
 
 
 def _statistics_table(req: front.Request, query: ir.Table) -> Any:
@@ -164,7 +225,10 @@ def bootstrap(
         "bootstrap", table.columns, named, by, measures, n_resamples, confidence, seed
     )
     columns = _rows(req, table, actual, predicted, sample_weight)
-    rows = table.select(**columns).group_by(list(columns)).aggregate(__mlsql_m=ibis._.count())
+    source = table.select(**columns)
+    if req.stats in RAN:
+        source = _class_score_rows(req, table, actual, predicted, columns)
+    rows = source.group_by(source.columns).aggregate(__mlsql_m=ibis._.count())
     out = run.bootstrap(
         _statistics_table(req, rows),
         len(req.by),
@@ -217,9 +281,12 @@ def compare(
         "compare", table.columns, named, by, measures, n_resamples, confidence, seed, test
     )
     columns = _rows(req, table, actual, predicted, sample_weight)
-    stats = [c for c in columns if not c.startswith("__mlsql_g")]
-    groups = [c for c in columns if c.startswith("__mlsql_g")]
-    rows = table.select(**columns, __mlsql_model=table[model], __mlsql_id=table[id])
+    pair = {"__mlsql_model": table[model], "__mlsql_id": table[id]}
+    rows = table.select(**columns, **pair)
+    if req.stats in RAN:
+        rows = _class_score_rows(req, table, actual, predicted, {**columns, **pair})
+    stats = [c for c in rows.columns if c.startswith(("__mlsql_t", "__mlsql_w"))]
+    groups = [c for c in rows.columns if c.startswith("__mlsql_g")]
     totals = {
         r["__mlsql_model"]: int(r["n"])
         for r in rows.group_by("__mlsql_model").aggregate(n=ibis._.count()).to_pyarrow().to_pylist()
