@@ -38,6 +38,7 @@ from mlsql._postgres import (
     binary,
     class_tables,
     counts,
+    curves,
     hivemall,
     label_based,
     label_report,
@@ -121,14 +122,13 @@ def included(m: Measure) -> bool:
 
 #: the tables the library holds as set-returning functions (written apart from the loop over
 #: the registry's measures: :mod:`.class_tables`, :mod:`.label_tables`, :mod:`.label_report`)
-TABLES = (*class_tables.COLUMNS, "label_metrics", "multilabel_report")
+TABLES = (*class_tables.COLUMNS, "label_metrics", "multilabel_report", *curves.ROW_TYPES)
 #: why the library leaves out a family's (or a kind's) measures, where it does
 GAPS = {
     "label_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
     "the database runs them there)",
     "class_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
     "the database runs them there)",
-    "curves": "not yet in the PostgreSQL library: a curve's rows are the distinct scores",
     "thresholds": "not yet in the PostgreSQL library",
     ("label_based", "row"): "not yet in the PostgreSQL library",
     "confusion_matrix_wide": "a PostgreSQL function's result columns are fixed: one column per "
@@ -446,7 +446,8 @@ def library(*, replace: bool = False) -> str:
         "-- (multilabel_counts, merge_counts, micro_f1_from_counts, ...); the ranked-list",
         "-- aggregates (precision_at, ndcg, map_score, bpref, graded_ndcg, ...); the bounded",
         "-- score aggregates (logloss, brier_score_loss, expected_calibration_error, binned_auc,",
-        "-- binned_average_precision_score); Fleiss' kappa and Cochran's Q.",
+        "-- binned_average_precision_score); Fleiss' kappa and Cochran's Q; the score curves",
+        "-- (roc_curve, precision_recall_curve, det_curve, confusion_matrix_at_thresholds).",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -477,6 +478,7 @@ def library(*, replace: bool = False) -> str:
         ranking,
         scores,
         agreement,
+        curves,
     )
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     parts += [
@@ -485,6 +487,7 @@ def library(*, replace: bool = False) -> str:
             *class_tables.tables(create),
             *label_tables.tables(create),
             *label_report.tables(create),
+            *curves.tables(create),
         ]
     ]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far

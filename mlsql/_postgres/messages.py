@@ -87,3 +87,21 @@ def integer_check(p: Param, create: str) -> str:
     ok = ["x = floor(x)", f"x >= {pg_lit(float(c.low))}"]
     ok.append(f"x <= {pg_lit(float(c.high))}" if c.high is not None else "x < 'Infinity'::float8")
     return check_function(p, ok, create)
+
+
+def boolean_check(p: Param, create: str, result: str = "boolean", value: str = "x") -> str:
+    """``_mlsql_check_<name>(x boolean, func)``: ``value`` (SQL of ``x``, of type ``result``)
+    where ``x`` is not NULL; NULL is DuckDB's error for ``p`` (Python's None)."""
+    values = {"func": "func", "shown": "shown"}
+    return f"""-- _mlsql_check_{p.name}(x, func): {p.name}, a boolean (not NULL).
+{create} FUNCTION _mlsql_check_{p.name}(x boolean, func text) RETURNS {result}
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := 'None';
+BEGIN
+  IF x IS NOT NULL THEN
+    RETURN {value};
+  END IF;
+  {raise_statement(param_message(p), values)}
+END
+$f$;"""

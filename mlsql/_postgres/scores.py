@@ -38,7 +38,7 @@ from mlsql._postgres.forms import (
     signature,
     step_function,
 )
-from mlsql._postgres.messages import integer_check, param_message, raise_statement
+from mlsql._postgres.messages import boolean_check, integer_check, param_message, raise_statement
 from mlsql._postgres.ops import PgSql, RowOps, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure
 from mlsql._weights import WeightedOps
@@ -328,18 +328,6 @@ END
 $f$;"""
         )
     true_code, false_code = (CODES["scale_by_half"].index(v) for v in ("true", "false"))
-    out.append(
-        f"""-- _mlsql_check_scale_by_half(x, func): a boolean scale_by_half as its code.
-{create} FUNCTION _mlsql_check_scale_by_half(x boolean, func text) RETURNS float8
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
-DECLARE
-  shown text := 'None';
-BEGIN
-  IF x IS NOT NULL THEN
-    RETURN CASE WHEN x THEN {true_code} ELSE {false_code} END;
-  END IF;
-  {raise_statement(param_message(P.SCALE_BY_HALF), values)}
-END
-$f$;"""
-    )
+    code = f"CASE WHEN x THEN {true_code} ELSE {false_code} END"
+    out.append(boolean_check(P.SCALE_BY_HALF, create, "float8", code))
     return out
