@@ -40,6 +40,7 @@ from mlsql._postgres import (
     counts,
     curves,
     hivemall,
+    indicators,
     label_based,
     label_report,
     label_tables,
@@ -104,7 +105,7 @@ def included(m: Measure) -> bool:
     if m.family == regression.RG.FAMILY:
         return regression.included(m)
     if m.family == label_based.LB.FAMILY:
-        return label_based.included(m)
+        return label_based.included(m) or m.name in indicators.NAMES
     if m.family == "hivemall":
         return m.name == "fmeasure"
     if m.family == ranking.FAMILY:
@@ -121,16 +122,18 @@ def included(m: Measure) -> bool:
 
 
 #: the tables the library holds as set-returning functions (written apart from the loop over
-#: the registry's measures: :mod:`.class_tables`, :mod:`.label_tables`, :mod:`.label_report`)
+#: the registry's measures: :mod:`.class_tables`, :mod:`.label_tables`, :mod:`.label_report`,
+#: :mod:`.curves`)
 TABLES = (*class_tables.COLUMNS, "label_metrics", "multilabel_report", *curves.ROW_TYPES)
-#: why the library leaves out a family's (or a kind's) measures, where it does
+#: why the library leaves out a family's measures (or a measure), where it does
 GAPS = {
-    "label_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
-    "the database runs them there)",
-    "class_scores": "not yet in the PostgreSQL library (mlsql.evaluate over an ibis table of "
-    "the database runs them there)",
+    "label_scores": "its scores are a map label -> score per row, which PostgreSQL has not "
+    "(mlsql.evaluate over an ibis table of the database reads a jsonb object as one and runs "
+    "it there)",
+    "class_scores": "its scores are a map class -> probability per row, which PostgreSQL has "
+    "not (mlsql.evaluate over an ibis table of the database reads a jsonb object as one and "
+    "runs it there)",
     "thresholds": "not yet in the PostgreSQL library",
-    ("label_based", "row"): "not yet in the PostgreSQL library",
     "confusion_matrix_wide": "a PostgreSQL function's result columns are fixed: one column per "
     "class cannot be; crosstab the rows of confusion_matrix",
 }
@@ -160,7 +163,7 @@ def missing() -> dict[str, str]:
     for m in measures():
         if offers(m):
             continue
-        why = reasons.get(m.name) or GAPS.get(m.name) or GAPS.get((m.family, m.kind))
+        why = reasons.get(m.name) or GAPS.get(m.name)
         out[m.name] = why or GAPS[m.family]
     return out
 
@@ -488,6 +491,7 @@ def library(*, replace: bool = False) -> str:
             *label_tables.tables(create),
             *label_report.tables(create),
             *curves.tables(create),
+            *indicators.functions(create),
         ]
     ]
     steps: set[str] = set()  # the signatures of the mismatch steps written so far
@@ -511,6 +515,8 @@ def library(*, replace: bool = False) -> str:
             parts += [a + "\n" for a in counts.from_counts(m, create)]
         elif m.family == "hivemall":
             parts += [a + "\n" for a in hivemall.aggregates(create, ROW_STATS)]
+        elif m.name in indicators.NAMES:
+            continue  # written with the tables
         elif m.family == label_based.LB.FAMILY:
             parts += [a + "\n" for a in label_based.aggregate(m, create)]
         elif m.family == single_label.SL.FAMILY:

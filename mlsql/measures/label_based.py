@@ -426,6 +426,13 @@ for _name, _summary in STANDALONE.items():
     )
 
 # ------------------------------------------------------------------ indicator columns
+#: every engine's errors of labels_from_indicators: as many names as indicators, each 0 or 1
+INDICATOR_COUNT_MESSAGE = (
+    "labels_from_indicators needs one label name per indicator. Got {} indicators and {} labels."
+)
+INDICATOR_VALUE_MESSAGE = (
+    "labels_from_indicators takes indicators 0 or 1 (or booleans). Got {} instead."
+)
 declare(
     "labels_from_indicators",
     "row",

@@ -653,12 +653,12 @@ def _aggregates(q: Qualify, ops: SqlOps) -> list[Macro]:
 
 def _indicators(q: Qualify) -> list[Macro]:
     bad_length = sql_message(
-        "labels_from_indicators needs one label name per indicator. Got {} indicators and {} labels.",
+        LB.INDICATOR_COUNT_MESSAGE,
         "CAST(len(indicators) AS VARCHAR)",
         "CAST(len(labels) AS VARCHAR)",
     )
     bad_value = sql_message(
-        "labels_from_indicators takes indicators 0 or 1 (or booleans). Got {} instead.",
+        LB.INDICATOR_VALUE_MESSAGE,
         "CAST(v AS VARCHAR)",
     )
     return [

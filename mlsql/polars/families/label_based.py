@@ -473,10 +473,7 @@ def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence
     cols = [pl.col(c) if isinstance(c, str) else c for c in indicators]
     names = list(labels)
     if len(cols) != len(names):
-        raise MlsqlError(
-            "labels_from_indicators needs one label name per indicator. "
-            f"Got {len(cols)} indicators and {len(names)} labels."
-        )
+        raise MlsqlError(LB.INDICATOR_COUNT_MESSAGE.format(len(cols), len(names)))
     picked = [
         pl.when(c.cast(pl.Float64) == 1).then(pl.lit(name)).otherwise(None)
         for c, name in zip(cols, names, strict=True)

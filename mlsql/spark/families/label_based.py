@@ -519,10 +519,7 @@ def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[
     cols = [to_column(c, "labels_from_indicators", "indicators") for c in indicators]
     names = list(labels)
     if len(cols) != len(names):
-        raise MlsqlError(
-            "labels_from_indicators needs one label name per indicator. "
-            f"Got {len(cols)} indicators and {len(names)} labels."
-        )
+        raise MlsqlError(LB.INDICATOR_COUNT_MESSAGE.format(len(cols), len(names)))
     picked = [
         F.when(c.cast("double") == 1, F.lit(name)) for c, name in zip(cols, names, strict=True)
     ]
