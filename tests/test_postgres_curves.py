@@ -183,3 +183,15 @@ def test_errors_say_what_duckdb_says(pg: Any, duck: Any, call: str, row: str) ->
     duck.execute(f"CREATE OR REPLACE TABLE t AS {make.replace('::float8', '::DOUBLE')}")
     duck_call = call.replace(" => ", " := ")
     check_same_error(pg, f"SELECT * FROM {call}", duck, f"SELECT * FROM {duck_call}")
+
+
+def test_every_row_s_weight_is_checked(pg: Any, duck: Any) -> None:
+    """As DuckDB's tables: a negative weight fails the query on a row whose label is NULL."""
+    make = "SELECT * FROM (VALUES (1, 0.5, 1.0), (NULL, 0.5, -1.0)) v(y, s, w)"
+    pg.execute("DROP TABLE IF EXISTS t")
+    pg.execute(f"CREATE TABLE t AS {make}")
+    duck.execute(f"CREATE OR REPLACE TABLE t AS {make}")
+    call = "roc_curve('t', 'y', 's', sample_weight => 'w')"
+    check_same_error(
+        pg, f"SELECT * FROM {call}", duck, f"SELECT * FROM {call.replace(' => ', ' := ')}"
+    )

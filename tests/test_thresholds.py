@@ -54,14 +54,23 @@ def _probabilities(seed: int, n: int = 60) -> pa.Table:
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("n_bins", [1, 7, 10])
 def test_calibration_table_is_sklearns_curve_and_its_ece(engine, seed, n_bins):
-    from sklearn.calibration import calibration_curve
-
     if engine.name == "spark" and (seed, n_bins) != (0, 10):
         pytest.skip("Spark: one case (the tables are the same engine-neutral formulas)")
     t = _probabilities(seed)
     got = _rows(
         run_table(engine, "calibration_table", t, "actual", "prob", n_bins=n_bins), CAL_COLUMNS
     )
+    ece = engine.aggregate(
+        "expected_calibration_error", t, columns=("actual", "prob"), n_bins=n_bins
+    )
+    check_uniform_bins(got, t, n_bins, ece)
+
+
+def check_uniform_bins(got: list[dict[str, Any]], t: pa.Table, n_bins: int, ece: float) -> None:
+    """The uniform calibration bins ``got`` of table ``t``: the oracle's, scikit-learn's
+    calibration_curve, and ``ece`` (the engine's expected_calibration_error) their own ECE."""
+    from sklearn.calibration import calibration_curve
+
     pairs = [
         (y, p)
         for y, p in zip(t["actual"].to_pylist(), t["prob"].to_pylist(), strict=True)
@@ -73,9 +82,6 @@ def test_calibration_table_is_sklearns_curve_and_its_ece(engine, seed, n_bins):
     )
     assert np.allclose([r["observed_rate"] for r in got], prob_true, rtol=1e-12, atol=0)
     assert np.allclose([r["mean_score"] for r in got], prob_pred, rtol=1e-12, atol=0)
-    ece = engine.aggregate(
-        "expected_calibration_error", t, columns=("actual", "prob"), n_bins=n_bins
-    )
     assert math.isclose(O.expected_calibration_error(got), ece, rel_tol=1e-12)
 
 

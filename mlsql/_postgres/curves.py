@@ -81,6 +81,23 @@ def _kept(name: str) -> str:
     return str(pg_lit(CV.counts_point_kept(NEIGHBOURS[1])))
 
 
+def known_rows(func: str, score: str, check: str = "_mlsql_finite") -> str:
+    """The ``known`` CTE of a table over scores, a ``format`` template (%1$I the label
+    column, %2$I the score's, %3$s the table, %4$s the row's weight): y 1.0 or 0.0, the
+    score ``s`` (``check``: finite, or a probability), ``w``; the rows with both sides and a
+    weight > 0. As DuckDB's tables: every row's weight is checked, a label where it is known,
+    a score where its label is (the filter adds the three tests, so none is skipped)."""
+    return f"""checked AS (
+      SELECT CASE WHEN _mlsql_binary_flag(%1$I, 'actual', {func}) THEN 1.0
+          WHEN %1$I IS NOT NULL THEN 0.0 END AS y,
+        {check}(CASE WHEN %1$I IS NOT NULL THEN %2$I END, {pg_lit(score)}, {func}) + 0.0 AS s,
+        %4$s AS w
+      FROM %3$s),
+    known AS (
+      SELECT y, s, w FROM checked
+      WHERE (y IS NOT NULL)::int + (s IS NOT NULL)::int + coalesce((w > 0)::int, 0) = 3)"""
+
+
 def query(name: str) -> str:
     """The curve's query, a ``format`` template: %1$I the label column, %2$I the score's,
     %3$s the table, %4$s the row's weight (SQL); $1 the coded zero_division, $2
@@ -89,12 +106,9 @@ def query(name: str) -> str:
     values = CV.values(RowOps(), name, s, PgSql("zd"))
     select = ", ".join(f"({pg_lit(v)})::float8" for v in values.values())
     func = pg_lit(name)
-    return f"""WITH known AS (
-      SELECT CASE WHEN _mlsql_binary_flag(%1$I, 'actual', {func}) THEN 1.0 ELSE 0.0 END AS y,
-        _mlsql_finite(%2$I, 'score', {func}) + 0.0 AS s, %4$s AS w
-      FROM %3$s WHERE %1$I IS NOT NULL AND %2$I IS NOT NULL),
+    return f"""WITH {known_rows(str(func), "score")},
     steps AS (
-      SELECT s, sum(y * w) AS hits, sum(w) AS n FROM known WHERE w > 0 GROUP BY s),
+      SELECT s, sum(y * w) AS hits, sum(w) AS n FROM known GROUP BY s),
     cumulative AS (
       SELECT s AS threshold, sum(hits) OVER o AS tp, sum(n - hits) OVER o AS fp,
         sum(hits) OVER () AS pos, sum(n - hits) OVER () AS neg

@@ -36,6 +36,7 @@ from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres import (
     agreement,
     binary,
+    calibration,
     class_tables,
     counts,
     curves,
@@ -124,7 +125,13 @@ def included(m: Measure) -> bool:
 #: the tables the library holds as set-returning functions (written apart from the loop over
 #: the registry's measures: :mod:`.class_tables`, :mod:`.label_tables`, :mod:`.label_report`,
 #: :mod:`.curves`)
-TABLES = (*class_tables.COLUMNS, "label_metrics", "multilabel_report", *curves.ROW_TYPES)
+TABLES = (
+    *class_tables.COLUMNS,
+    "label_metrics",
+    "multilabel_report",
+    *curves.ROW_TYPES,
+    calibration.NAME,
+)
 #: why the library leaves out a family's measures (or a measure), where it does
 GAPS = {
     "label_scores": "its scores are a map label -> score per row, which PostgreSQL has not "
@@ -133,7 +140,8 @@ GAPS = {
     "class_scores": "its scores are a map class -> probability per row, which PostgreSQL has "
     "not (mlsql.evaluate over an ibis table of the database reads a jsonb object as one and "
     "runs it there)",
-    "thresholds": "not yet in the PostgreSQL library",
+    "label_thresholds": "its scores are a map label -> score per row, which PostgreSQL has not "
+    "(mlsql.evaluate over an ibis table of the database reads a jsonb object as one)",
     "confusion_matrix_wide": "a PostgreSQL function's result columns are fixed: one column per "
     "class cannot be; crosstab the rows of confusion_matrix",
 }
@@ -450,7 +458,8 @@ def library(*, replace: bool = False) -> str:
         "-- aggregates (precision_at, ndcg, map_score, bpref, graded_ndcg, ...); the bounded",
         "-- score aggregates (logloss, brier_score_loss, expected_calibration_error, binned_auc,",
         "-- binned_average_precision_score); Fleiss' kappa and Cochran's Q; the score curves",
-        "-- (roc_curve, precision_recall_curve, det_curve, confusion_matrix_at_thresholds).",
+        "-- (roc_curve, precision_recall_curve, det_curve, confusion_matrix_at_thresholds) and",
+        "-- calibration_table; labels_from_indicators and indicators_from_labels.",
         "-- Load with:",
         "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
         "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
@@ -482,6 +491,7 @@ def library(*, replace: bool = False) -> str:
         scores,
         agreement,
         curves,
+        calibration,
     )
     parts += [h + "\n" for h in helpers(create) + [x for f in families for x in f.helpers(create)]]
     parts += [
@@ -491,6 +501,7 @@ def library(*, replace: bool = False) -> str:
             *label_tables.tables(create),
             *label_report.tables(create),
             *curves.tables(create),
+            *calibration.tables(create),
             *indicators.functions(create),
         ]
     ]
