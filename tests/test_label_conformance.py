@@ -229,3 +229,19 @@ def test_gatto_errata_are_not_reproduced(engine):
     assert not close(got["micro_precision"], 0.9622642)
     assert got["wlp"] == 0.25
     assert not close(got["subset_accuracy"], got["label_accuracy_micro"])
+
+
+@pytest.mark.parametrize("bad", [2, -1])
+def test_an_indicator_other_than_0_or_1_is_one_error(engine, bad):
+    """Every engine refuses an indicator that is not 0 or 1 with one message (Polars and
+    Spark read such a value as 'not 1' before, where DuckDB refused it)."""
+    needs(engine, "labels_from_indicators")
+    table = pa.table({"a": pa.array([1, bad], pa.int32()), "b": pa.array([0, 1], pa.int32())})
+    with pytest.raises(Exception) as raised:
+        engine.lists_from_indicators(
+            table, {"actual": ["a", "b"], "predicted": ["a", "b"]}, ["a", "b"]
+        )
+    assert (
+        f"labels_from_indicators takes indicators 0 or 1 (or booleans). Got {bad} instead."
+        in str(raised.value)
+    )

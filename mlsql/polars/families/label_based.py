@@ -26,6 +26,7 @@ from mlsql._front import tables as T
 from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
+from mlsql.polars._checks import checked
 from mlsql.polars._dtypes import bounds, guarded, inner, kind, label_lists
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight as checked_weight
@@ -474,6 +475,14 @@ def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence
     names = list(labels)
     if len(cols) != len(names):
         raise MlsqlError(LB.INDICATOR_COUNT_MESSAGE.format(len(cols), len(names)))
+    cols = [
+        checked(
+            c,
+            lambda v: ~v.cast(pl.Float64).is_in([0.0, 1.0]),
+            lambda v: LB.INDICATOR_VALUE_MESSAGE.format(v),
+        )
+        for c in cols
+    ]
     picked = [
         pl.when(c.cast(pl.Float64) == 1).then(pl.lit(name)).otherwise(None)
         for c, name in zip(cols, names, strict=True)

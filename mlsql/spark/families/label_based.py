@@ -520,6 +520,14 @@ def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[
     names = list(labels)
     if len(cols) != len(names):
         raise MlsqlError(LB.INDICATOR_COUNT_MESSAGE.format(len(cols), len(names)))
+    before, after = LB.INDICATOR_VALUE_MESSAGE.split("{}")
+    cols = [  # a value other than 0 or 1 (booleans: true, false) fails the query
+        F.when(
+            ~c.cast("double").isin(0.0, 1.0),
+            F.raise_error(F.concat(F.lit(before), c.cast("string"), F.lit(after))),
+        ).otherwise(c)
+        for c in cols
+    ]
     picked = [
         F.when(c.cast("double") == 1, F.lit(name)) for c, name in zip(cols, names, strict=True)
     ]
