@@ -55,6 +55,37 @@ class ZeroDivision:
         """Whether averages leave undefined ratios out (NaN and 'ignore')."""
         return self.kind in ("nan", "ignore")
 
+    def undefined(
+        self,
+        when: Callable[[Any, Any, Any], Any],
+        nothing_to_score: Any,
+        *,
+        constant: Callable[[float], Any] = lambda v: v,
+        nan: Callable[[], Any] | None = None,
+        null: Any = None,
+    ) -> Any:
+        """The value of an undefined ratio under this convention, for an engine that knows it
+        when the expression is built (every ``undefined`` of the engines' ops, written once):
+        ``constant`` of 0 or 1, NaN (``nan()`` where given, else ``constant`` of it), ``null``
+        for 'ignore', and for 'diagnose' ``when(nothing_to_score, 1.0, 0.0)``.
+
+        Examples
+        --------
+        >>> ZeroDivision("ignore").undefined(None, None, null="NULL")
+        'NULL'
+        >>> ZeroDivision("value", 1.0).undefined(None, None)
+        1.0
+        >>> ZeroDivision("diagnose").undefined(lambda c, a, b: a if c else b, True)
+        1.0
+        """
+        if self.kind == "value":
+            return constant(self.value)
+        if self.kind == "nan":
+            return constant(float("nan")) if nan is None else nan()
+        if self.kind == "ignore":
+            return null
+        return when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+
     @classmethod
     def of(cls, checked: Any) -> ZeroDivision:
         """The convention of a checked option: 0, 1, 'nan', 'diagnose' or 'ignore'."""

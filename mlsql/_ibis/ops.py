@@ -458,13 +458,7 @@ class IbisOps:
 
     def undefined(self, zero_division: ZeroDivision, nothing_to_score: Any) -> Any:
         """The value of an undefined ratio under ``zero_division``."""
-        if zero_division.kind == "value":
-            return zero_division.value
-        if zero_division.kind == "nan":
-            return self.nan()
-        if zero_division.kind == "ignore":
-            return null()
-        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+        return zero_division.undefined(self.when, nothing_to_score, nan=self.nan, null=null())
 
     def skips_undefined(self, zero_division: ZeroDivision) -> bool:
         """Whether averages leave undefined values out (NaN and 'ignore')."""

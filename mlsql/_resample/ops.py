@@ -121,13 +121,7 @@ class WeightedOps:
 
     def undefined(self, zero_division: ZeroDivision, nothing_to_score: Any) -> Any:
         """The value of an undefined ratio under ``zero_division``."""
-        if zero_division.kind == "value":
-            return zero_division.value
-        if zero_division.kind == "nan":
-            return float("nan")
-        if zero_division.kind == "ignore":
-            return None
-        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+        return zero_division.undefined(self.when, nothing_to_score)
 
     def skips_undefined(self, zero_division: ZeroDivision) -> bool:
         """Whether averages leave undefined values out (NaN and 'ignore')."""

@@ -69,13 +69,7 @@ class PolarsOps:
         """The value of an undefined ratio under ``zero_division``."""
         if not isinstance(zero_division, ZeroDivision):
             raise TypeError("PolarsOps needs a validated ZeroDivision (mlsql._params)")
-        if zero_division.kind == "value":
-            return zero_division.value
-        if zero_division.kind == "nan":
-            return float("nan")
-        if zero_division.kind == "ignore":
-            return None
-        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+        return zero_division.undefined(self.when, nothing_to_score)
 
     def skips_undefined(self, zero_division: ZeroDivision) -> bool:
         """Whether averages leave undefined values out (NaN and 'ignore')."""

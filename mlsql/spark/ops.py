@@ -79,13 +79,8 @@ class SparkOps:
         """The value of an undefined ratio under ``zero_division``."""
         if not isinstance(zero_division, ZeroDivision):
             raise TypeError("SparkOps needs a validated ZeroDivision (mlsql._params)")
-        if zero_division.kind == "value":
-            return F.lit(zero_division.value)
-        if zero_division.kind == "nan":
-            return F.lit(float("nan"))
-        if zero_division.kind == "ignore":
-            return F.lit(None).cast("double")
-        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+        null = F.lit(None).cast("double")
+        return zero_division.undefined(self.when, nothing_to_score, constant=F.lit, null=null)
 
     def skips_undefined(self, zero_division: ZeroDivision) -> bool:
         """Whether averages leave undefined values out (NaN and 'ignore')."""

@@ -106,13 +106,13 @@ class SparkSqlOps:
         )
 
     def undefined(self, zero_division: P.ZeroDivision, nothing_to_score: Any) -> Sql:
-        if zero_division.kind == "value":
-            return self.text(str(number(zero_division.value)))
-        if zero_division.kind == "nan":
-            return self.nan()
-        if zero_division.kind == "ignore":
-            return self.text("CAST(NULL AS DOUBLE)")
-        return self.when(nothing_to_score, 1.0, 0.0)
+        return zero_division.undefined(
+            self.when,
+            nothing_to_score,
+            constant=lambda v: self.text(str(number(v))),
+            nan=self.nan,
+            null=self.text("CAST(NULL AS DOUBLE)"),
+        )
 
     def skips_undefined(self, zero_division: P.ZeroDivision) -> bool:
         return zero_division.skips_undefined
