@@ -282,9 +282,11 @@ def _refusals(m: Measure) -> list[tuple[tuple[str, ...], str]]:
     return out
 
 
-def _step_body(m: Measure, weighted: bool, given: list[str], slots: list[Any]) -> str:
+def _step_body(
+    m: Measure, weighted: bool, given: list[str], slots: list[Any], shared: list[str]
+) -> str:
     """The step's plpgsql: the parameters and weight checked, an unknown row skipped, the
-    row's value, then the mean's sums."""
+    row's value, then the mean's sums (``shared``: the row's variables, declared first)."""
     func = pg_lit(m.name)
     lines, extra = row_value(m)
     declare, statements = param_checks(m, given)
@@ -293,7 +295,7 @@ def _step_body(m: Measure, weighted: bool, given: list[str], slots: list[Any]) -
     unknown = " OR ".join(f"{name} IS NULL" for name in m.inputs)
     statements.append(f"  IF {unknown} THEN RETURN st; END IF;")
     statements += [*lines, *add_row(slots), "  RETURN st;"]
-    return plpgsql(declare + extra, statements)
+    return plpgsql(shared + declare + extra, statements)
 
 
 def aggregate(m: Measure, create: str) -> list[str]:
@@ -316,8 +318,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
             given = [a.split(" ")[0] for a in trailing]
             args = [f"{name} {t}" for name, t in zip(m.inputs, types, strict=True)] + trailing
             step = f"_mlsql_{m.name}_step"
-            body = _step_body(m, weighted, given, slots)
-            body = body.replace("DECLARE\n", "DECLARE\n" + "".join(f"  {d}\n" for d in shared), 1)
+            body = _step_body(m, weighted, given, slots, shared)
             comment = f"{m.name}({', '.join(a.split(' ')[0] for a in args)}): {m.summary}"
             out.append(step_function(create, step, args, body, comment))
             init = "{" + ",".join(["0"] * size) + "}"
