@@ -172,7 +172,7 @@ def test_report_is_a_typed_function_with_its_own_help() -> None:
     signature = inspect.signature(mlsql.report)
     assert list(signature.parameters) == [
         "data", "actual", "predicted", "by", "labels", "beta", "zero_division", "sep",
-        "min_support", "con", "source", "slices",
+        "min_support", "con", "source", "slices", "sample_weight",
     ]  # fmt: skip
     assert signature.return_annotation == "Report"
     page = pydoc.render_doc(mlsql.report, renderer=pydoc.plaintext)

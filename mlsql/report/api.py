@@ -27,6 +27,7 @@ def report(
     con: Any = None,
     source: str | None = None,
     slices: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Report:
     """Evaluate predictions and return the whole report as a :class:`~mlsql.report.Report`.
 
@@ -65,6 +66,9 @@ def report(
         value of each column (numeric ones in quartile bins), worst first,
         with bootstrap intervals and adjusted p-values
         (:mod:`mlsql.report.slicing`); the HTML page draws them as a forest plot.
+    sample_weight : str, optional
+        A column of row weights (finite numbers >= 0; a NULL weight skips the
+        row), as every measure takes it: supports and counts become total weights.
 
     Returns
     -------
@@ -103,7 +107,8 @@ def report(
     for column in by_names:
         if column in (actual, predicted):
             raise MlsqlError(f"The 'by' column {column!r} of {func} is a label column.")
-    candidates = slicing.check_slices(slices, func, (actual, predicted))
+    weights = _weight_column(sample_weight, (actual, predicted, *by_names), func)
+    candidates = slicing.check_slices(slices, func, (actual, predicted, sample_weight))
     settings = Settings(
         by=by_names,
         labels=tuple(labels) if labels is not None else None,
@@ -111,6 +116,7 @@ def report(
         zero_division=zero_division,
         sep=sep,
         min_support=min_support,
+        sample_weight=sample_weight,
     )
     name = engine_of(data)
     if name == "duckdb":
@@ -124,7 +130,7 @@ def report(
     else:
         engine = ENGINES[name]()
     # the frame keeps the slices' columns beside the group columns
-    kept = (*by_names, *(c for c in candidates or () if c not in by_names))
+    kept = (*by_names, *weights, *(c for c in candidates or () if c not in by_names))
     frame, single = engine.from_source(data, actual, predicted, kept, sep)
     if source is None:
         source = data if isinstance(data, str) else type(data).__name__
@@ -132,6 +138,24 @@ def report(
     if candidates is None:
         return out
     return slicing.add_slices(out, engine, frame, actual, predicted, settings, candidates)
+
+
+def _weight_column(sample_weight: Any, taken: Sequence[str], func: str) -> tuple[str, ...]:
+    """``(sample_weight,)``, or ``()`` without one; a name that is no column name, or a label
+    or group column, is an error."""
+    if sample_weight is None:
+        return ()
+    if not isinstance(sample_weight, str) or not sample_weight:
+        raise MlsqlError(
+            f"The 'sample_weight' parameter of {func} must be a column name or None. "
+            f"Got {sample_weight!r}."
+        )
+    if sample_weight in taken:
+        raise MlsqlError(
+            f"The 'sample_weight' column {sample_weight!r} of {func} is a label or 'by' "
+            "column: give a column of its own."
+        )
+    return (sample_weight,)
 
 
 def _connection(data: Any, con: Any, func: str) -> Any:

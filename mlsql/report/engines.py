@@ -270,11 +270,8 @@ class DataFrames:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Per group the single-label measures; the non-zero (actual, predicted) counts
         (with ``sample_weight``: the weighted measures, and the cells' total weights)."""
-        ops, fn = self.ops, self.ops.functions()
+        ops = self.ops
         values = self._first_labels(frame, actual, predicted)
-        weight = {} if sample_weight is None else {"sample_weight": sample_weight}
-        exprs = [getattr(fn, m)(actual, predicted, **weight).alias(m) for m in SINGLE_MEASURES]
-        measures = ops.aggregate(values, by, exprs)
         known = [actual, predicted, *([sample_weight] if sample_weight else [])]
         count = ops.count() if sample_weight is None else ops.total(sample_weight)
         cells = ops.aggregate(
@@ -282,7 +279,41 @@ class DataFrames:
             [*by, ops.col(actual).alias("actual"), ops.col(predicted).alias("predicted")],
             [count.alias("count")],
         )
-        return ops.rows(measures), ops.rows(cells)
+        return self._measures(values, actual, predicted, by, sample_weight), ops.rows(cells)
+
+    def _measures(
+        self,
+        values: Any,
+        actual: str,
+        predicted: str,
+        by: Sequence[str],
+        sample_weight: str | None,
+    ) -> list[dict[str, Any]]:
+        """Per group the single-label measures, from the engine's ``evaluate``: counts per
+        (group, actual, predicted) cell, then the formulas, so memory grows with the groups'
+        cells, never their rows (Spark's class-wise Columns collect a group's rows).
+
+        The group columns are renamed for the call, so a group column may be named as one of
+        ``evaluate``'s own columns (``measure``, ``estimate``)."""
+        ops = self.ops
+        keys = {f"__mlsql_by{k}": b for k, b in enumerate(by)}
+        kept = [actual, predicted, *([sample_weight] if sample_weight else [])]
+        columns = [*(ops.col(b).alias(k) for k, b in keys.items()), *map(ops.col, kept)]
+        renamed = ops.select(values, columns)
+        long = ops.functions().evaluate(
+            renamed,
+            actual,
+            predicted,
+            list(SINGLE_MEASURES),
+            by=list(keys) or None,
+            sample_weight=sample_weight,
+        )
+        found: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for row in ops.rows(long):
+            group = tuple(row[k] for k in keys)
+            entry = found.setdefault(group, {b: row[k] for k, b in keys.items()})
+            entry[row["measure"]] = row["estimate"]
+        return list(found.values())
 
     def resample(
         self,

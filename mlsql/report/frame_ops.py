@@ -62,6 +62,10 @@ class PolarsOps:
         """``frame`` with the named columns added or replaced."""
         return frame.with_columns(e.alias(n) for n, e in columns.items()) if columns else frame
 
+    def select(self, frame: Any, exprs: Sequence[Any]) -> Any:
+        """A frame of ``exprs`` (expressions of ``frame``'s columns), one row per row."""
+        return frame.select(*exprs)
+
     def aggregate(self, frame: Any, keys: Sequence[Any], exprs: Sequence[Any]) -> Any:
         """``exprs`` per group of ``keys`` (over the whole frame without keys)."""
         return frame.group_by(*keys).agg(exprs) if keys else frame.select(exprs)
@@ -155,6 +159,10 @@ class SparkOps:
         for name, column in columns.items():
             frame = frame.withColumn(name, column)
         return frame
+
+    def select(self, frame: Any, exprs: Sequence[Any]) -> Any:
+        """A frame of ``exprs`` (expressions of ``frame``'s columns), one row per row."""
+        return frame.select(*exprs)
 
     def aggregate(self, frame: Any, keys: Sequence[Any], exprs: Sequence[Any]) -> Any:
         """``exprs`` per group of ``keys`` (over the whole frame without keys)."""
