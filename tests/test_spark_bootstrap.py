@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -139,6 +140,47 @@ def test_numbers_resample_on_the_driver_within_its_budget(budget: str | None) ->
             assert g[2:] == pytest.approx(w[2:], rel=1e-12)
         else:  # in the executors: Spark's own draws
             assert g[2:] != pytest.approx(w[2:], rel=1e-12)
+
+
+@pytest.mark.parametrize("func", ["bootstrap", "compare"])
+def test_averages_past_the_drivers_budget_are_a_clear_error(func: str) -> None:
+    """The macro averages resample each distinct pair of label sets on the driver: past the
+    budget the call says so (and how to go on) instead of filling the driver; within it,
+    the DuckDB engine's result exactly."""
+    import mlsql.spark as ms
+    from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
+    from tests.engines.spark_engine import session
+
+    actual, predicted = simulate(random.Random(9), 30)
+    other = simulate(random.Random(10), 30)[1]
+    data = (
+        table(actual, predicted) if func == "bootstrap" else paired_table(actual, predicted, other)
+    )
+    args = ("actual", "predicted", ["macro_f1"])
+    conf = session().conf
+    conf.set(DRIVER_TUPLES_CONF, "5")
+    try:
+        message = (
+            f"{func}: the macro and weighted averages of label lists resample each distinct "
+            "pair of label sets on Spark's driver, and this table holds more than 5 of them "
+            f"(the Spark conf {DRIVER_TUPLES_CONF}, default 1,000,000, is how many the driver "
+            "may hold). Raise it with the driver's memory, or resample a micro or samples "
+            "measure (drawn in the executors), or sample the rows."
+        )
+        with pytest.raises(MlsqlError, match=re.escape(message)):
+            getattr(ms, func)(spark_frame(data, 2), *args, n_resamples=20)
+        conf.set(DRIVER_TUPLES_CONF, "1000")
+        got = [
+            tuple(r)
+            for r in getattr(ms, func)(spark_frame(data, 2), *args, n_resamples=20).collect()
+        ]
+    finally:
+        conf.unset(DRIVER_TUPLES_CONF)
+    want = run_engine("duckdb", func, data, *args, n_resamples=20)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        for x, y in zip(g, w, strict=True):
+            assert x == (y if isinstance(y, str | None) else pytest.approx(y, rel=1e-12))
 
 
 def _weighted_sets() -> pa.Table:

@@ -31,8 +31,11 @@ the statistics table, one tuple per distinct statistics with its rows m.
   numbers within the budget: the distinct tuples are collected and resampled
   by :mod:`mlsql._resample.run` with numpy, exactly as the DuckDB and Polars
   engines do (same seed, same result). The driver holds every distinct
-  tuple: for class scores, every row (about 100 bytes each), plus a batch of
-  resample weights (about 64 MB).
+  tuple (for class scores about every row, some 100 bytes each) plus a batch
+  of resample weights (about 64 MB); a table of the averages or class scores
+  past the budget's tuples is an error that says so once one more than the
+  budget is read (:func:`mlsql.spark.resample_exec.held_rows`), not a driver
+  out of memory.
 """
 
 from __future__ import annotations
@@ -165,7 +168,7 @@ def bootstrap(
     if req.stats in X.KINDS:  # None: resampled in the executors
         rows = X.driver_rows(req, tuples)
     else:
-        rows = [tuple(r) for r in tuples.collect()]
+        rows = X.held_rows(req, tuples, "bootstrap")
     if rows is None:
         out = X.bootstrap(req, measures, tuples, groups, names)
     else:
@@ -248,7 +251,7 @@ def compare(
         if req.stats in X.KINDS:  # None: resampled in the executors
             collected = X.driver_rows(req, joined)
         else:
-            collected = [tuple(r) for r in joined.collect()]
+            collected = X.held_rows(req, joined, "compare")
         if collected is None:
             counted = joined.groupBy(_MODEL).agg(F.sum("count")).collect()
             ids = {r[0]: r[1] for r in counted}

@@ -93,12 +93,50 @@ def driver_rows(req: front.Request, tuples: DataFrame) -> list[tuple[Any, ...]] 
     collected, in one scan."""
     if req.stats not in NUMBER_KINDS:
         return None
-    conf = tuples.sparkSession.conf.get(DRIVER_TUPLES_CONF, None)
-    budget = DRIVER_TUPLES if conf is None else _budget(conf)
+    budget = _driver_budget(tuples)
     if budget <= 0:
         return None
     rows = [tuple(r) for r in tuples.limit(budget + 1).collect()]
     return rows if len(rows) <= budget else None
+
+
+#: what the driver-side kinds resample, in the words of :func:`held_rows`' refusal
+_HELD = {
+    "label_lists": (
+        "the macro and weighted averages of label lists resample each distinct pair of label sets",
+        "resample a micro or samples measure (drawn in the executors), or sample the rows",
+    ),
+    "class_scores": (
+        "the class-score measures resample each row's scores (about a tuple per row)",
+        "sample the rows",
+    ),
+}
+
+
+def held_rows(req: front.Request, tuples: DataFrame, func: str) -> list[tuple[Any, ...]]:
+    """The statistics table ``tuples`` of a kind resampled only on the driver (the label-set
+    averages, the class scores), collected; past the budget (:data:`DRIVER_TUPLES`, or the
+    Spark conf) an error that says so instead of a driver that runs out of memory.
+
+    At most the budget and one more tuple are collected, in one scan."""
+    budget = _driver_budget(tuples)
+    rows = [tuple(r) for r in tuples.limit(budget + 1).collect()]
+    if len(rows) <= budget:
+        return rows
+    what, instead = _HELD.get(req.stats, ("these measures resample their tuples", ""))
+    raise MlsqlError(
+        f"{func}: {what} on Spark's driver, and this table holds more than {budget:,} of "
+        f"them (the Spark conf {DRIVER_TUPLES_CONF}, default {DRIVER_TUPLES:,}, is how many "
+        f"the driver may hold). Raise it with the driver's memory{', or ' if instead else ''}"
+        f"{instead}."
+    )
+
+
+def _driver_budget(tuples: DataFrame) -> int:
+    """The most tuples the driver collects: the session's :data:`DRIVER_TUPLES_CONF`, else
+    :data:`DRIVER_TUPLES`."""
+    conf = tuples.sparkSession.conf.get(DRIVER_TUPLES_CONF, None)
+    return DRIVER_TUPLES if conf is None else _budget(conf)
 
 
 def _budget(conf: str) -> int:
