@@ -255,6 +255,19 @@ def in_shard(nodeid: str, k: int, n: int) -> bool:
     return zlib.crc32(nodeid.encode()) % n == k
 
 
+@pytest.fixture(scope="module")
+def duck() -> Any:
+    """A DuckDB connection with mlsql's macros: what the PostgreSQL library's tests compare
+    against (a module that needs tables in it defines its own)."""
+    import duckdb
+
+    import mlsql
+
+    con = duckdb.connect()
+    mlsql.register(con)
+    return con
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Any:
     """A PostgreSQL server for the session (tests/pg_server.py): Debian's binaries on a Unix

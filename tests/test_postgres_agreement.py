@@ -14,11 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pytest
 
-import mlsql
 from mlsql._postgres.library import included
 from mlsql._registry import Measure, measures
 from tests.references import REFERENCES
@@ -85,13 +83,6 @@ BAD_CALLS = [
     ("fleiss_kappa(x)", "(1)"),
     ("cochrans_q_statistic(x, w)", "(ARRAY[1, 0], -1.0)"),
 ]
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 @pytest.mark.parametrize(("pg_call", "rows"), BAD_CALLS)

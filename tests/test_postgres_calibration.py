@@ -9,12 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
 
-import mlsql
 from tests.test_postgres_library import check_same_error, library_database
 from tests.test_thresholds import (
     CAL_COLUMNS,
@@ -79,13 +77,6 @@ def test_quantile_bins_are_sklearns_curve(pg: Any, seed: int, n_bins: int) -> No
     _same(got, want)
     for r, w in zip(got, want, strict=True):
         assert (r["bin"], r["low"], r["high"]) == (w["bin"], w["low"], w["high"])
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])

@@ -13,11 +13,9 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pytest
 
-import mlsql
 from mlsql._postgres.curves import ROW_TYPES
 from mlsql._postgres.library import missing
 from mlsql.measures import curves as CV
@@ -109,13 +107,6 @@ def test_roc_curve_drops_as_scikit_learn_does(pg: Any) -> None:
             want = sklearn_dropped(ky, [r["s"] for r in kept], [r["w"] for r in kept])
             got = curve(pg, "roc_curve", True, drop_intermediate=True, zero_division=NAN)
             assert same(got, want), seed
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 @pytest.mark.parametrize("zero_division", [0, 1, NAN, "diagnose", "ignore"])

@@ -9,10 +9,8 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import pytest
 
-import mlsql
 from tests.test_postgres_library import check_same_error, library_database
 
 psycopg = pytest.importorskip("psycopg")
@@ -77,13 +75,6 @@ def test_the_round_trip(pg: Any) -> None:
         " ARRAY['a', 'b', 'c']), ARRAY['a', 'b', 'c'])"
     ).fetchone()[0]
     assert got == ["a", "c"]
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 BAD_CALLS = [

@@ -13,11 +13,9 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pytest
 
-import mlsql
 from mlsql._postgres import regression
 from mlsql._postgres.library import included
 from mlsql._registry import Measure, measures
@@ -122,13 +120,6 @@ def test_far_from_zero(pg: Any, offset: float) -> None:
         got["pearson_corr_squared"] = got.pop("pearson_corr") ** 2
         for name, value in want.items():
             assert got[name] == pytest.approx(float(value), rel=1e-12), (name, weight)
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 BAD_CALLS = [

@@ -13,11 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pytest
 
-import mlsql
 from mlsql._postgres import scores
 from mlsql._postgres.library import included, missing
 from mlsql._registry import Measure, measures
@@ -158,13 +156,6 @@ BAD_CALLS = [
         "(1, 0.5)",
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 @pytest.mark.parametrize(("pg_call", "duckdb_call", "row"), BAD_CALLS)

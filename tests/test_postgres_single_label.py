@@ -13,11 +13,9 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pytest
 
-import mlsql
 from mlsql._postgres import single_label
 from mlsql._postgres.library import included
 from mlsql._registry import Measure, measures
@@ -153,13 +151,6 @@ def test_weights_count_as_repeated_rows(pg: Any) -> None:
     check_weights_repeat_rows(
         pg, MEASURES, "classes", load, "pg-single-weights", weighted, (1, 1, 2, 3, None), 5
     )
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 def test_weights_of_zero_are_duckdb_s(pg: Any, duck: Any) -> None:
