@@ -142,11 +142,12 @@ def test_numbers_resample_on_the_driver_within_its_budget(budget: str | None) ->
             assert g[2:] != pytest.approx(w[2:], rel=1e-12)
 
 
-@pytest.mark.parametrize("func", ["bootstrap", "compare"])
+@pytest.mark.parametrize("func", ["compare"])
 def test_averages_past_the_drivers_budget_are_a_clear_error(func: str) -> None:
-    """The macro averages resample each distinct pair of label sets on the driver: past the
-    budget the call says so (and how to go on) instead of filling the driver; within it,
-    the DuckDB engine's result exactly."""
+    """compare of the macro averages resamples each distinct pair of label sets on the
+    driver: past the budget the call says so (and how to go on) instead of filling the
+    driver; within it, the DuckDB engine's result exactly. (bootstrap draws them in the
+    executors past the budget.)"""
     import mlsql.spark as ms
     from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
     from tests.engines.spark_engine import session
@@ -229,6 +230,11 @@ CALLS = {
         "bootstrap",
         _weighted_classes,
         {"measures": ["accuracy", ("f1_score", {"average": "macro"}), "cohen_kappa_score"]},
+    ),
+    "label averages": (
+        "bootstrap",
+        _weighted_sets,
+        {"measures": ["macro_f1", ("weighted_fbeta", {"beta": 2}), "micro_f1"]},
     ),
     "regression": ("bootstrap", _weighted_numbers, {"measures": ["r2", "rae", "mape", "rmse"]}),
     "scores": (
@@ -339,12 +345,16 @@ def _micro_f1(actual: list, predicted: list) -> Fraction:
     return Fraction(2 * tp, na + np_)
 
 
-@pytest.mark.parametrize("kind", ["label sets", "classes", "regression", "scores"])
+@pytest.mark.parametrize(
+    "kind", ["label sets", "label averages", "classes", "regression", "scores"]
+)
 def test_intervals_match_duckdb_within_monte_carlo_error(kind: str, executors: None) -> None:
     n_resamples = 1000
-    if kind == "label sets":
+    if kind.startswith("label"):
         actual, predicted = simulate(random.Random(11), 400)
         measures: list[Any] = ["micro_f1", "samples_f1", "subset_accuracy"]
+        if kind == "label averages":
+            measures = ["macro_f1", "weighted_recall", ("macro_fbeta", {"beta": 2}), "micro_f1"]
     else:
         rng = random.Random(12)
         actual = [rng.choice("wxyz") for _ in range(400)]

@@ -26,16 +26,20 @@ the statistics table, one tuple per distinct statistics with its rows m.
   and Fisher's randomization tests of numbers past the budget run there too
   (:mod:`mlsql.spark.resample_tests`); of labels, they read the distinct pairs
   of statistics tuples (a few) on the driver.
-- Driver-side: the macro and weighted multi-label averages (tuples are whole
-  label sets) and the class-score measures (about one tuple per row), and the
-  numbers within the budget: the distinct tuples are collected and resampled
-  by :mod:`mlsql._resample.run` with numpy, exactly as the DuckDB and Polars
-  engines do (same seed, same result). The driver holds every distinct
-  tuple (for class scores about every row, some 100 bytes each) plus a batch
-  of resample weights (about 64 MB); a table of the averages or class scores
-  past the budget's tuples is an error that says so once one more than the
-  budget is read (:func:`mlsql.spark.resample_exec.held_rows`), not a driver
-  out of memory.
+- The macro and weighted multi-label averages (tuples are whole label sets):
+  within the budget on the driver, as the numbers; past it ``bootstrap`` draws
+  them in the executors too, each resample's averages from ``ms.evaluate``'s
+  plan (per group, resample and label counts, summed exactly). ``compare``
+  of them past the budget is an error that says so.
+- Driver-side: the class-score measures (about one tuple per row), and the
+  numbers and averages within the budget: the distinct tuples are collected
+  and resampled by :mod:`mlsql._resample.run` with numpy, exactly as the
+  DuckDB and Polars engines do (same seed, same result). The driver holds
+  every distinct tuple (for class scores about every row, some 100 bytes
+  each) plus a batch of resample weights (about 64 MB); a table of class
+  scores (or a ``compare`` of averages) past the budget's tuples is an error
+  that says so once one more than the budget is read
+  (:func:`mlsql.spark.resample_exec.held_rows`), not a driver out of memory.
 """
 
 from __future__ import annotations
@@ -165,7 +169,7 @@ def bootstrap(
     names = [f"__mlsql_s{i}" for i in range(len(stats))]
     by_cols = [bound(df, b).alias(g) for b, g in zip(req.by, groups, strict=True)]
     tuples = df.groupBy(*by_cols, *stats).count()
-    if req.stats in X.KINDS:  # None: resampled in the executors
+    if req.stats in (*X.KINDS, X.AVERAGES):  # None: resampled in the executors
         rows = X.driver_rows(req, tuples)
     else:
         rows = X.held_rows(req, tuples, "bootstrap")

@@ -8,6 +8,8 @@ and each resample's measure is the measure on the tuples weighing k x weight:
 - label sets: the registry formula over (tp, |A|, |P|), weighted
   (:func:`mlsql._weights.weighted` with :class:`~mlsql.spark.ops.SparkOps`),
   as :mod:`mlsql._resample.run` evaluates it with numpy;
+- label lists (the macro and weighted averages, past the driver's budget):
+  ``ms.evaluate``'s plan over the tuples' lists (:func:`_averaged`);
 - one label per row: the engine's own weighted aggregate (``ms.accuracy``,
   ``ms.f1_score``... with ``sample_weight``) over the (actual, predicted)
   cells;
@@ -64,6 +66,9 @@ from mlsql.spark.ops import SparkOps, column
 KINDS = ("label_sets", "classes", "regression", "scores")
 #: the kinds of numbers, run as ``ms.evaluate`` plans them
 NUMBER_KINDS = ("regression", "scores")
+#: label lists (the macro and weighted averages): on the driver within its budget, past it
+#: in the executors over ``ms.evaluate``'s plan (:func:`_averaged`)
+AVERAGES = "label_lists"
 _OPS = SparkOps()
 #: compare's side of a stacked row (0 the baseline, 1 the model)
 _SIDE = "__mlsql_side"
@@ -79,8 +84,8 @@ DRIVER_TUPLES_CONF = "spark.mlsql.bootstrap.driverTuples"
 
 
 def driver_rows(req: front.Request, tuples: DataFrame) -> list[tuple[Any, ...]] | None:
-    """The statistics table ``tuples`` of numbers, collected to be resampled on the driver; or
-    None: it is resampled in the executors.
+    """The statistics table ``tuples`` of numbers or label lists (the averages), collected to
+    be resampled on the driver; or None: it is resampled in the executors.
 
     A table of regression values or scores holds about a tuple per row, and its resamples
     about 0.63 x tuples x resamples rows: Spark's row engine sorts and sums them at about
@@ -88,10 +93,12 @@ def driver_rows(req: front.Request, tuples: DataFrame) -> list[tuple[Any, ...]] 
     numpy resamples the collected tuples in seconds. So a table of at most
     :data:`DRIVER_TUPLES` tuples (about 150 MB on the driver) is resampled there, exactly as
     the DuckDB and Polars engines do (same seed, same result), and a larger one in the
-    executors: the driver's memory is bounded either way. Label sets and classes (a few
-    tuples) always resample in the executors. At most the budget and one more tuple are
+    executors: the driver's memory is bounded either way. The label lists of the macro and
+    weighted averages (a tuple per distinct pair of label sets: few or about one a row)
+    follow the same budget. Label sets and classes (a few tuples) always resample in the
+    executors. At most the budget and one more tuple are
     collected, in one scan."""
-    if req.stats not in NUMBER_KINDS:
+    if req.stats not in (*NUMBER_KINDS, AVERAGES):
         return None
     budget = _driver_budget(tuples)
     if budget <= 0:
@@ -224,6 +231,8 @@ def _measured(
     (the means first, then the centred sums), each over rows sorted by its terms.
     """
     keys = list(keys)
+    if req.stats == AVERAGES:
+        return _averaged(req, params, _ordered(rows, keys, order), keys, stats, kw, names)
     if req.stats not in NUMBER_KINDS:
         aggs = measure_columns(req, params, stats, kw)
         grouped = _ordered(rows, keys, order).groupBy(*keys)
@@ -239,6 +248,37 @@ def _measured(
         parts = _score_parts(picked, keys, items)
     found = reduce(lambda a, b: _beside(a, b, keys), parts)
     return found.select(*keys, *(F.col(f"__mlsql_v{i}").alias(n) for i, n in enumerate(names)))
+
+
+def _averaged(
+    req: front.Request,
+    params: Sequence[dict[str, Any]],
+    rows: DataFrame,
+    keys: list[str],
+    stats: Sequence[Column],
+    kw: Column,
+    names: Sequence[str],
+) -> DataFrame:
+    """The label-list measures of ``req`` (the macro and weighted averages, and any label-set
+    measure asked beside them) per ``keys``, over the tuples' label lists ``stats`` weighing
+    ``kw``: ``ms.evaluate``'s plan (per key and label counts, then the registry's per-label
+    formulas averaged), so memory grows with keys x labels, never the tuples. ``rows`` come
+    partitioned by ``keys`` and sorted, so the label-set measures' DOUBLE sums add in one
+    order; the per-label counts are exact sums."""
+    from mlsql.spark.evaluate import evaluate
+
+    entries = [(chosen.name, given) for chosen, given in zip(req.chosen, params, strict=True)]
+    sides = [stats[0].alias(EV.ROLES["actual"]), stats[1].alias(EV.ROLES["predicted"])]
+    picked = rows.select(*keys, *sides, kw.alias(EV.WEIGHT))
+    long = evaluate(
+        picked, EV.ROLES["actual"], EV.ROLES["predicted"], entries, by=keys, sample_weight=EV.WEIGHT
+    )
+    labels = [item.label for item in EV.items(entries, True, req.func)]
+    values = [
+        F.first(F.when(F.col("measure") == F.lit(label), F.col("estimate")), ignorenulls=True)
+        for label in labels
+    ]
+    return long.groupBy(*keys).agg(*(v.alias(n) for v, n in zip(values, names, strict=True)))
 
 
 def _score_parts(
