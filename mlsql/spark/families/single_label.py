@@ -393,14 +393,41 @@ def counts_by_class(classes: Column, values: Column) -> Column:
 
 def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Column]) -> Column:
     """The total weight ``w`` of the rows of each class (sorted, distinct), ``value(row)``
-    naming a row's class (NULL: in none)."""
+    naming a row's class (NULL: in none; every other class is one of ``classes``).
 
-    def of(c: Column) -> Column:
-        return F.aggregate(
-            rows, F.lit(0.0), lambda acc, r: acc + F.when(value(r) == c, r["w"]).otherwise(0.0)
+    The rows' (class, weight) are sorted with one (class, 0) per class, so each class is one
+    run, and each run's weights are added in sorted order: one sort of the rows, not a pass
+    over them per class (a thousand classes over half a million distinct cells took 54 s so),
+    and the same sum whatever order the rows were collected in.
+    """
+    keyed = F.filter(
+        F.transform(
+            rows, lambda r: F.struct(value(r).alias("k"), r["w"].cast("double").alias("w"))
+        ),
+        lambda x: x["k"].isNotNull(),
+    )
+    marks = F.transform(classes, lambda c: F.struct(c.alias("k"), F.lit(0.0).alias("w")))
+
+    def summed(s: Column) -> Column:
+        size = F.size(s)
+        ends = F.filter(
+            F.transform(
+                s, lambda x, i: F.when(i + 1 == size, i + 1).when(x["k"] != s[i + 1]["k"], i + 1)
+            ),
+            lambda e: e.isNotNull(),
         )
 
-    return F.transform(classes, of)
+        def run_sums(e: Column) -> Column:
+            def run(end: Column, j: Column) -> Column:
+                start = F.when(j == 0, 0).otherwise(e[j - 1])
+                part = F.slice(s, start + 1, end - start)
+                return F.aggregate(part, F.lit(0.0), lambda acc, x: acc + x["w"])
+
+            return F.transform(e, run)
+
+        return let(ends, run_sums)
+
+    return let(F.sort_array(F.concat(marks, keyed)), summed)
 
 
 def class_struct(actual: Column, predicted: Column, weight: Column | None = None) -> Column:
@@ -713,7 +740,9 @@ def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
             rows,
             lambda xs: F.array_max(
                 weights_by_class(
-                    F.array_distinct(F.transform(xs, lambda r: r["a"])), xs, lambda r: r["a"]
+                    F.sort_array(F.array_distinct(F.transform(xs, lambda r: r["a"]))),
+                    xs,
+                    lambda r: r["a"],
                 )
             ),
         )
@@ -999,7 +1028,7 @@ def _weighted_extreme(label: Column, most: bool, weight: Column) -> Column:
     rows = F.collect_list(F.when(known, F.struct(label.alias("a"), weight.alias("w"))))
 
     def ranked(xs: Column) -> Column:
-        classes = F.array_distinct(F.transform(xs, lambda r: r["a"]))
+        classes = F.sort_array(F.array_distinct(F.transform(xs, lambda r: r["a"])))
         totals = weights_by_class(classes, xs, lambda r: r["a"])
         sign = -1.0 if most else 1.0
         entries = F.transform(
