@@ -169,6 +169,109 @@ def _spark_scored(e: Env) -> Any:
     )
 
 
+def _spark_labels(e: Env) -> Any:
+    """The ints file as single labels: each row's first true and first predicted label (every
+    row has one; 1,000 classes), as doubles, the type MLlib's evaluators take; both sides of
+    the MLlib comparison read these two columns."""
+    F = e.F
+    return e.spark.read.parquet(e.f).select(
+        F.element_at("actual", 1).cast("double").alias("actual"),
+        F.element_at("predicted", 1).cast("double").alias("predicted"),
+    )
+
+
+def _spark_evaluate(
+    e: Env, df: Any, actual: str, predicted: str, *measures: Any
+) -> tuple[float, ...]:
+    """``mlsql.spark.evaluate``'s estimates, in the order asked (one row a measure)."""
+    return tuple(
+        r["estimate"] for r in e.mlsql.evaluate(df, actual, predicted, list(measures)).collect()
+    )
+
+
+#: mlsql's weighted F1, MLlib's ``weightedFMeasure`` (F1 per class weighed by its true count)
+WEIGHTED_F1 = ("f1_score", {"average": "weighted"})
+
+
+def mllib_multiclass(e: Env, *metrics: str) -> tuple[float, ...]:
+    """Single-label measures with Spark ML's ``MulticlassClassificationEvaluator``, one
+    ``evaluate`` (one pass over the data) per metric, as its API asks: the DataFrame form a
+    user reaches for first, on :func:`_spark_labels`' columns renamed ``label`` and
+    ``prediction``.
+
+    Parameters
+    ----------
+    e : Env
+        Environment with the file path and the Spark session.
+    *metrics : str
+        ``metricName`` values, e.g. ``"accuracy"``, ``"weightedFMeasure"``.
+
+    Returns
+    -------
+    tuple of float
+        One value per metric.
+    """
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+
+    F = e.F
+    df = _spark_labels(e).select(
+        F.col("actual").alias("label"), F.col("predicted").alias("prediction")
+    )
+    return tuple(MulticlassClassificationEvaluator(metricName=m).evaluate(df) for m in metrics)
+
+
+def mllib_multiclass_metrics(e: Env) -> tuple[float, float]:
+    """Accuracy and weighted F1 with Spark MLlib's RDD ``MulticlassMetrics``: the (prediction,
+    label) pairs of :func:`_spark_labels` as an RDD of tuples (through Python, as MLlib's
+    Python API takes them), both measures from the one object.
+
+    Parameters
+    ----------
+    e : Env
+        Environment with the file path and the Spark session.
+
+    Returns
+    -------
+    tuple of float
+        Accuracy and ``weightedFMeasure()``.
+    """
+    from pyspark.mllib.evaluation import MulticlassMetrics
+
+    metrics = MulticlassMetrics(_spark_labels(e).select("predicted", "actual").rdd.map(tuple))
+    return float(metrics.accuracy), float(metrics.weightedFMeasure())
+
+
+def mllib_binary(e: Env, *metrics: str, num_bins: int = 0) -> tuple[float, ...]:
+    """Binary measures with Spark ML's ``BinaryClassificationEvaluator`` on
+    :func:`_spark_scored`'s label (as double) and score (``rawPrediction``), one ``evaluate``
+    per metric.
+
+    Parameters
+    ----------
+    e : Env
+        Environment with the file path and the Spark session.
+    *metrics : str
+        ``"areaUnderROC"``, ``"areaUnderPR"``.
+    num_bins : int
+        ``numBins``: 0 is the exact curve (every distinct score, mlsql's ``auc`` and
+        ``area_under_pr``); the evaluator's default, 1000, down-samples the sorted scores.
+
+    Returns
+    -------
+    tuple of float
+        One value per metric.
+    """
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+
+    F = e.F
+    df = _spark_scored(e).select(
+        F.col("y").cast("double").alias("label"), F.col("s").alias("rawPrediction")
+    )
+    return tuple(
+        BinaryClassificationEvaluator(metricName=m, numBins=num_bins).evaluate(df) for m in metrics
+    )
+
+
 def mllib_micro_f1(e: Env) -> float:
     """Micro F1 with Spark MLlib's ``MultilabelMetrics``, the built-in Spark answer.
 
@@ -410,6 +513,26 @@ CASES: list[Case] = [
     Case("spark", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_spark_scored(e), "y", "s").agg(e.F.count(e.F.lit(1)), e.F.sum("tpr")).collect(), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     # MLlib's MultilabelMetrics on the same session: ratio to mlsql's Spark micro_f1; labels must be doubles, so ints only
     Case("mllib", "MultilabelMetrics micro F1", mllib_micro_f1, files=("ints",), baseline=("spark", "mlsql micro_f1")),
+    # single labels (the ints file's first true and first predicted label, doubles): mlsql's bounded
+    # ms.evaluate and its accuracy Column against their scan; MLlib's evaluators against ms.evaluate
+    Case("spark", "labels bare scan", lambda e: _spark_labels(e).agg(e.F.sum("actual"), e.F.sum("predicted")).collect(), files=("ints",)),
+    Case("spark", "mlsql evaluate accuracy", lambda e: _spark_evaluate(e, _spark_labels(e), "actual", "predicted", "accuracy"), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
+    Case("spark", "mlsql evaluate weighted f1", lambda e: _spark_evaluate(e, _spark_labels(e), "actual", "predicted", WEIGHTED_F1), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
+    Case("spark", "mlsql evaluate accuracy + weighted f1", lambda e: _spark_evaluate(e, _spark_labels(e), "actual", "predicted", "accuracy", WEIGHTED_F1), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
+    Case("spark", "mlsql accuracy Column", lambda e: _spark_labels(e).agg(e.mlsql.accuracy("actual", "predicted")).collect(), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
+    Case("mllib", "MulticlassClassificationEvaluator accuracy", lambda e: mllib_multiclass(e, "accuracy"), files=("ints",), baseline=("spark", "mlsql evaluate accuracy")),
+    Case("mllib", "MulticlassClassificationEvaluator weightedFMeasure", lambda e: mllib_multiclass(e, "weightedFMeasure"), files=("ints",), baseline=("spark", "mlsql evaluate weighted f1")),
+    Case("mllib", "MulticlassClassificationEvaluator accuracy + weightedFMeasure", lambda e: mllib_multiclass(e, "accuracy", "weightedFMeasure"), files=("ints",), baseline=("spark", "mlsql evaluate accuracy + weighted f1")),
+    Case("mllib", "MulticlassMetrics accuracy + weightedFMeasure", mllib_multiclass_metrics, files=("ints",), baseline=("spark", "mlsql evaluate accuracy + weighted f1")),
+    # binary (the curve cases' label and score, "scores bare scan"): ms.evaluate's sorted runs
+    # against BinaryClassificationEvaluator, exact (numBins 0) and at its default 1000 bins
+    Case("spark", "mlsql evaluate auc", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "auc"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    Case("spark", "mlsql evaluate area_under_pr", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "area_under_pr"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    Case("spark", "mlsql evaluate auc + area_under_pr", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "auc", "area_under_pr"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    Case("mllib", "BinaryClassificationEvaluator areaUnderROC", lambda e: mllib_binary(e, "areaUnderROC"), files=("strings",), baseline=("spark", "mlsql evaluate auc")),
+    Case("mllib", "BinaryClassificationEvaluator areaUnderPR", lambda e: mllib_binary(e, "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate area_under_pr")),
+    Case("mllib", "BinaryClassificationEvaluator areaUnderROC + areaUnderPR", lambda e: mllib_binary(e, "areaUnderROC", "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate auc + area_under_pr")),
+    Case("mllib", "BinaryClassificationEvaluator areaUnderROC + areaUnderPR numBins 1000", lambda e: mllib_binary(e, "areaUnderROC", "areaUnderPR", num_bins=1000), files=("strings",), baseline=("spark", "mlsql evaluate auc + area_under_pr")),
 ]
 # fmt: on
 

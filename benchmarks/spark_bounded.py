@@ -25,7 +25,8 @@ with ``test='student'`` or ``'fisher'`` over ``--rows`` rows: two models' predic
 ``--rows`` / 2 generated numbers, ``--resamples`` resamples and permutations, the bootstrap,
 the test's sums and draws in the executors) and ``student-driver`` (the same, the distinct
 pairs collected, resampled and tested on the driver with numpy, as a table within the
-driver's budget is).
+driver's budget is), ``report`` (``mlsql.report`` of the single-label rows: its tables,
+and accuracy, balanced accuracy, kappa and MCC per group).
 It also prints the driver's peak heap (the JVM's heap pools, reset before the
 measure) and the JVM's peak resident memory (``VmHWM``)::
 
@@ -70,6 +71,7 @@ def main() -> None:
             "student",
             "student-driver",
             "fisher",
+            "report",
         ),
         required=True,
     )
@@ -86,6 +88,7 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("OFF")
+    import mlsql
     import mlsql.spark as ms
     from mlsql.spark.families.single_label import over_labels
 
@@ -149,6 +152,10 @@ def main() -> None:
             for mode in tested
         },
         "binned": lambda: ms.evaluate(scored, "y", "s", binned, by="g").collect(),
+        "report": lambda: [
+            [row[m] for m in ("accuracy", "balanced_accuracy_score", "matthews_corrcoef")]
+            for row in mlsql.report(df, "actual", "predicted").summary
+        ],
         "auc": lambda: ms.evaluate(scored, "y", "s", ranked, by="g").collect(),
         "auc-column": lambda: (
             scored.groupBy("g")
