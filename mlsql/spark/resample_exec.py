@@ -130,12 +130,11 @@ def held_rows(req: front.Request, tuples: DataFrame, func: str) -> list[tuple[An
     rows = [tuple(r) for r in tuples.limit(budget + 1).collect()]
     if len(rows) <= budget:
         return rows
-    what, instead = _HELD.get(req.stats, ("these measures resample their tuples", ""))
+    what, instead = _HELD[req.stats]
     raise MlsqlError(
         f"{func}: {what} on Spark's driver, and this table holds more than {budget:,} of "
         f"them (the Spark conf {DRIVER_TUPLES_CONF}, default {DRIVER_TUPLES:,}, is how many "
-        f"the driver may hold). Raise it with the driver's memory{', or ' if instead else ''}"
-        f"{instead}."
+        f"the driver may hold). Raise it with the driver's memory, or {instead}."
     )
 
 

@@ -363,13 +363,8 @@ def runs(values: Column) -> Column:
     """
 
     def from_sorted(s: Column) -> Column:
-        size = F.size(s)
-        ends = F.filter(
-            F.transform(s, lambda x, i: F.when(i + 1 == size, i + 1).when(x != s[i + 1], i + 1)),
-            lambda e: e.isNotNull(),
-        )
         return let(
-            ends,
+            run_ends(s),
             lambda e: F.struct(
                 F.transform(e, lambda k: s[k - 1]).alias("values"),
                 F.transform(
@@ -379,6 +374,16 @@ def runs(values: Column) -> Column:
         )
 
     return let(values, from_sorted)
+
+
+def run_ends(s: Column, key: Callable[[Column], Column] = lambda x: x) -> Column:
+    """The 1-based end of each run of equal ``key`` in the sorted array ``s``: where the next
+    element's key differs, or the array ends."""
+    size = F.size(s)
+    ends = F.transform(
+        s, lambda x, i: F.when(i + 1 == size, i + 1).when(key(x) != key(s[i + 1]), i + 1)
+    )
+    return F.filter(ends, lambda e: e.isNotNull())
 
 
 def counts_by_class(classes: Column, values: Column) -> Column:
@@ -409,14 +414,6 @@ def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Co
     marks = F.transform(classes, lambda c: F.struct(c.alias("k"), F.lit(0.0).alias("w")))
 
     def summed(s: Column) -> Column:
-        size = F.size(s)
-        ends = F.filter(
-            F.transform(
-                s, lambda x, i: F.when(i + 1 == size, i + 1).when(x["k"] != s[i + 1]["k"], i + 1)
-            ),
-            lambda e: e.isNotNull(),
-        )
-
         def run_sums(e: Column) -> Column:
             def run(end: Column, j: Column) -> Column:
                 start = F.when(j == 0, 0).otherwise(e[j - 1])
@@ -425,7 +422,7 @@ def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Co
 
             return F.transform(e, run)
 
-        return let(ends, run_sums)
+        return let(run_ends(s, lambda x: x["k"]), run_sums)
 
     return let(F.sort_array(F.concat(marks, keyed)), summed)
 
