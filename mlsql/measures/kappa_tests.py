@@ -210,21 +210,49 @@ def _weighted_variances(t: dict[str, E]) -> tuple[E, E, E]:
     return kappa, var, var0
 
 
+def terms(ops: Any, s: ClassStats, weights: str = "none") -> dict[str, E]:
+    """The sums kappa's variances need under ``weights`` ("none", "linear", "quadratic" or
+    "matrix"), by name in :func:`term_names` order: :func:`_terms` or
+    :func:`_weighted_terms`. An engine may compute them in one node of its own
+    (``ClassStats.bind_kappa_terms``)."""
+    return _terms(ops, s) if weights == "none" else _weighted_terms(ops, s, weights)
+
+
+def term_names(weights: str) -> tuple[str, ...]:
+    """The names of :func:`terms` under ``weights``, in order.
+
+    Examples
+    --------
+    >>> term_names("none")
+    ('n', 'dis', 'chance', 'd', 't', 'u', 'sd', 's2')
+    >>> term_names("linear")
+    ('n', 'dis', 'chance', 'dd', 'dy', 'yy', 'ee', 'rc')
+    """
+    if weights == "none":
+        return ("n", "dis", "chance", "d", "t", "u", "sd", "s2")
+    return ("n", "dis", "chance", "dd", "dy", "yy", "ee", "rc")
+
+
 def _bound(ops: Any, s: ClassStats, body: Any, weights: str = "none") -> E:
     """``body(kappa, var_kappa, var_kappa0)`` with the sums bound once, NULL over no known
     rows (or known rows of total weight 0) and NaN where every row is of one class on both
     sides; ``weights`` "none" (plain kappa), "linear", "quadratic" or "matrix"."""
     plain = weights == "none"
-    t = _terms(ops, s) if plain else _weighted_terms(ops, s, weights)
-    names = list(t)
+    names = term_names(weights)
 
-    def inner(*values: E) -> E:
-        bound = dict(zip(names, values, strict=True))
+    def inner(bound: dict[str, E]) -> E:
         variances = _variances(bound) if plain else _weighted_variances(bound)
         value = ops.let(variances, body, "kappa_var")
         return ops.when(bound["chance"] == 0, ops.nan(), value)
 
-    value = ops.let(tuple(t.values()), inner, "kappa_terms")
+    if s.bind_kappa_terms is not None:  # the engine's node for the sums
+        value = s.bind_kappa_terms(weights, inner)
+    else:
+        t = terms(ops, s, weights)
+        assert tuple(t) == names, "kappa's terms out of term_names' order"
+        value = ops.let(
+            tuple(t.values()), lambda *v: inner(dict(zip(names, v, strict=True))), "kappa_terms"
+        )
     if s.rows is not None:  # weighted: known rows that all weigh 0 are no rows either
         value = ops.when(s.n == 0, None, value)
     return ops.when((s.n if s.rows is None else s.rows) == 0, None, value)

@@ -198,6 +198,11 @@ class ClassStats:
     #: ``weight_at(i, j)``: the given weights matrix's entry of the classes at positions i, j
     #: (``cohen_kappa_score`` with ``labels`` and a matrix; the class axis is then the labels)
     weight_at: Callable[[E, E], E] | None = None
+    #: ``bind_kappa_terms(weights, body)``: an engine's node for the sums of kappa's variances
+    #: (:func:`mlsql.measures.kappa_tests.terms`) under ``weights``, bound once and passed to
+    #: ``body`` as a dict by :func:`~mlsql.measures.kappa_tests.term_names` (DuckDB: one
+    #: macro per kind of weights, which the six kappa tests call instead of each writing them)
+    bind_kappa_terms: Callable[[str, Callable[..., E]], E] | None = None
 
     @property
     def counts(self) -> Counts:

@@ -32,6 +32,7 @@ from the data inside a macro. Run ``PIVOT confusion_matrix('t', 'actual',
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from mlsql import _params as P
@@ -45,6 +46,7 @@ from mlsql._formulas import FORMULAS, formula_params
 from mlsql._params import KAPPA_LABELS, KAPPA_WEIGHTS
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
+from mlsql.measures import kappa_tests as K
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 
@@ -140,10 +142,12 @@ def class_stats(
     pairs: Sql | None = None,
     weighted: bool = False,
     matrix: Sql | None = None,
+    kappa_terms: bool = False,
 ) -> SL.ClassStats:
     """The per-class statistics of a ``_mlsql_class_lists`` struct ``cl`` (``weighted``: of
     ``_mlsql_weighted_class_lists``, its pairs one (key, weight) entry per row); ``matrix``:
-    a DOUBLE[][] weights matrix over ``cl``'s classes (``cohen_kappa_score``'s labels)."""
+    a DOUBLE[][] weights matrix over ``cl``'s classes (``cohen_kappa_score``'s labels);
+    ``kappa_terms``: kappa's variance sums read from their macros (:func:`_kappa_terms`)."""
     size = Sql(f"len(struct_extract({cl}, 'classes'))")
 
     def at(field: str, var: str) -> Sql:
@@ -239,7 +243,49 @@ def class_stats(
         if matrix is None
         # cast: DuckDB 1.4 types an entry of a NULL list folded from a text as VARCHAR
         else lambda i, j: Sql(f"CAST({matrix}[{i} + 1][{j} + 1] AS DOUBLE)"),
+        bind_kappa_terms=None if not kappa_terms else partial(_bind_kappa_terms, q, weighted),
     )
+
+
+def _kappa_terms_name(weights: str, weighted: bool) -> str:
+    return f"_mlsql_kappa_terms_{weights}{'_weighted' if weighted else ''}_of"
+
+
+def _kappa_terms_params(weights: str) -> tuple[str, ...]:
+    return ("cl", "pairs", *(("matrix",) if weights == "matrix" else ()))
+
+
+def _bind_kappa_terms(q: Qualify, weighted: bool, weights: str, body: Callable[..., Any]) -> Sql:
+    """``body`` of kappa's variance sums under ``weights``, read once from their macro."""
+    args = [Sql(p) for p in _kappa_terms_params(weights)]
+    value = call(q(_kappa_terms_name(weights, weighted)), *args)
+    var = "_mlsql_kappa_terms"
+    inner = body({n: Sql(f"{var}.{n}") for n in K.term_names(weights)})
+    return Sql(f"list_transform([{value}], lambda {var}: {lit(inner)})[1]")
+
+
+def _kappa_terms(q: Qualify, ops: SqlOps) -> list[Macro]:
+    """``_mlsql_kappa_terms_<weights>[_weighted]_of(cl, pairs [, matrix])``: the sums of
+    Cohen's kappa's variances (:func:`mlsql.measures.kappa_tests.terms`) as one struct, for
+    each kind of weights, with and without sample weights. The six kappa tests read them
+    here rather than each writing the sums out four times."""
+    out = []
+    for weighted in (False, True):
+        for weights in ("none", "linear", "quadratic", "matrix"):
+            matrix = Sql("matrix") if weights == "matrix" else None
+            s = class_stats(q, Sql("cl"), Sql("pairs"), weighted, matrix)
+            t = K.terms(ops, s, weights)
+            body = "struct_pack(" + ", ".join(f"{n} := {lit(v)}" for n, v in t.items()) + ")"
+            doc = (
+                f"The sums of Cohen's kappa's variances, weights {weights}"
+                f"{', with sample weights' if weighted else ''}: "
+                f"{', '.join(K.term_names(weights))}."
+            )
+            params = _kappa_terms_params(weights)
+            out.append(
+                Macro(FILE, _kappa_terms_name(weights, weighted), params, body, doc, public=False)
+            )
+    return out
 
 
 def _class_lists(q: Qualify) -> list[Macro]:
@@ -382,7 +428,9 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
 
     def inner(suffix: str, weighted: bool) -> Macro:
         matrix = Sql("matrix") if over else None
-        stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None, weighted, matrix)
+        stats = class_stats(
+            q, Sql("cl"), Sql("pairs") if pairs else None, weighted, matrix, m.name in K.KAPPA_TESTS
+        )
         body = m.build(ops, stats, **{p.name: Sql(p.name) for p in m.params})
         name = f"_mlsql_{m.name}{suffix}_of"
         return Macro(FILE, name, inner_params, str(body), m.summary, public=False)
@@ -758,6 +806,7 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """Class lists, every single-label measure, the hand-written ones and the tables."""
     out = [*_class_lists(qualify), *classwise_macros(qualify), *_hand_written(qualify)]
+    out += _kappa_terms(qualify, ops)
     for m in measures(family=SL.FAMILY):
         if m.build is None or not m.available_in("duckdb"):
             continue
