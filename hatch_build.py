@@ -14,6 +14,14 @@ where the package finds them. Where a compiler or the headers are missing,
 the hook warns and that piece is left out: mlsql then runs on its portable
 macros and expressions, with the same numbers. ``MLSQL_BUILD_NATIVE=0`` skips
 native code altogether.
+
+It also writes the typed stubs of the functions the registry builds at import,
+``mlsql/polars/__init__.pyi`` and ``mlsql/spark/__init__.pyi``, which git does
+not keep: into the wheel, or into the source tree for an editable install
+(``python -m mlsql._stubs --out ROOT --only-stubs``, run on the sources being
+built, in the build environment, which holds mlsql's dependencies and its
+``spark`` extra for it: the hook's ``require-runtime-*`` options in
+``pyproject.toml``). A failure warns and leaves them out.
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -47,21 +57,39 @@ def _platform_tag() -> str:
     return next(iter(sys_tags())).platform
 
 
+#: the stubs the hook writes, under the package (as ``mlsql._stubs.STUBS``)
+STUBS = ("polars/__init__.pyi", "spark/__init__.pyi")
+
+
+def write_stubs(root: Path, out: Path) -> list[Path]:
+    """Write the typed stubs of the sources at ``root`` under ``out/mlsql`` (a process of
+    this interpreter that imports them); the files written."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(root), env.get("PYTHONPATH"))))
+    command = [sys.executable, "-m", "mlsql._stubs", "--out", str(out), "--only-stubs"]
+    subprocess.run(command, cwd=root, env=env, check=True, capture_output=True, text=True)
+    return [out / "mlsql" / stub for stub in STUBS]
+
+
 class NativeBuildHook(BuildHookInterface):  # type: ignore[type-arg]
-    """Compile the native pieces; mark the wheel platform-specific if any was built."""
+    """Write the stubs; compile the native pieces, and mark the wheel platform-specific if
+    any was built."""
 
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
+        root = Path(self.root)
+        editable = version == "editable"
+        self._temporary: list[Path] = []
+        self._stubs(root, editable, build_data)
         if os.environ.get("MLSQL_BUILD_NATIVE", "").strip().lower() in ("0", "false", "no"):
             self.app.display_info("mlsql: MLSQL_BUILD_NATIVE=0, building the portable package")
             return
-        root = Path(self.root)
-        editable = version == "editable"
         out_dir = root / "mlsql" / "_native" if editable else Path(tempfile.mkdtemp())
-        self._temporary = None if editable else out_dir
+        if not editable:
+            self._temporary.append(out_dir)
         cc = os.environ.get("CC") or "cc"
         built: list[Path] = []
         for name in BUILDERS:
@@ -85,6 +113,25 @@ class NativeBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         build_data["pure_python"] = False
         build_data["tag"] = f"py3-none-{_platform_tag()}"
 
+    def _stubs(self, root: Path, editable: bool, build_data: dict[str, Any]) -> None:
+        """The typed stubs: into the source tree (editable) or the wheel."""
+        out = root if editable else Path(tempfile.mkdtemp())
+        if not editable:
+            self._temporary.append(out)
+        try:
+            written = write_stubs(root, out)
+        except Exception as error:  # the package works without them; type checkers see Any
+            detail = getattr(error, "stderr", "") or ""
+            self.app.display_warning(
+                f"mlsql: the typed stubs could not be written, installing without them: "
+                f"{type(error).__name__}: {error} {detail}".strip()
+            )
+            return
+        for path in written:
+            self.app.display_info(f"mlsql: wrote {path.relative_to(out)}")
+            if not editable:
+                build_data["force_include"][str(path)] = str(path.relative_to(out).as_posix())
+
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
-        if getattr(self, "_temporary", None) is not None:
-            shutil.rmtree(self._temporary, ignore_errors=True)
+        for path in getattr(self, "_temporary", []):
+            shutil.rmtree(path, ignore_errors=True)

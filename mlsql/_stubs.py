@@ -11,12 +11,16 @@ This script writes, from the very functions an import builds:
   the doctests compare with a written value.
 
 Run ``python -m mlsql._stubs`` after changing the registry or a public
-function and commit the result; ``python -m mlsql._stubs --check`` exits 1
-when a committed file is stale (``tests/test_stubs.py`` runs that check).
+function; ``python -m mlsql._stubs --check`` exits 1 when a file is stale
+(``tests/test_stubs.py`` runs that check). Only the examples' outputs are kept
+in git (an import reads them); the stubs are not: the build hook
+(``hatch_build.py``) writes them into the wheel, and into the source tree for an
+editable install, with ``python -m mlsql._stubs --out DIR --only-stubs``.
 """
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import re
 import sys
@@ -271,22 +275,37 @@ def outputs() -> dict[Path, str]:
     }
 
 
+#: the generated files git does not keep (the build hook writes them), under the package
+STUBS = (Path("polars") / "__init__.pyi", Path("spark") / "__init__.pyi")
+
+
 def stale() -> list[Path]:
-    """The generated files whose committed text differs from what would be written now."""
+    """The generated files whose text differs from what would be written now (or missing)."""
     return [p for p, text in outputs().items() if not p.exists() or p.read_text() != text]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the generated files (``--check``: only report the stale ones, exit 1 if any)."""
-    args = sys.argv[1:] if argv is None else argv
-    if "--check" in args:
+    """Write the generated files (``--check``: only report the stale ones, exit 1 if any;
+    ``--out DIR``: write under ``DIR/mlsql`` instead of the package; ``--only-stubs``: the
+    ``.pyi`` files only)."""
+    parser = argparse.ArgumentParser(prog="python -m mlsql._stubs", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="report stale files, exit 1 if any")
+    parser.add_argument("--out", type=Path, help="write under OUT/mlsql, not the package")
+    parser.add_argument("--only-stubs", action="store_true", help="the .pyi files only")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.check:
         found = stale()
         for path in found:
             print(f"stale: {path.relative_to(PACKAGE.parent)} (run python -m mlsql._stubs)")
         return 1 if found else 0
-    for path, text in outputs().items():
-        path.write_text(text)
-        print(f"wrote: {path.relative_to(PACKAGE.parent)}")
+    written = outputs()
+    if args.only_stubs:
+        written = {PACKAGE / p: written[PACKAGE / p] for p in STUBS}
+    for path, text in written.items():
+        target = path if args.out is None else args.out / path.relative_to(PACKAGE.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        print(f"wrote: {target if args.out is not None else path.relative_to(PACKAGE.parent)}")
     return 0
 
 
