@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from types import ModuleType
@@ -845,9 +846,65 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
     out = _hivemall_ranking_auc(out, qualify)
+    out = _shared_bodies(out, qualify)
     return [
         replace(m, name=qualify(m.name), body=expand_calls(m.body, BUILTIN_MACROS)) for m in out
     ]
+
+
+#: a body at least this long, written by several overloads of one macro, is written once
+SHARED_BODY = 1000
+
+
+def _param_name(param: str) -> str:
+    """A macro parameter's name, without its type or default."""
+    return param.split(" := ")[0].split()[0]
+
+
+def _shared_bodies(out: list[Macro], q: Qualify) -> list[Macro]:
+    """``out`` with a body that several overloads of one scalar macro write alike (the
+    overloads on label list or score entry types) written once, in a macro of the same
+    parameters the overloads call: ``_mlsql_<name>_typed[_weighted]``, before them.
+
+    Examples
+    --------
+    >>> ms = [Macro("f.sql", "f", (f"x {t}", "z := 0"), "x + z" * 300, "doc") for t in "AB"]
+    >>> [(m.name, m.params, m.body[:12]) for m in _shared_bodies(ms, lambda n: n)]
+    [('_mlsql_f_typed', ('x', 'z'), 'x + zx + zx '), ('f', ('x A', 'z := 0'), '_mlsql_f_typ'), ('f', ('x B', 'z := 0'), '_mlsql_f_typ')]
+    """
+    # a typed overload's body is bound when it is created, with its parameters' types; a
+    # macro it calls through an untyped one gets no types, so a body calling a macro whose
+    # overloads are typed stays where it is (DuckDB could not choose among them)
+    overloaded = {m.name for m in out if any(" " in p.split(" := ")[0] for p in m.params)}
+    calls = re.compile(r"\b(" + "|".join(map(re.escape, sorted(overloaded))) + r")\(")
+    result: list[Macro] = []
+    i = 0
+    while i < len(out):
+        j = i
+        while j < len(out) and out[j].name == out[i].name:
+            j += 1
+        run = out[i:j]
+        i = j
+        groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+        for k, m in enumerate(run):
+            if not m.table and len(m.body) >= SHARED_BODY and not calls.search(m.body):
+                names = tuple(_param_name(p) for p in m.params)
+                groups.setdefault((m.body, names), []).append(k)
+        shared: list[Macro] = []
+        for (body, names), members in groups.items():
+            if len(members) < 2:
+                continue
+            head = run[members[0]]
+            inner = f"_mlsql_{head.name}_typed{'_weighted' if SAMPLE_WEIGHT in names else ''}"
+            if any(m.name == inner for m in shared):
+                inner += f"_{len(shared)}"
+            doc = f"The body {head.name}'s overloads on {len(members)} types share."
+            shared.append(Macro(head.file, inner, names, body, doc, public=False))
+            called = str(call(q(inner), *(Sql(n) for n in names)))
+            for k in members:
+                run[k] = replace(run[k], body=called)
+        result += [*shared, *run]
+    return result
 
 
 def _overridden(made: list[Macro], overrides: list[Macro]) -> list[Macro]:
