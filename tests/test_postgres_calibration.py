@@ -103,6 +103,8 @@ def test_weights_are_the_duckdb_engine_s(pg: Any, duck: Any, strategy: str) -> N
 BAD_CALLS = [
     ("calibration_table('t', 'actual', 'prob', strategy => 'often')", "(1, 0.5)"),
     ("calibration_table('t', 'actual', 'prob', n_bins => 0)", "(1, 0.5)"),
+    ("calibration_table('t', 'actual', 'prob', n_bins => 10.0)", "(1, 0.5)"),
+    ("calibration_table('t', 'actual', 'prob', n_bins => 2.5)", "(1, 0.5)"),
     ("calibration_table('t', 'actual', 'prob')", "(1, 1.5)"),
     ("calibration_table('t', 'actual', 'prob')", "(2, 0.5)"),
     ("calibration_table('t', 'actual', 'prob', strategy => 'quantile')", "(1, -0.5)"),

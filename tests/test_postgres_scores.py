@@ -150,6 +150,12 @@ BAD_CALLS = [
     ),
     ("binned_auc(a, s, 1, 1)", "binned_auc(a, s, thresholds := 1)", "(1, 0.5)"),
     ("binned_auc(a, s, 1, 2.5)", "binned_auc(a, s, thresholds := 2.5)", "(1, 0.5)"),
+    ("binned_auc(a, s, 1, 10.0)", "binned_auc(a, s, thresholds := 10.0)", "(1, 0.5)"),
+    (
+        "expected_calibration_error(a, s, 1, 10.0)",
+        "expected_calibration_error(a, s, n_bins := 10.0)",
+        "(1, 0.5)",
+    ),
     (
         "binned_average_precision_score(a, s, 1, 10, 'often')",
         "binned_average_precision_score(a, s, zero_division := 'often')",

@@ -116,7 +116,7 @@ def tables(create: str) -> list[str]:
     return [
         f"""-- {NAME}(source, actual, prob, ...): over a table, as DuckDB's table macro.
 {create} FUNCTION {NAME}(source text, actual text, prob text, sample_weight text DEFAULT NULL,
-  n_bins float8 DEFAULT {float(SC.N_BINS.default)}, strategy text DEFAULT {pg_lit(TH.STRATEGY.default)},
+  n_bins anyelement DEFAULT {int(SC.N_BINS.default)}, strategy text DEFAULT {pg_lit(TH.STRATEGY.default)},
   by text[] DEFAULT NULL)
 RETURNS SETOF {ROW_TYPE}
 LANGUAGE plpgsql STABLE AS $f$

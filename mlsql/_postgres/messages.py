@@ -82,11 +82,25 @@ def number_check(p: Param, create: str) -> str:
 
 def integer_check(p: Param, create: str) -> str:
     """:func:`check_function` of a whole number within its constraint's bounds
-    (:class:`mlsql._params.Integer`); anything else, NULL too, is an error."""
+    (:class:`mlsql._params.Integer`); anything else, NULL too, is an error. A ``numeric``
+    overload refuses a value written with decimals (``10.0``, ``2.5``), as DuckDB refuses a
+    DECIMAL: an integer argument goes to the ``float8`` check (PostgreSQL's preferred
+    number type), a decimal literal to this one."""
     c = p.constraint
     ok = ["x = floor(x)", f"x >= {pg_lit(float(c.low))}"]
     ok.append(f"x <= {pg_lit(float(c.high))}" if c.high is not None else "x < 'Infinity'::float8")
-    return check_function(p, ok, create)
+    values = {"func": "func", "shown": "x::text"}
+    decimal = f"""-- _mlsql_check_{p.name}(x numeric, func): {p.name} written with decimals is refused.
+{create} FUNCTION _mlsql_check_{p.name}(x numeric, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  IF x IS NOT NULL AND scale(x) > 0 THEN
+    {raise_statement(param_message(p), values)}
+  END IF;
+  RETURN _mlsql_check_{p.name}(x::float8, func);
+END
+$f$;"""
+    return check_function(p, ok, create) + "\n\n" + decimal
 
 
 def boolean_check(p: Param, create: str, result: str = "boolean", value: str = "x") -> str:

@@ -82,8 +82,9 @@ def param_types(name: str) -> tuple[str, ...]:
     """Each parameter's SQL types (``scale_by_half``: 'auto' or a boolean)."""
     return {
         "zero_division": ("text", "float8"),
-        "thresholds": ("float8",),
-        "n_bins": ("float8",),
+        # numeric: a value written with decimals reaches the check that refuses it
+        "thresholds": ("float8", "numeric"),
+        "n_bins": ("float8", "numeric"),
         "norm": ("text",),
         "scale_by_half": ("text", "boolean"),
         "sample_weight": ("float8",),
