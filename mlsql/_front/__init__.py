@@ -12,7 +12,9 @@ runs, the words their docstrings use). What is the same lives here once:
 - :mod:`~mlsql._front.families`: finding an engine's family modules and
   collecting its public functions (generated ones, hand-written ones, aliases);
 - :mod:`~mlsql._front.tables`: what the frame-level label tables share
-  (argument checks, the one-column wrappers of ``multilabel_report``).
+  (argument checks, the one-column wrappers of ``multilabel_report``);
+- :mod:`~mlsql._front.table_functions`: a table function's signature from the
+  registry, written once for every engine.
 
 Nothing here imports Polars or PySpark: each engine imports the front, never
 the other way round.

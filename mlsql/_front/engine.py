@@ -37,6 +37,11 @@ class Engine(Protocol):
         ...
 
     @property
+    def frame_type(self) -> str:
+        """The annotation of a table function's source and of the table it returns."""
+        ...
+
+    @property
     def families(self) -> ModuleType:
         """The package holding the engine's family modules."""
         ...

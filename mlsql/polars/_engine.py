@@ -24,6 +24,7 @@ class PolarsEngine:
     module = "mlsql.polars"
     into: Any = IntoExpr
     expr = pl.Expr
+    frame_type = "Frame"
     families = families
     words: ClassVar[Mapping[str, str]] = {
         "expr": "polars.Expr",

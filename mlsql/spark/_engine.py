@@ -28,6 +28,7 @@ class SparkEngine:
     module = "mlsql.spark"
     into: Any = IntoColumn
     expr = Column
+    frame_type = "DataFrame"
     families = families
     words: ClassVar[Mapping[str, str]] = {
         "expr": "pyspark.sql.Column",

@@ -30,13 +30,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import polars as pl
 
 from mlsql import _params as P
-from mlsql._front.docs import table
+from mlsql._front.table_functions import table_function
 from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
@@ -314,9 +315,9 @@ def _curve(
     source: Frame,
     actual: str,
     score: str,
-    zero_division: Any,
-    by: Any,
-    sample_weight: str | None,
+    zero_division: Any = 0,
+    by: Any = None,
+    sample_weight: str | None = None,
     drop_intermediate: Any = False,
 ) -> Frame:
     zd = check_zero_division(zero_division, func)
@@ -385,8 +386,10 @@ def _curve(
     return K.finish(out, source)
 
 
-@table(
+precision_recall_curve = table_function(
     POLARS,
+    "precision_recall_curve",
+    partial(_curve, "precision_recall_curve"),
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold,
@@ -401,30 +404,12 @@ def _curve(
     [(inf, 1.0, 0.0), (0.9, 1.0, 0.5), (0.4, 0.6666666666666666, 1.0)]
     """,
 )
-def precision_recall_curve(
-    source: Frame,
-    actual: str,
-    score: str,
-    *,
-    zero_division: Any = 0,
-    drop_intermediate: bool = False,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Frame:
-    return _curve(
-        "precision_recall_curve",
-        source,
-        actual,
-        score,
-        zero_division,
-        by,
-        sample_weight,
-        drop_intermediate,
-    )
 
 
-@table(
+roc_curve = table_function(
     POLARS,
+    "roc_curve",
+    partial(_curve, "roc_curve"),
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -439,19 +424,6 @@ def precision_recall_curve(
     [(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
     """,
 )
-def roc_curve(
-    source: Frame,
-    actual: str,
-    score: str,
-    *,
-    zero_division: Any = 0,
-    drop_intermediate: bool = False,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Frame:
-    return _curve(
-        "roc_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
-    )
 
 
 def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
@@ -459,8 +431,10 @@ def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     return {"actual": [1, 1, 0, 1, 1, 0], "score": [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]}, {}
 
 
-@table(
+det_curve = table_function(
     POLARS,
+    "det_curve",
+    partial(_curve, "det_curve"),
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -475,23 +449,12 @@ def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
     """,
 )
-def det_curve(
-    source: Frame,
-    actual: str,
-    score: str,
-    *,
-    zero_division: Any = 0,
-    drop_intermediate: bool = False,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Frame:
-    return _curve(
-        "det_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
-    )
 
 
-@table(
+confusion_matrix_at_thresholds = table_function(
     POLARS,
+    "confusion_matrix_at_thresholds",
+    partial(_curve, "confusion_matrix_at_thresholds"),
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, tn,
@@ -506,15 +469,6 @@ def det_curve(
     [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
     """,
 )
-def confusion_matrix_at_thresholds(
-    source: Frame,
-    actual: str,
-    score: str,
-    *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Frame:
-    return _curve("confusion_matrix_at_thresholds", source, actual, score, 0, by, sample_weight)
 
 
 __all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]

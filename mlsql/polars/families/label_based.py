@@ -23,7 +23,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as T
-from mlsql._front.docs import table
+from mlsql._front.table_functions import table_function
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
 from mlsql.polars._checks import checked
@@ -328,8 +328,31 @@ def _finish(frame: pl.LazyFrame, source: Frame) -> Frame:
 
 
 # ------------------------------------------------------------------ public functions
-@table(
+def _label_metrics(
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None,
+    beta: float | None,
+    zero_division: Any,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
+) -> Frame:
+    func = "label_metrics"
+    b, zd = T.beta_and_zero_division(func, beta, zero_division)
+    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
+    _, k, _ = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
+    columns = [c for c in LB.label_metrics_columns(beta is not None)]
+    out = _label_values(k, b, zd).sort([*groups, "label"], nulls_last=True)
+    shown = [g for g in groups if g != ALL]
+    return _finish(out.select(*shown, *columns), source)
+
+
+label_metrics = table_function(
     POLARS,
+    "label_metrics",
+    _label_metrics,
     returns="""
     polars.DataFrame or polars.LazyFrame
         Lazy if ``source`` is; ordered by group and label.
@@ -342,25 +365,6 @@ def _finish(frame: pl.LazyFrame, source: Frame) -> Frame:
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """,
 )
-def label_metrics(
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None = None,
-    beta: float | None = None,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Frame:
-    func = "label_metrics"
-    b, zd = T.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
-    _, k, _ = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
-    columns = [c for c in LB.label_metrics_columns(beta is not None)]
-    out = _label_values(k, b, zd).sort([*groups, "label"], nulls_last=True)
-    shown = [g for g in groups if g != ALL]
-    return _finish(out.select(*shown, *columns), source)
 
 
 def multilabel_report(

@@ -34,8 +34,8 @@ import polars as pl
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
-from mlsql._front.docs import table
 from mlsql._front.inputs import finite_costs, mapping_costs
+from mlsql._front.table_functions import table_function
 from mlsql._front.tables import check_columns
 from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
@@ -520,25 +520,12 @@ def _tally(sample_weight: str | None) -> pl.Expr:
     return pl.len().cast(pl.Int64) if sample_weight is None else pl.col(WEIGHT).sum()
 
 
-@table(
-    POLARS,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and class.
-    """,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> mp.class_distribution(pl.DataFrame({"y": ["a", "b", "a", None]}), "y").rows()
-    [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
-    """,
-)
-def class_distribution(
+def _class_distribution(
     source: Frame,
     label: str,
     *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> Frame:
     lf, groups = _prepared(source, {"label": label}, by, "class_distribution", sample_weight)
     out = (
@@ -554,6 +541,23 @@ def class_distribution(
     return K.finish(out, source)
 
 
+class_distribution = table_function(
+    POLARS,
+    "class_distribution",
+    _class_distribution,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and class.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> mp.class_distribution(pl.DataFrame({"y": ["a", "b", "a", None]}), "y").rows()
+    [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
+    """,
+)
+
+
 def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
     both = pl.concat(
         [
@@ -564,27 +568,13 @@ def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
     return both.unique()
 
 
-@table(
-    POLARS,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group, actual, predicted.
-    """,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
-    >>> mp.confusion_matrix(df, "a", "p").rows()
-    [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
-    """,
-)
-def confusion_matrix(
+def _confusion_matrix(
     source: Frame,
     actual: str,
     predicted: str,
     *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> Frame:
     columns = {"actual": actual, "predicted": predicted}
     lf, groups = _prepared(source, columns, by, "confusion_matrix", sample_weight)
@@ -611,8 +601,47 @@ def confusion_matrix(
     return K.finish(out, source)
 
 
-@table(
+confusion_matrix = table_function(
     POLARS,
+    "confusion_matrix",
+    _confusion_matrix,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group, actual, predicted.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
+    >>> mp.confusion_matrix(df, "a", "p").rows()
+    [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
+    """,
+)
+
+
+def _confusion_matrix_wide(
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
+) -> pl.DataFrame:
+    long = confusion_matrix(
+        source.lazy(), actual, predicted, by=by, sample_weight=sample_weight
+    ).collect()  # type: ignore[union-attr]
+    groups = K.by_columns(by, "confusion_matrix_wide")
+    order = [str(c) for c in long["predicted"].unique().sort().to_list()]
+    wide = long.with_columns(pl.col("predicted").cast(pl.String)).pivot(
+        "predicted", index=[*groups, "actual"], values="count"
+    )
+    return wide.select(*groups, "actual", *order).sort(*groups, "actual", nulls_last=True)
+
+
+confusion_matrix_wide = table_function(
+    POLARS,
+    "confusion_matrix_wide",
+    _confusion_matrix_wide,
     returns="""
     polars.DataFrame
         Columns: the groups, ``actual``, then each class (as text) in sorted
@@ -626,49 +655,19 @@ def confusion_matrix(
     >>> mp.confusion_matrix_wide(df, "a", "p").rows()
     [('x', 1, 1), ('y', 0, 1)]
     """,
+    result="pl.DataFrame",
 )
-def confusion_matrix_wide(
+
+
+def _class_metrics(
     source: Frame,
     actual: str,
     predicted: str,
     *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> pl.DataFrame:
-    long = confusion_matrix(
-        source.lazy(), actual, predicted, by=by, sample_weight=sample_weight
-    ).collect()  # type: ignore[union-attr]
-    groups = K.by_columns(by, "confusion_matrix_wide")
-    order = [str(c) for c in long["predicted"].unique().sort().to_list()]
-    wide = long.with_columns(pl.col("predicted").cast(pl.String)).pivot(
-        "predicted", index=[*groups, "actual"], values="count"
-    )
-    return wide.select(*groups, "actual", *order).sort(*groups, "actual", nulls_last=True)
-
-
-@table(
-    POLARS,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and class.
-    """,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
-    >>> mp.class_metrics(df, "a", "p").select("class", "precision", "recall").rows()
-    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
-    """,
-)
-def class_metrics(
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    beta: float = 1.0,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    beta: float,
+    zero_division: Any,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> Frame:
     func = "class_metrics"
     b, zd = check_beta(beta, func), check_zero_division(zero_division, func)
@@ -725,6 +724,24 @@ def class_metrics(
         *groups, "class", nulls_last=True
     )
     return K.finish(out, source)
+
+
+class_metrics = table_function(
+    POLARS,
+    "class_metrics",
+    _class_metrics,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and class.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
+    >>> mp.class_metrics(df, "a", "p").select("class", "precision", "recall").rows()
+    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
+    """,
+)
 
 
 def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:

@@ -39,7 +39,7 @@ import polars as pl
 
 from mlsql import _params as P
 from mlsql._formulas import Counts
-from mlsql._front.docs import table
+from mlsql._front.table_functions import table_function
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql._registry import Measure
 from mlsql.measures import scores as SC
@@ -127,30 +127,15 @@ def _quantile_bins(rows: Any, groups: list[str], nb: int) -> tuple[Any, pl.Expr]
     return exploded, pl.col("bin")
 
 
-@table(
-    POLARS,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, then bin, low, high, count, mean_score,
-        observed_rate; ordered by group and bin. Lazy if ``source`` is.
-    """,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [1, 0, 1], "prob": [0.9, 0.8, 0.2]})
-    >>> mp.calibration_table(df, "actual", "prob", n_bins=2).rows()
-    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
-    """,
-)
-def calibration_table(
+def _calibration_table(
     source: Frame,
     actual: str,
     prob: str,
     *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    n_bins: int,
+    strategy: str,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> Frame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
@@ -207,36 +192,35 @@ def calibration_table(
     return K.finish(out, source)
 
 
-@table(
+calibration_table = table_function(
     POLARS,
+    "calibration_table",
+    _calibration_table,
     returns="""
     polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, then label, threshold (+inf where the label is
-        best predicted nowhere), tp, fp, fn, support, precision, recall,
-        fbeta, micro_fbeta; ordered by group and label. Lazy if ``source`` is.
+        The ``by`` columns, then bin, low, high, count, mean_score,
+        observed_rate; ordered by group and bin. Lazy if ``source`` is.
     """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
-    >>> scores = [{"cat": 0.9, "dog": 0.3}, {"cat": 0.6, "dog": 0.4}, {"cat": 0.7, "dog": 0.8}]
-    >>> df = pl.DataFrame({
-    ...     "actual": [["cat"], ["cat", "dog"], ["dog"]],
-    ...     "scores": [[{"label": k, "score": v} for k, v in s.items()] for s in scores],
-    ... })
-    >>> mp.label_thresholds(df, "actual", "scores").select("label", "threshold", "fbeta").rows()
-    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
+    >>> df = pl.DataFrame({"actual": [1, 0, 1], "prob": [0.9, 0.8, 0.2]})
+    >>> mp.calibration_table(df, "actual", "prob", n_bins=2).rows()
+    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
     """,
 )
-def label_thresholds(
+
+
+def _label_thresholds(
     source: Frame,
     actual: str,
     scores: str,
     *,
-    beta: float = 1.0,
-    zero_division: Any = 0,
-    n_bins: int | None = None,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    beta: float,
+    zero_division: Any,
+    n_bins: int | None,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> Frame:
     func = "label_thresholds"
     b = P.check(P.BETA, beta, func)
@@ -314,6 +298,30 @@ def label_thresholds(
     micro = TH.micro_fbeta(_GroupOps(groups), c, b, zd)
     out = chosen.with_columns(**values, micro_fbeta=micro).sort(*groups, "label", nulls_last=True)
     return K.finish(out, source)
+
+
+label_thresholds = table_function(
+    POLARS,
+    "label_thresholds",
+    _label_thresholds,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, then label, threshold (+inf where the label is
+        best predicted nowhere), tp, fp, fn, support, precision, recall,
+        fbeta, micro_fbeta; ordered by group and label. Lazy if ``source`` is.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> scores = [{"cat": 0.9, "dog": 0.3}, {"cat": 0.6, "dog": 0.4}, {"cat": 0.7, "dog": 0.8}]
+    >>> df = pl.DataFrame({
+    ...     "actual": [["cat"], ["cat", "dog"], ["dog"]],
+    ...     "scores": [[{"label": k, "score": v} for k, v in s.items()] for s in scores],
+    ... })
+    >>> mp.label_thresholds(df, "actual", "scores").select("label", "threshold", "fbeta").rows()
+    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
+    """,
+)
 
 
 def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:

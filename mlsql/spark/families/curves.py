@@ -26,8 +26,7 @@ Examples
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
-from functools import reduce
+from functools import partial, reduce
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, Window
@@ -36,7 +35,7 @@ from pyspark.sql import types as T
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._front.docs import table
+from mlsql._front.table_functions import table_function
 from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
@@ -93,9 +92,9 @@ def _curve(
     source: DataFrame,
     actual: str,
     score: str,
-    zero_division: Any,
-    by: Any,
-    sample_weight: str | None,
+    zero_division: Any = 0,
+    by: Any = None,
+    sample_weight: str | None = None,
     drop_intermediate: Any = False,
 ) -> DataFrame:
     if not isinstance(source, DataFrame):
@@ -234,8 +233,10 @@ def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
     )
 
 
-@table(
+precision_recall_curve = table_function(
     SPARK,
+    "precision_recall_curve",
+    partial(_curve, "precision_recall_curve"),
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold,
@@ -250,30 +251,12 @@ def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
     [(inf, 1.0, 0.0), (0.9, 1.0, 0.5), (0.4, 0.6666666666666666, 1.0)]
     """,
 )
-def precision_recall_curve(
-    source: DataFrame,
-    actual: str,
-    score: str,
-    *,
-    zero_division: Any = 0,
-    drop_intermediate: bool = False,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    return _curve(
-        "precision_recall_curve",
-        source,
-        actual,
-        score,
-        zero_division,
-        by,
-        sample_weight,
-        drop_intermediate,
-    )
 
 
-@table(
+roc_curve = table_function(
     SPARK,
+    "roc_curve",
+    partial(_curve, "roc_curve"),
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -288,23 +271,12 @@ def precision_recall_curve(
     [(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
     """,
 )
-def roc_curve(
-    source: DataFrame,
-    actual: str,
-    score: str,
-    *,
-    zero_division: Any = 0,
-    drop_intermediate: bool = False,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    return _curve(
-        "roc_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
-    )
 
 
-@table(
+det_curve = table_function(
     SPARK,
+    "det_curve",
+    partial(_curve, "det_curve"),
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -319,23 +291,12 @@ def roc_curve(
     [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
     """,
 )
-def det_curve(
-    source: DataFrame,
-    actual: str,
-    score: str,
-    *,
-    zero_division: Any = 0,
-    drop_intermediate: bool = False,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    return _curve(
-        "det_curve", source, actual, score, zero_division, by, sample_weight, drop_intermediate
-    )
 
 
-@table(
+confusion_matrix_at_thresholds = table_function(
     SPARK,
+    "confusion_matrix_at_thresholds",
+    partial(_curve, "confusion_matrix_at_thresholds"),
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, tn,
@@ -350,15 +311,6 @@ def det_curve(
     [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
     """,
 )
-def confusion_matrix_at_thresholds(
-    source: DataFrame,
-    actual: str,
-    score: str,
-    *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    return _curve("confusion_matrix_at_thresholds", source, actual, score, 0, by, sample_weight)
 
 
 __all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]

@@ -32,7 +32,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as TB
-from mlsql._front.docs import table
+from mlsql._front.table_functions import table_function
 from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
@@ -268,8 +268,38 @@ def _ordered(source: str, by: str | Sequence[str] | None, func: str, columns: Se
 
 
 # ------------------------------------------------------------------ public functions
-@table(
+def _label_metrics(
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None,
+    beta: float | None,
+    zero_division: Any,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
+) -> DataFrame:
+    func = "label_metrics"
+    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
+    frame, rows, groups, universe, label_type = _prepared(
+        func, source, actual, predicted, labels, by, sample_weight
+    )
+    values = _label_values(b, zd)
+    columns = LB.label_metrics_columns(beta is not None)
+
+    def build(frame: str) -> str:
+        spread = _spread(rows(frame), groups, universe, label_type, sample_weight is not None)
+        named = {c: values[c] for c in columns if c != "label"}
+        out = select_sql(spread, [*groups, "label"], named, tail="WHERE `label` IS NOT NULL")
+        return _ordered(out, by, func, columns)
+
+    return query(frame, build)
+
+
+label_metrics = table_function(
     SPARK,
+    "label_metrics",
+    _label_metrics,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then label, tp, fp, fn, tn, support, precision,
@@ -287,32 +317,6 @@ def _ordered(source: str, by: str | Sequence[str] | None, func: str, columns: Se
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """,
 )
-def label_metrics(
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None = None,
-    beta: float | None = None,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    func = "label_metrics"
-    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
-    frame, rows, groups, universe, label_type = _prepared(
-        func, source, actual, predicted, labels, by, sample_weight
-    )
-    values = _label_values(b, zd)
-    columns = LB.label_metrics_columns(beta is not None)
-
-    def build(frame: str) -> str:
-        spread = _spread(rows(frame), groups, universe, label_type, sample_weight is not None)
-        named = {c: values[c] for c in columns if c != "label"}
-        out = select_sql(spread, [*groups, "label"], named, tail="WHERE `label` IS NOT NULL")
-        return _ordered(out, by, func, columns)
-
-    return query(frame, build)
 
 
 def multilabel_report(

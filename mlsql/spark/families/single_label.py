@@ -77,8 +77,9 @@ from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import checked_params, function, lookup
-from mlsql._front.docs import CLASS_PARAM_DOCS, table
+from mlsql._front.docs import CLASS_PARAM_DOCS
 from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
+from mlsql._front.table_functions import table_function
 from mlsql._front.tables import check_columns
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
@@ -1151,8 +1152,27 @@ def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     return df.orderBy(*(F.col(k).asc_nulls_last() for k in keys))
 
 
-@table(
+def _class_distribution(
+    source: DataFrame,
+    label: str,
+    *,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
+) -> DataFrame:
+    func = "class_distribution"
+    rows, groups = _prepared(source, {"label": label}, by, func, sample_weight)
+    counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
+        _tally(sample_weight).alias("count")
+    )
+    share = F.col("count") / F.sum("count").over(Window.partitionBy(*groups))
+    out = counted.withColumn("share", share)
+    return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", "count", "share")
+
+
+class_distribution = table_function(
     SPARK,
+    "class_distribution",
+    _class_distribution,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then class, count, share; ordered by group and class.
@@ -1166,21 +1186,6 @@ def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
     """,
 )
-def class_distribution(
-    source: DataFrame,
-    label: str,
-    *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    func = "class_distribution"
-    rows, groups = _prepared(source, {"label": label}, by, func, sample_weight)
-    counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
-        _tally(sample_weight).alias("count")
-    )
-    share = F.col("count") / F.sum("count").over(Window.partitionBy(*groups))
-    out = counted.withColumn("share", share)
-    return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", "count", "share")
 
 
 def _long(rows: DataFrame, groups: list[str], sample_weight: str | None = None) -> DataFrame:
@@ -1208,8 +1213,27 @@ def _long(rows: DataFrame, groups: list[str], sample_weight: str | None = None) 
     )
 
 
-@table(
+def _confusion_matrix(
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
+) -> DataFrame:
+    func = "confusion_matrix"
+    columns = {"actual": actual, "predicted": predicted}
+    rows, groups = _prepared(source, columns, by, func, sample_weight)
+    out = _long(rows, groups, sample_weight)
+    return _ordered(out, [*groups, "actual", "predicted"]).select(
+        *_shown(by, func), "actual", "predicted", "count"
+    )
+
+
+confusion_matrix = table_function(
     SPARK,
+    "confusion_matrix",
+    _confusion_matrix,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then actual, predicted, count over the classes seen
@@ -1224,25 +1248,31 @@ def _long(rows: DataFrame, groups: list[str], sample_weight: str | None = None) 
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
     """,
 )
-def confusion_matrix(
+
+
+def _confusion_matrix_wide(
     source: DataFrame,
     actual: str,
     predicted: str,
     *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> DataFrame:
-    func = "confusion_matrix"
+    func = "confusion_matrix_wide"
     columns = {"actual": actual, "predicted": predicted}
     rows, groups = _prepared(source, columns, by, func, sample_weight)
-    out = _long(rows, groups, sample_weight)
-    return _ordered(out, [*groups, "actual", "predicted"]).select(
-        *_shown(by, func), "actual", "predicted", "count"
-    )
+    long = _long(rows, groups, sample_weight)
+    classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
+    names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
+    wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
+    renamed = [wide["`" + n.replace("`", "``") + "`"].alias(n) for n in names]
+    return _ordered(wide, [*groups, "actual"]).select(*_shown(by, func), "actual", *renamed)
 
 
-@table(
+confusion_matrix_wide = table_function(
     SPARK,
+    "confusion_matrix_wide",
+    _confusion_matrix_wide,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, ``actual``, then each class (named as text) in
@@ -1258,51 +1288,17 @@ def confusion_matrix(
     [('x', 1, 1), ('y', 0, 1)]
     """,
 )
-def confusion_matrix_wide(
+
+
+def _class_metrics(
     source: DataFrame,
     actual: str,
     predicted: str,
     *,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    func = "confusion_matrix_wide"
-    columns = {"actual": actual, "predicted": predicted}
-    rows, groups = _prepared(source, columns, by, func, sample_weight)
-    long = _long(rows, groups, sample_weight)
-    classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
-    names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
-    wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
-    renamed = [wide["`" + n.replace("`", "``") + "`"].alias(n) for n in names]
-    return _ordered(wide, [*groups, "actual"]).select(*_shown(by, func), "actual", *renamed)
-
-
-@table(
-    SPARK,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then class and the per-class columns of the
-        registry (:func:`mlsql.measures.single_label.class_values`); ordered
-        by group and class.
-    """,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
-    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
-    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
-    """,
-)
-def class_metrics(
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    beta: float = 1.0,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    beta: float,
+    zero_division: Any,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> DataFrame:
     func = "class_metrics"
     b, zd = P.check_beta(beta, func), P.check_zero_division(zero_division, func)
@@ -1338,6 +1334,27 @@ def class_metrics(
     values = SL.class_values(OPS, s, b, zd)
     out = with_n.select(*groups, "class", *(column(e).alias(n) for n, e in values.items()))
     return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", *values)
+
+
+class_metrics = table_function(
+    SPARK,
+    "class_metrics",
+    _class_metrics,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then class and the per-class columns of the
+        registry (:func:`mlsql.measures.single_label.class_values`); ordered
+        by group and class.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
+    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
+    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
+    """,
+)
 
 
 # ------------------------------------------------------------------ public functions

@@ -30,7 +30,7 @@ from pyspark.sql import types as T
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import Counts
-from mlsql._front.docs import table
+from mlsql._front.table_functions import table_function
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
@@ -138,31 +138,15 @@ def _quantile_bins(rows: DataFrame, internal: list[str], nb: int) -> tuple[DataF
     return joined, b
 
 
-@table(
-    SPARK,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then bin, low, high, count, mean_score,
-        observed_rate; ordered by group and bin.
-    """,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.8), (1, 0.2)], "actual int, prob double")
-    >>> [tuple(r) for r in ms.calibration_table(df, "actual", "prob", n_bins=2).collect()]
-    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
-    """,
-)
-def calibration_table(
+def _calibration_table(
     source: DataFrame,
     actual: str,
     prob: str,
     *,
-    n_bins: int = 10,
-    strategy: str = "uniform",
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    n_bins: int,
+    strategy: str,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> DataFrame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
@@ -200,38 +184,36 @@ def calibration_table(
     return _finish(out, groups, internal, ["bin", *values])
 
 
-@table(
+calibration_table = table_function(
     SPARK,
+    "calibration_table",
+    _calibration_table,
     returns="""
     pyspark.sql.DataFrame
-        The ``by`` columns, then label, threshold (+inf where the label is
-        best predicted nowhere), tp, fp, fn, support, precision, recall,
-        fbeta, micro_fbeta; ordered by group and label.
+        The ``by`` columns, then bin, low, high, count, mean_score,
+        observed_rate; ordered by group and bin.
     """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(["cat"], {"cat": 0.9, "dog": 0.3}), (["cat", "dog"], {"cat": 0.6, "dog": 0.4}),
-    ...      (["dog"], {"cat": 0.7, "dog": 0.8})],
-    ...     "actual array<string>, scores map<string, double>",
-    ... )
-    >>> out = ms.label_thresholds(df, "actual", "scores")
-    >>> [tuple(r) for r in out.select("label", "threshold", "fbeta").collect()]
-    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
+    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.8), (1, 0.2)], "actual int, prob double")
+    >>> [tuple(r) for r in ms.calibration_table(df, "actual", "prob", n_bins=2).collect()]
+    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
     """,
 )
-def label_thresholds(
+
+
+def _label_thresholds(
     source: DataFrame,
     actual: str,
     scores: str,
     *,
-    beta: float = 1.0,
-    zero_division: Any = 0,
-    n_bins: int | None = None,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
+    beta: float,
+    zero_division: Any,
+    n_bins: int | None,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None,
 ) -> DataFrame:
     func = "label_thresholds"
     b = P.check(P.BETA, beta, func)
@@ -324,6 +306,32 @@ def label_thresholds(
         column(micro).alias("micro_fbeta"),
     )
     return _finish(out, groups, internal, list(TH.THRESHOLD_COLUMNS))
+
+
+label_thresholds = table_function(
+    SPARK,
+    "label_thresholds",
+    _label_thresholds,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then label, threshold (+inf where the label is
+        best predicted nowhere), tp, fp, fn, support, precision, recall,
+        fbeta, micro_fbeta; ordered by group and label.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(["cat"], {"cat": 0.9, "dog": 0.3}), (["cat", "dog"], {"cat": 0.6, "dog": 0.4}),
+    ...      (["dog"], {"cat": 0.7, "dog": 0.8})],
+    ...     "actual array<string>, scores map<string, double>",
+    ... )
+    >>> out = ms.label_thresholds(df, "actual", "scores")
+    >>> [tuple(r) for r in out.select("label", "threshold", "fbeta").collect()]
+    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
+    """,
+)
 
 
 __all__ = ["calibration_table", "label_thresholds"]
