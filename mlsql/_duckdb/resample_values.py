@@ -667,14 +667,14 @@ PYTHON_ONLY_MESSAGE = (
 )
 
 
-def unsupported_message(func: str) -> str:
-    """The message on a measure no call resamples (the first, ``{}``): the Python call's."""
+def unsupported_message(func: str, name: str = "{}") -> str:
+    """The message on a measure no call resamples (the first, ``name``): the Python call's."""
     allowed = (
         *M.LABEL_SET_MEASURES,
         *(n for ms in KINDS.values() for n in ms),
         *NUM.CLASS_SCORE_MEASURES,
     )
-    return M.UNSUPPORTED_MESSAGE.format(func=func, allowed=", ".join(allowed), name="{}")
+    return M.UNSUPPORTED_MESSAGE.format(func=func, allowed=", ".join(allowed), name=name)
 
 
 def taken(kind: str) -> tuple[str, ...]:

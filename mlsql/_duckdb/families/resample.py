@@ -269,38 +269,53 @@ def _entry(q: Qualify, func: str) -> str:
 def _measures_check(q: Qualify, func: str, kind: str) -> str:
     """SQL of the checked ``measures`` of a macro of ``kind``: a non-empty list of names the
     SQL macros resample (the first other is named), all of ``kind`` (else the Python call's
-    message on mixed kinds); label lists take any mix of their measures."""
-    entry = _entry(q, func)
-    every = "[" + ", ".join(str(lit(n)) for ms in KINDS.values() for n in ms) + "]"
+    message on mixed kinds); label lists take any mix of their measures
+    (:func:`_measures_macro`, given the names of ``kind``)."""
     names = MEASURES if kind == "label_sets" else V.taken(kind)
-    own = "[" + ", ".join(str(lit(n)) for n in names) + "]"
+    own = Sql("[" + ", ".join(str(lit(n)) for n in names) + "]")
+    return str(call(q("_mlsql_resample_measures"), Sql("measures"), func, own))
+
+
+def _measures_macro(q: Qualify) -> Macro:
+    """``_mlsql_resample_measures(measures, func, own)``: ``measures`` checked for ``func``
+    (``bootstrap`` or ``compare``) on a kind whose measures are the list ``own``, each
+    message naming ``func`` (:func:`_measures_check` calls it)."""
+    entry = _message(ENTRY_MESSAGE, func="func", got=f"{q('_mlsql_repr')}(measures)")
+    every = "[" + ", ".join(str(lit(n)) for ms in KINDS.values() for n in ms) + "]"
     python_only = "[" + ", ".join(str(lit(n)) for n in CLASS_SCORE_MEASURES) + "]"
     only = f"list_filter(measures, lambda m: list_contains({python_only}, m))"
-    elsewhere = sql_message(V.PYTHON_ONLY_MESSAGE.format(func=func, name="{}"), f"{only}[1]")
+    elsewhere = _message(V.PYTHON_ONLY_MESSAGE, func="func", name=f"{only}[1]")
     others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({every}, m))"
-    unsupported = sql_message(V.unsupported_message(func), f"coalesce({others}[1], 'None')")
-    alien = f"list_filter(measures, lambda m: NOT list_contains({own}, m))[1]"
-    mixed = sql_message(
-        MIXED_MESSAGE.format(
-            func=func,
-            sets=", ".join((*LABEL_SET_MEASURES, *LB_MEASURES)),
-            classes=", ".join(CLASS_MEASURES),
-            numbers=", ".join(REGRESSION_MEASURES),
-            scores=", ".join(SCORE_MEASURES),
-            class_scores=", ".join(CLASS_SCORE_MEASURES),
-            first="{}",
-            other="{}",
-        ),
-        "measures[1]",
-        alien,
+    unsupported = _message(
+        V.unsupported_message("{func}", "{name}"),
+        func="func",
+        name=f"coalesce({others}[1], 'None')",
     )
-    return (
+    alien = "list_filter(measures, lambda m: NOT list_contains(own, m))"
+    mixed = MIXED_MESSAGE.format(
+        func="{func}",
+        sets=", ".join((*LABEL_SET_MEASURES, *LB_MEASURES)),
+        classes=", ".join(CLASS_MEASURES),
+        numbers=", ".join(REGRESSION_MEASURES),
+        scores=", ".join(SCORE_MEASURES),
+        class_scores=", ".join(CLASS_SCORE_MEASURES),
+        first="{first}",
+        other="{other}",
+    )
+    mixed = _message(mixed, func="func", first="measures[1]", other=f"{alien}[1]")
+    body = (
         f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
         f" OR len(measures) = 0 THEN error({entry})\n"
         f"         WHEN len({only}) > 0 THEN error({elsewhere})\n"
         f"         WHEN len({others}) > 0 THEN error({unsupported})\n"
-        f"         WHEN len(list_filter(measures, lambda m: NOT list_contains({own}, m))) > 0 "
-        f"THEN error({mixed}) ELSE measures END"
+        f"         WHEN len({alien}) > 0 THEN error({mixed}) ELSE measures END"
+    )
+    doc = (
+        "measures checked for func (bootstrap or compare) on a kind of input whose measures "
+        "are own: a non-empty list of names resampled in SQL, all of that kind."
+    )
+    return Macro(
+        FILE, "_mlsql_resample_measures", ("measures", "func", "own"), body, doc, public=False
     )
 
 
@@ -952,6 +967,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         )
     ]
     return [
+        _measures_macro(q),
         _poisson_cdf(),
         _half_binomial_cdf(),
         _repr(),
