@@ -252,13 +252,49 @@ def _set_branches(q: Qualify, keys: str) -> tuple[str, str]:
     return ctes, branches
 
 
-def _setting(name: str, template: str, ok: str, value: str, q: Qualify, func: str) -> str:
-    """SQL: the macro parameter ``name`` of ``func`` checked (``ok`` over ``x``), else its error."""
-    message = sql_message(
-        template.format(func="{}", got="{}"), str(lit(func)), f"{q('_mlsql_shown')}({name})"
-    )
-    ok, value = (s.format(x=name) for s in (ok, value))
-    return f"CASE WHEN {ok} THEN {value} ELSE error({message}) END"
+#: the run's settings of bootstrap and compare: (parameter, message, condition on x, value)
+RUN_SETTINGS = (
+    (
+        "n_resamples",
+        RUN.N_RESAMPLES_MESSAGE,
+        f"{{integer}} AND TRY_CAST(x AS BIGINT) BETWEEN 2 AND {RUN.MAX_RESAMPLES}",
+        "TRY_CAST(x AS BIGINT)",
+    ),
+    (
+        "confidence",
+        RUN.CONFIDENCE_MESSAGE,
+        "{number} AND TRY_CAST(x AS DOUBLE) > 0 AND TRY_CAST(x AS DOUBLE) < 1",
+        "TRY_CAST(x AS DOUBLE)",
+    ),
+    (
+        "seed",
+        RUN.SEED_MESSAGE,
+        "{integer} AND TRY_CAST(x AS HUGEINT) >= 0",
+        "TRY_CAST(x AS UBIGINT)",
+    ),
+)
+
+
+def _setting_macros(q: Qualify) -> list[Macro]:
+    """``_mlsql_check_<setting>(x, func)``: a run setting of ``func`` (``bootstrap`` or
+    ``compare``) checked, else its error naming ``func``."""
+    integer = f"regexp_full_match(typeof(x), '{P.INTEGER_TYPES}') AND x IS NOT NULL"
+    number = f"regexp_full_match(typeof(x), '{P.NUMBER_TYPES}') AND x IS NOT NULL"
+    out = []
+    for name, template, ok, value in RUN_SETTINGS:
+        message = sql_message(
+            template.format(func="{}", got="{}"), "func", f"{q('_mlsql_shown')}(x)"
+        )
+        condition = ok.format(integer=integer, number=number)
+        body = f"CASE WHEN {condition} THEN {value} ELSE error({message}) END"
+        doc = f"The {name} of func (bootstrap or compare), checked."
+        out.append(Macro(FILE, f"_mlsql_check_{name}", ("x", "func"), body, doc, public=False))
+    return out
+
+
+def _setting(name: str, q: Qualify, func: str) -> str:
+    """SQL: the macro parameter ``name`` of ``func`` checked (:func:`_setting_macros`)."""
+    return str(call(q(f"_mlsql_check_{name}"), Sql(name), func))
 
 
 def _entry(q: Qualify, func: str) -> str:
@@ -323,32 +359,7 @@ def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
     """SQL of the one row of checked settings of ``func`` (``bootstrap`` or ``compare``) on
     measures of ``kind``; the label sets' shared measure parameters are checked here, the
     other kinds' by each measure's own macro."""
-    integer = f"regexp_full_match(typeof({{x}}), '{P.INTEGER_TYPES}') AND {{x}} IS NOT NULL"
-    number = f"regexp_full_match(typeof({{x}}), '{P.NUMBER_TYPES}') AND {{x}} IS NOT NULL"
-    n = _setting(
-        "n_resamples",
-        RUN.N_RESAMPLES_MESSAGE,
-        f"{integer} AND TRY_CAST({{x}} AS BIGINT) BETWEEN 2 AND {RUN.MAX_RESAMPLES}",
-        "TRY_CAST({x} AS BIGINT)",
-        q,
-        func,
-    )
-    c = _setting(
-        "confidence",
-        RUN.CONFIDENCE_MESSAGE,
-        f"{number} AND TRY_CAST({{x}} AS DOUBLE) > 0 AND TRY_CAST({{x}} AS DOUBLE) < 1",
-        "TRY_CAST({x} AS DOUBLE)",
-        q,
-        func,
-    )
-    s = _setting(
-        "seed",
-        RUN.SEED_MESSAGE,
-        f"{integer} AND TRY_CAST({{x}} AS HUGEINT) >= 0",
-        "TRY_CAST({x} AS UBIGINT)",
-        q,
-        func,
-    )
+    n, c, s = (_setting(name, q, func) for name, *_ in RUN_SETTINGS)
     head = f"SELECT {n} AS n, {c} AS c, {s} AS s, {_measures_check(q, func, kind)} AS ms"
     if kind not in ("label_sets", "label_lists"):
         return head
@@ -967,6 +978,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         )
     ]
     return [
+        *_setting_macros(q),
         _measures_macro(q),
         _poisson_cdf(),
         _half_binomial_cdf(),
