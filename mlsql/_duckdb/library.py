@@ -875,8 +875,9 @@ def _shared_bodies(out: list[Macro], q: Qualify) -> list[Macro]:
     # a typed overload's body is bound when it is created, with its parameters' types; a
     # macro it calls through an untyped one gets no types, so a body calling a macro whose
     # overloads are typed stays where it is (DuckDB could not choose among them)
-    overloaded = {m.name for m in out if any(" " in p.split(" := ")[0] for p in m.params)}
-    calls = re.compile(r"\b(" + "|".join(map(re.escape, sorted(overloaded))) + r")\(")
+    # (searched as the bodies call them: qualified, not inside a longer name)
+    overloaded = {q(m.name) for m in out if any(" " in p.split(" := ")[0] for p in m.params)}
+    calls = re.compile(r"(?<![\w.\"])(" + "|".join(map(re.escape, sorted(overloaded))) + r")\(")
     result: list[Macro] = []
     i = 0
     while i < len(out):
