@@ -9,7 +9,7 @@ Python) and prints the wall time, the JVM's CPU time and whether it failed::
 
 Modes: ``accuracy`` (a count: the scan's cost), ``collect`` (``ms.f1_score``
 macro, which collects the group's rows), ``labels`` (the same measure over the
-known classes, :func:`mlsql.spark.families.single_label.over_labels`), ``r2``
+known classes, ``ms.f1_score(..., labels=classes)``: a count per class), ``r2``
 (``ms.evaluate`` of ``r2`` over ``--groups`` groups of generated numbers near 1e12),
 ``binned`` (``ms.evaluate`` of ``binned_auc`` and ``expected_calibration_error`` over
 ``--groups`` groups of generated scores: cells per bin) and ``binned-column`` (the same
@@ -90,7 +90,6 @@ def main() -> None:
     spark.sparkContext.setLogLevel("OFF")
     import mlsql
     import mlsql.spark as ms
-    from mlsql.spark.families.single_label import over_labels
 
     k = args.classes
     ids = spark.range(args.rows)
@@ -173,7 +172,7 @@ def main() -> None:
     measures = {
         "accuracy": lambda: ms.accuracy("actual", "predicted"),
         "collect": lambda: ms.f1_score("actual", "predicted", average="macro"),
-        "labels": lambda: over_labels("f1_score", "actual", "predicted", labels, average="macro"),
+        "labels": lambda: ms.f1_score("actual", "predicted", average="macro", labels=labels),
     }
     pid = spark._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
     pools = spark._jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()  # type: ignore[union-attr]

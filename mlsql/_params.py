@@ -947,7 +947,8 @@ AVERAGE = Param(
     "macro",
     Options(("micro", "macro", "weighted")),
     "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-    "mean weighted by each class's support. Classes: those seen on either side.",
+    "mean weighted by each class's support. Classes: those seen on either side, or the\n"
+    "labels given.",
 )
 KAPPA_WEIGHTS = Param(
     "weights",
@@ -965,6 +966,15 @@ KAPPA_LABELS = Param(
     "The classes in the weights matrix's order (scikit-learn's labels): rows whose actual\n"
     "or predicted class is not among them are left out; default: the classes seen, sorted.",
     key="kappa_labels",
+)
+CLASS_LABELS = Param(
+    "labels",
+    None,
+    Nullable(LabelList(), note="or NULL for the classes seen"),
+    "The classes to average over, in scikit-learn's sense: a label that no row holds counts\n"
+    "as a class without rows, and a row of another class still counts against the labels it\n"
+    "meets (a false positive or a false negative); default: the classes seen.",
+    key="class_labels",
 )
 K = Param(
     "k",
@@ -1089,6 +1099,7 @@ PARAMS = {
         AVERAGE,
         KAPPA_WEIGHTS,
         KAPPA_LABELS,
+        CLASS_LABELS,
         K,
         TOP_K,
         PERSISTENCE,

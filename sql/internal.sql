@@ -76,6 +76,12 @@ CREATE OR REPLACE MACRO _mlsql_check_kappa_labels(x, func) AS
          WHEN system.main.regexp_full_match(system.main.typeof(x), '(VARCHAR|BOOLEAN|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)\[\]') AND system.main.len(TRY_CAST(x AS VARCHAR[])) > 0 AND system.main.len(system.main.list_distinct(TRY_CAST(x AS VARCHAR[]))) = system.main.len(TRY_CAST(x AS VARCHAR[])) THEN x
          ELSE system.main.error('The ''labels'' parameter of ' || func || ' must be a non-empty list of distinct labels of one kind (text, integers or booleans) (or NULL for the classes seen). Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_class_labels(x, func): Validate labels: a non-empty list of distinct labels of one kind (text, integers or booleans) (or NULL for the classes seen).
+CREATE OR REPLACE MACRO _mlsql_check_class_labels(x, func) AS 
+    CASE WHEN x IS NULL THEN NULL
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(VARCHAR|BOOLEAN|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)\[\]') AND system.main.len(TRY_CAST(x AS VARCHAR[])) > 0 AND system.main.len(system.main.list_distinct(TRY_CAST(x AS VARCHAR[]))) = system.main.len(TRY_CAST(x AS VARCHAR[])) THEN x
+         ELSE system.main.error('The ''labels'' parameter of ' || func || ' must be a non-empty list of distinct labels of one kind (text, integers or booleans) (or NULL for the classes seen). Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_check_k(x, func): Validate k: a whole number > 0 (or NULL for all).
 CREATE OR REPLACE MACRO _mlsql_check_k(x, func) AS 
     CASE WHEN x IS NULL THEN NULL

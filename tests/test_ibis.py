@@ -887,6 +887,48 @@ def duckdb_kappa_std_errors(by: str | None, weight: str | None) -> tuple[tuple[A
 
 
 @pytest.mark.long
+def test_averages_over_given_labels(live: Live) -> None:
+    """precision, recall, F-beta and F1 with labels: scikit-learn's (a class outside the
+    labels still counts against the label it meets, a label no row holds is a class without
+    rows), every average, weighted too, and by group (one group lacking a label)."""
+    from sklearn import metrics
+
+    a = ["a", "a", "a", "b", "b", "c", "a", "x", "b"]
+    p = ["a", "a", "b", "b", "a", "a", "c", "a", "x"]
+    w = [1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 2.0, 0.5, 1.0]
+    g = ["u", "v", "u", "v", "u", "u", "v", "u", "v"]
+    t = live.table(pa.table({"g": g, "actual": a, "predicted": p, "w": w}))
+    given = [
+        ("precision_score", {"labels": ["b", "a", "z"]}),
+        ("recall_score", {"labels": ["c", "a"], "average": "weighted"}),
+        ("f1_score", {"labels": ["a", "b"], "average": "micro"}),
+        ("fbeta_score", {"labels": ["a", "c", "b"], "beta": 2.0}),
+    ]
+
+    def want(rows: list[int], weighted: bool) -> list[float]:
+        def pick(xs: list[Any]) -> list[Any]:
+            return [xs[i] for i in rows]
+
+        return [
+            getattr(metrics, n)(
+                pick(a), pick(p), **{"average": "macro", "zero_division": 0.0, **q},
+                sample_weight=pick(w) if weighted else None,
+            )
+            for n, q in given
+        ]  # fmt: skip
+
+    everything = list(range(len(a)))
+    for weight in (None, "w"):
+        got = estimates(mlsql.evaluate(t, "actual", "predicted", given, sample_weight=weight))
+        assert got == pytest.approx(want(everything, weight is not None), rel=1e-12)
+        out = mlsql.evaluate(t, "actual", "predicted", given, by="g", sample_weight=weight)
+        for group in ("u", "v"):
+            rows = [i for i in everything if g[i] == group]
+            found = out.to_pyarrow().filter(pa.compute.equal(out.to_pyarrow()["g"], group))
+            got = found["estimate"].to_pylist()
+            assert got == pytest.approx(want(rows, weight is not None), rel=1e-12), group
+
+
 def test_kappa_tests_over_given_labels(live: Live) -> None:
     """The kappa tests with labels (one no row has, rows of another class left out), plain,
     linear and a weights matrix over them, counted and weighted, by group (one group lacking

@@ -47,6 +47,10 @@ RULES = {
         "a non-empty list of distinct labels of one kind (text, integers or booleans) "
         "(or NULL for the classes seen)"
     ),
+    "class_labels": (
+        "a non-empty list of distinct labels of one kind (text, integers or booleans) "
+        "(or NULL for the classes seen)"
+    ),
     "table_beta": "a finite number > 0",
     "n_bins": "a whole number from 1 to 100000",
     "strategy": "one of 'uniform', 'quantile'",
@@ -136,7 +140,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
              "average": "Micro", "score_average": "Samples", "brier_average": "Micro",
              "table_beta": None, "kappa_weights": [[0, 1], [2.5, 0]],
-             "kappa_labels": ["b", "a"],
+             "kappa_labels": ["b", "a"], "class_labels": [2, 1],
              "n_bins": 1, "strategy": "Quantile", "thresholds": 2, "norm": "L2", "threshold_bins": None, "p": 0.5,
              "drop_intermediate": True, "scale_by_half": "Auto"}  # fmt: skip
     for key, p in P.PARAMS.items():

@@ -211,6 +211,36 @@ def test_kappa_over_given_labels_is_scikit_learn_s(pg: Any) -> None:
             assert close(got, want), (kind, weights, got, want)
 
 
+def test_averages_over_given_labels_are_scikit_learn_s(pg: Any) -> None:
+    """precision, recall, F-beta and F1 over labels (a class outside them, a label no row
+    holds), every average, counted and weighted: scikit-learn's labels=."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = random.Random("pg-average-labels")
+    for kind, pool, labels in (
+        ("text", "abcdx", ["c", "a", "z", "b"]),
+        ("bigint", [4, 1, 2, 3, 8], [3, 1, 9, 2]),
+    ):
+        rows = [(rng.choice(pool), rng.choice(pool)) for _ in range(50)]
+        weights = [rng.choice([0.5, 1.0, 2.25]) for _ in rows]
+        a, p = (list(x) for x in zip(*rows, strict=True))
+        load(pg, pa.table({"actual": a, "predicted": p, "label": a}), weights)
+        for name in ("precision_score", "recall_score", "fbeta_score", "f1_score"):
+            beta = "2, " if name == "fbeta_score" else ""
+            extra = {"beta": 2.0} if name == "fbeta_score" else {}
+            for average in ("micro", "macro", "weighted"):
+                for weight in ("1", "w"):
+                    got = pg.execute(
+                        f"SELECT {name}(actual, predicted, {weight}, {beta}%s::text, 0, "
+                        f"%s::{kind}[]) FROM t",
+                        [average, labels],
+                    ).fetchone()[0]
+                    want = getattr(metrics, name)(
+                        a, p, labels=labels, average=average, zero_division=0.0,
+                        sample_weight=weights if weight == "w" else None, **extra,
+                    )  # fmt: skip
+                    assert close(got, want), (kind, name, average, weight, got, want)
+
+
 BAD_CALLS = [
     ("f1_score(actual, predicted, 1, 'often')", "f1_score(actual, predicted, average := 'often')"),
     (

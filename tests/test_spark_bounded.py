@@ -223,6 +223,21 @@ def test_over_labels_plan_is_bounded():
     assert not ROWS_IN_ONE_ARRAY.search(plan)
 
 
+def test_averages_over_their_labels_are_bounded():
+    """precision, recall, F-beta and F1 with ``labels=`` count per label (tests/
+    test_class_labels.py checks their values): their plan holds no group's rows, where the
+    same aggregates without labels do."""
+    df = session().createDataFrame(_rows(3), "a string, p string, w double")
+    names = ("precision_score", "recall_score", "fbeta_score", "f1_score")
+    labels = ["a", "b", "z"]
+    cols = [getattr(ms, n)("a", "p", labels=labels) for n in names]
+    cols += [getattr(ms, n)("a", "p", labels=labels, sample_weight="w") for n in names]
+    plan = str(df.agg(*cols)._jdf.queryExecution().optimizedPlan().toString())
+    assert not ROWS_IN_ONE_ARRAY.search(plan)
+    collected = df.agg(ms.f1_score("a", "p"))._jdf.queryExecution().optimizedPlan().toString()
+    assert ROWS_IN_ONE_ARRAY.search(str(collected))
+
+
 def test_over_labels_a_class_outside_the_labels_is_an_error():
     df = session().createDataFrame(_rows(5), "a string, p string, w double")
     with pytest.raises(Exception, match=r"f1_score: a known row's actual or predicted class"):

@@ -76,7 +76,10 @@ PARAMETERS = {
         "group), or the labels in the order of the indicators."
     ),
     "by": "Grouping columns: a name or a list of names; one result per group.",
-    "average": "`'micro'`, `'macro'` or `'weighted'`, over the classes seen on either side.",
+    "average": (
+        "`'micro'`, `'macro'` or `'weighted'`, over the classes seen on either side (or the "
+        "`labels` given)."
+    ),
     # the label-score averages (by check key: the same name, other options)
     "score_average": (
         "`'micro'` (every (row, label) cell pooled), `'macro'` (default; the mean over "
@@ -101,6 +104,13 @@ PARAMETERS = {
         "`labels`): a non-empty list of distinct labels of the columns' kind. Rows whose "
         "actual or predicted class is not among them are left out, as scikit-learn's "
         "confusion matrix leaves them; default `None`: the classes seen, sorted."
+    ),
+    "class_labels": (
+        "The classes to average over (scikit-learn's `labels`): a non-empty list of distinct "
+        "labels of the columns' kind. A label no row holds is a class without rows (its "
+        "ratios are undefined: `zero_division`); a row of another class still counts against "
+        "the labels it meets, as a false positive or a false negative; under `micro` the "
+        "counts of the labels are pooled. Default `None`: the classes seen."
     ),
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
     "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "

@@ -146,8 +146,8 @@ def function(
         inputs = [bound.arguments[name] for name in m.inputs]
         weight = bound.arguments.get(SAMPLE_WEIGHT) if weighs else None
         values = {k: v for k, v in params.items() if k in LT.LABEL_VALUE_PARAMS}
-        if params.get("labels") is not None and P.KAPPA_LABELS in m.params:
-            values["labels"] = params["labels"]  # a class list of the columns' kind (kappa)
+        if params.get("labels") is not None and {P.KAPPA_LABELS, P.CLASS_LABELS} & {*m.params}:
+            values["labels"] = params["labels"]  # a class list of the columns' kind
         checked = engine.label_value_check(check, values) if values else check
         if weight is None:
             return engine.apply(m, inputs, lambda *xs: build(*xs, **params), checked)

@@ -17,7 +17,7 @@ name (:func:`mlsql._ibis.backends.check`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -298,7 +298,11 @@ def _col(prefix: str, name: str) -> str:
 
 
 def class_table(
-    rows: ir.Table, keys: list[str], weighted: bool, labels: list[Any] | None = None
+    rows: ir.Table,
+    keys: list[str],
+    weighted: bool,
+    labels: list[Any] | None = None,
+    kept: bool = False,
 ) -> ir.Table:
     """One row per (group, class) of the known rows: its position among the group's sorted
     classes (with ``labels``, its label's position among them), rows truly of the class,
@@ -307,7 +311,12 @@ def class_table(
     :func:`mlsql._ibis.stats.byte_order`); a hash aggregate, so memory per group grows with its classes, never with
     its rows. A label no known row has gets no row: its counts are 0, so every sum the
     formulas take over classes, pairs or cells is the same without it, and its neighbours
-    keep their labels' positions."""
+    keep their labels' positions.
+
+    ``kept`` (the averages' ``labels``): the classes are exactly the labels, each group
+    holding a row of every label (a label no row holds counts 0: a mean over the classes
+    counts it) and none of another class, whose rows still count in the totals of the
+    label on their other side."""
     known = rows.filter(rows[LABEL_A].notnull())
     one = known[EV.WEIGHT] if weighted else ibis.literal(1.0, type=FLOAT)
     zero = ibis.literal(0.0, type=FLOAT)
@@ -329,6 +338,21 @@ def class_table(
         ),
         distinct=False,
     )
+    if kept and labels is not None:  # a row of 0s per group and label, the others' left out
+        counted = {"__mlsql_rows": known.count()}
+        grouped = known.group_by(keys).aggregate(**counted) if keys else known.aggregate(**counted)
+        kind = known[LABEL_A].type()
+        sides = sides.filter(sides[c(CLASS)].isin(labels)).union(
+            *(
+                grouped.select(
+                    *keys,
+                    **{c(CLASS): ibis.literal(x, type=kind)},
+                    **{n: zero for n in (c(ROW_TOTAL), c(COLUMN_TOTAL), c(DIAGONAL))},
+                )
+                for x in labels
+            ),
+            distinct=False,
+        )
     totals = sides.group_by([*keys, c(CLASS)]).aggregate(
         **{n: sides[n].sum() for n in (c(ROW_TOTAL), c(COLUMN_TOTAL), c(DIAGONAL))}
     )
@@ -355,7 +379,12 @@ def _view(prefix: str) -> SL.ClassView:
 
 
 def _class_sides(
-    plan: Plan, rows: ir.Table, weighted: bool, suffix: str, labels: list[Any] | None
+    plan: Plan,
+    rows: ir.Table,
+    weighted: bool,
+    suffix: str,
+    labels: list[Any] | None,
+    kept: bool = False,
 ) -> None:
     """The side tables of the class axis, once per query (and per ``labels``, named with
     ``suffix``): the classes; the class pairs of each group (k² rows per group of k
@@ -364,7 +393,7 @@ def _class_sides(
     if CLASSES + suffix in plan.sides:
         return
     keys = plan.keys
-    classes = class_table(rows, keys, weighted, labels)
+    classes = class_table(rows, keys, weighted, labels, kept)
     plan.side(CLASSES + suffix, classes)
     i, j = _prefixed(classes, keys, "i"), _prefixed(classes, keys, "j")
     plan.side(PAIRS + suffix, beside(i, j, keys))
@@ -395,6 +424,7 @@ def class_stats(
     w: ir.FloatingColumn | None,
     ops: IbisOps,
     pairs: dict[tuple[Any, Any], float] | None = None,
+    over: Sequence[Any] | None = None,
 ) -> SL.ClassStats:
     """:class:`~mlsql.measures.single_label.ClassStats` over the side tables of the class
     axis: per-class values are deferred columns of the table of (group, class) rows, and each
@@ -403,7 +433,9 @@ def class_stats(
 
     ``pairs``: the weight of each (actual, predicted) pair of given labels
     (:func:`mlsql._params.kappa_matrix`): the rows whose classes are not labels are
-    unknown, a class's position is its label's, and ``weight_at`` reads the weights."""
+    unknown, a class's position is its label's, and ``weight_at`` reads the weights.
+    ``over`` (the averages' ``labels``): the classes are those labels, every known row
+    kept (:func:`class_table`'s ``kept``)."""
     plan = ops.plan
     suffix, labels, lookup = "", None, None
     a = rows[LABEL_A]  # the known rows' actual label (on the rows the plan aggregates)
@@ -423,7 +455,10 @@ def class_stats(
         def lookup(i: Any, j: Any) -> Any:
             return ibis.cases(*(((i * k + j) == c, v) for c, v in enumerate(flat)), else_=null())
 
-    _class_sides(plan, sides, w is not None, suffix, labels)
+    if over is not None:  # the side tables of these labels, kept apart from kappa's
+        labels = list(over)
+        suffix = plan.side_names.setdefault(("kept", tuple(labels)), f"@{len(plan.side_names)}")
+    _class_sides(plan, sides, w is not None, suffix, labels, kept=over is not None)
     # a double: PostgreSQL and DataFusion divide integers as integers (1 / n is 0)
     n = ops.count(a).cast(FLOAT) if w is None else ops.sum(a.notnull().ifelse(w, null()))
     i, j = _view("i"), _view("j")
@@ -553,6 +588,10 @@ def single_label_value(
         if pairs is not None:  # over the labels: the weights read from the pairs' matrix
             assert m.build is not None
             return m.build(ops, class_stats(rows, w, ops, pairs), **{**params, "weights": "matrix"})
+    if any(x.check_key == P.CLASS_LABELS.check_key for x in m.params):
+        labels = checked_params(m, item.params)["labels"]
+        if labels is not None:  # the averages over their labels
+            return _formula(item, ops, class_stats(rows, w, ops, over=labels))
     return _formula(item, ops, class_stats(rows, w, ops))
 
 

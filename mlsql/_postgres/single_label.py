@@ -119,15 +119,30 @@ $f$;"""
 
 
 #: plpgsql that sets i and j, the positions of classes a and p (a new class added last)
-_POSITIONS = "\n".join(
-    f"""  {x} := array_position(st.classes, {v});
-  IF {x} IS NULL THEN
-    IF st.fixed THEN RETURN st; END IF;
+def _positions(outside: str) -> str:
+    """plpgsql: the positions ``i``, ``j`` of the row's two classes (a class not seen yet
+    appended); with fixed classes, ``outside`` (its ``{x}`` the position) for one not among
+    them."""
+    return "\n".join(
+        f"""  {x} := array_position(st.classes, {v});
+  IF {x} IS NULL AND st.fixed THEN
+    {outside.format(x=x)}
+  ELSIF {x} IS NULL THEN
     st.classes := st.classes || {v};
     {x} := cardinality(st.classes);
   END IF;"""
-    for x, v in (("i", "a"), ("j", "p"))
-)
+        for x, v in (("i", "a"), ("j", "p"))
+    )
+
+
+#: the step of each kind of fixed classes (what it does with a row of another class, and
+#: how): kappa's labels leave the row out; the averages' labels keep it, its class at
+#: position 0, in no class's totals but in n and in its other class's row or column total
+#: (a false positive or a false negative)
+ADD_STEPS = {
+    "_mlsql_class_add": ("a row of another class is left out", "RETURN st;"),
+    "_mlsql_class_keep": ("a row of another class is kept, in no class's totals", "{x} := 0;"),
+}
 
 
 def helpers(create: str) -> list[str]:
@@ -139,9 +154,10 @@ def helpers(create: str) -> list[str]:
         _check_text(P.AVERAGE, "average", create),
         _check_text(P.KAPPA_WEIGHTS, "kappa_weights", create),
         *(_check_labels(t, create) for t in LABEL_TYPES),
-        f"""-- _mlsql_class_add(st, a, p, x): the row (actual a, predicted p, weight x) added to
--- its cell; with fixed classes (labels), a row of another class is left out.
-{create} FUNCTION _mlsql_class_add(st {STATE_TYPE}, a text, p text, x float8)
+        *(
+            f"""-- {name}(st, a, p, x): the row (actual a, predicted p, weight x) added to its
+-- cell; with fixed classes (labels), {what}.
+{create} FUNCTION {name}(st {STATE_TYPE}, a text, p text, x float8)
 RETURNS {STATE_TYPE}
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
 DECLARE
@@ -150,13 +166,15 @@ DECLARE
   cell bigint;
   k int;
 BEGIN
-{_POSITIONS}
+{_positions(outside)}
   cell := i::bigint * 4294967296 + j;
 {histogram_add("st.cells", "st.w", "cell", "x", "  ")}
   st.n_rows := st.n_rows + 1;
   RETURN st;
 END
-$f$;""",
+$f$;"""
+            for name, (what, outside) in ADD_STEPS.items()
+        ),
     ]
 
 
@@ -353,6 +371,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
     func = pg_lit(m.name)
     inputs = ("label",) if m.name in ONE_COLUMN else ("actual", "predicted")
     a, p = (inputs[0], inputs[0]) if len(inputs) == 1 else inputs
+    kept = any(x.check_key == P.CLASS_LABELS.check_key for x in m.params)
+    add = "_mlsql_class_keep" if kept else "_mlsql_class_add"
     for label in LABEL_TYPES:
         for form in forms(m, label):
             names = [n for n, _ in form.args]
@@ -363,7 +383,7 @@ def aggregate(m: Measure, create: str) -> list[str]:
                 lines.append("  IF w IS NULL THEN RETURN st; END IF;")
                 weight = "w"
             lines.append(f"  IF {a} IS NULL OR {p} IS NULL THEN RETURN st; END IF;")
-            lines.append(f"  RETURN _mlsql_class_add(st, {a}::text, {p}::text, {weight});")
+            lines.append(f"  RETURN {add}(st, {a}::text, {p}::text, {weight});")
             step = f"_mlsql_{m.name}_step"
             signature = ", ".join(x.split(" ", 1)[1] for x in args)
             out.append(

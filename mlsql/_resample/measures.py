@@ -98,10 +98,11 @@ UNSUPPORTED_MESSAGE = (
     "tables and ranking "
     "measures give no single value per group to resample."
 )
-#: cohen_kappa_score's labels and weights matrix: its resampled statistics are the classes seen
+#: the class measures' labels and kappa's weights matrix: the resampled statistics are the
+#: classes seen
 OVER_LABELS_MESSAGE = (
-    "{func} cannot resample {name} over labels or with a weights matrix: it resamples the "
-    "classes seen, with weights NULL, 'linear' or 'quadratic'. evaluate takes them."
+    "{func} cannot resample {name} over labels or with a weights matrix: it resamples over "
+    "the classes seen (kappa's weights NULL, 'linear' or 'quadratic'). evaluate takes them."
 )
 MIXED_MESSAGE = (
     "{func} takes measures of one kind of input: label lists ({sets}), one label per row "

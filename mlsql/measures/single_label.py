@@ -10,8 +10,10 @@ From one label column: ``class_distribution`` (table: class, count, share),
 
 From (actual, predicted): ``accuracy`` and ``error_rate``; ``precision_score``,
 ``recall_score``, ``fbeta_score`` and ``f1_score`` with ``average`` micro,
-macro or weighted over the classes seen on either side (scikit-learn's
-definitions); ``balanced_accuracy_score``; ``cohen_kappa_score`` (plain,
+macro or weighted over the classes seen on either side, or over given
+``labels`` (scikit-learn's definitions: a label no row holds is a class
+without rows, a row of another class still counts against the labels it
+meets); ``balanced_accuracy_score``; ``cohen_kappa_score`` (plain,
 linear or quadratic weights over the sorted classes, or a disagreement-weight
 matrix over given ``labels``); ``matthews_corrcoef``;
 ``class_error_rate(actual, predicted, label)``; ``cost_error(actual,
@@ -122,6 +124,7 @@ PAIR_MEASURES = ("cohen_kappa_score", *KAPPA_TESTS, *BOWKER)
 ZD = P.ZERO_DIVISION
 BETA = P.BETA
 AVERAGE = P.AVERAGE
+LABELS = P.CLASS_LABELS
 BY = Param("by", None)
 
 
@@ -372,9 +375,9 @@ def _error_rate(ops: Any, s: Agreement) -> E:
     "aggregate",
     FAMILY,
     "Precision over classes, averaged micro, macro (default) or weighted by support.",
-    params=(AVERAGE, ZD),
+    params=(AVERAGE, ZD, LABELS),
 )
-def _precision_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
+def _precision_score(ops: Any, s: ClassStats, average: Any, zero_division: Any, labels: Any) -> E:
     return averaged(ops, s, F.precision, average, zero_division)
 
 
@@ -383,9 +386,9 @@ def _precision_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) 
     "aggregate",
     FAMILY,
     "Recall over classes, averaged micro, macro (default) or weighted by support.",
-    params=(AVERAGE, ZD),
+    params=(AVERAGE, ZD, LABELS),
 )
-def _recall_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
+def _recall_score(ops: Any, s: ClassStats, average: Any, zero_division: Any, labels: Any) -> E:
     return averaged(ops, s, F.recall, average, zero_division)
 
 
@@ -394,9 +397,11 @@ def _recall_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> 
     "aggregate",
     FAMILY,
     "F-beta over classes (from counts), averaged micro, macro (default) or weighted.",
-    params=(BETA, AVERAGE, ZD),
+    params=(BETA, AVERAGE, ZD, LABELS),
 )
-def _fbeta_score(ops: Any, s: ClassStats, beta: Any, average: Any, zero_division: Any) -> E:
+def _fbeta_score(
+    ops: Any, s: ClassStats, beta: Any, average: Any, zero_division: Any, labels: Any
+) -> E:
     def ratio(o: Any, c: Counts, zd: Any) -> E:
         return F.fbeta(o, c, beta, zd)
 
@@ -408,9 +413,9 @@ def _fbeta_score(ops: Any, s: ClassStats, beta: Any, average: Any, zero_division
     "aggregate",
     FAMILY,
     "F1 over classes (from counts), averaged micro, macro (default) or weighted.",
-    params=(AVERAGE, ZD),
+    params=(AVERAGE, ZD, LABELS),
 )
-def _f1_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
+def _f1_score(ops: Any, s: ClassStats, average: Any, zero_division: Any, labels: Any) -> E:
     def ratio(o: Any, c: Counts, zd: Any) -> E:
         return F.fbeta(o, c, 1, zd)
 

@@ -423,6 +423,8 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     pairs = m.name in SL.PAIR_MEASURES
     # a weights matrix comes with labels (cohen_kappa_score): the macro reads it as DOUBLE[][]
     over = any(p.check_key == KAPPA_LABELS.check_key for p in m.params)
+    # the averages' labels (scikit-learn's): the class lists aligned to them, every row kept
+    given = any(p.check_key == P.CLASS_LABELS.check_key for p in m.params)
     extra = ("pairs",) if pairs else ()
     inner_params = ("cl", *extra, *(("matrix",) if over else ()), *(p.name for p in m.params))
 
@@ -436,7 +438,7 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
         return Macro(FILE, name, inner_params, str(body), m.summary, public=False)
 
     params = CC.checked(m, q)
-    if over:  # one value of labels= gets the check's error, not a Binder Error
+    if over or given:  # one value of labels= gets the check's error, not a Binder Error
         params["labels"] = call(q("_mlsql_as_list"), params["labels"])
     a, w = Sql("actual"), Sql("sample_weight")
     # predicted of a type that binds beside actual's (a text and an integer column get
@@ -464,13 +466,13 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
             found = call(q("_mlsql_class_pairs"), a, p)
         name = f"_mlsql_{m.name}{'_weighted' if weighted and pairs else ''}_of"
         args = [Sql("cl"), *((found,) if pairs else ()), *matrix, *params.values()]
-        if not over:
+        if not (over or given):
             return let(lists, "cl", call(q(name), *args))
         # the lists bound, then aligned to the labels and bound again: a macro names its
         # argument once per use, and the aggregate's text is long
         aligned = call(q("_mlsql_classes_over"), Sql("found"), params["labels"], m.name)
         body = let(lists, "found", let(aligned, "cl", call(q(name), *args)))
-        return matrix_guard(q, m, params, body)
+        return matrix_guard(q, m, params, body) if over else body
 
     def macro(weighted: bool) -> Macro:
         body = str(CC.guard_zero_division(public(weighted), params))

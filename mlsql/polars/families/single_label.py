@@ -124,18 +124,25 @@ def class_stats(
     predicted: pl.Expr,
     weight: pl.Expr | None = None,
     pairs: dict[tuple[Any, Any], float] | None = None,
+    over: Sequence[Any] | None = None,
 ) -> SL.ClassStats:
     """Per-class counts (or weights) as class-length expressions, the classes sorted.
 
     ``pairs``: the weight of each (actual, predicted) pair of labels
     (:func:`mlsql._params.kappa_matrix`); rows whose classes are not labels are left out
-    and the stats read the weights (``weight_at``)."""
+    and the stats read the weights (``weight_at``). ``over``: the classes are these labels
+    (the averages' ``labels``), every known row kept: a label no row holds counts 0."""
     mask = K.known(actual, predicted) if weight is None else K.known(actual, predicted, weight)
     labels = list(dict.fromkeys(a for a, _ in pairs)) if pairs is not None else []
     if pairs is not None:
         mask = mask & actual.is_in(labels) & predicted.is_in(labels)
     a, p = actual.filter(mask), predicted.filter(mask)
-    classes = a.append(p).unique().sort()
+    if over is None:
+        classes = a.append(p).unique().sort()
+    else:  # appended: the labels, the rows' classes of one (super)type, sorted alike
+        given = pl.lit(pl.Series(sorted(over)))
+        classes = a.head(0).append(given)
+        a, p = a.append(given).head(a.len()), p.append(given).head(p.len())
     size = classes.len().cast(pl.Int64)
     index = pl.int_range(0, size, dtype=pl.Int64)
     lookup = None
@@ -151,10 +158,18 @@ def class_stats(
         n = mask.sum().cast(pl.Int64)
     else:
         w = weight.filter(mask)
+
+        def weights_of(values: pl.Expr, kept: pl.Expr) -> pl.Expr:
+            """Per class: the weight of the rows ``kept`` whose ``values`` are classes (every
+            row's class is one, unless the classes are given labels)."""
+            if over is not None:
+                kept = kept & values.is_in(list(over))
+            return _weights_at(values.filter(kept), w.filter(kept), classes)
+
         per_class = {
-            "actual": _weights_at(a, w, classes),
-            "predicted": _weights_at(p, w, classes),
-            "correct": _weights_at(a.filter(a == p), w.filter(a == p), classes),
+            "actual": weights_of(a, pl.lit(True)),
+            "predicted": weights_of(p, pl.lit(True)),
+            "correct": weights_of(a, a == p),
         }
         n = w.sum()
 
@@ -421,6 +436,22 @@ def _kappa(m: Measure, module: Any) -> Any:
     return K.documented(function(POLARS, m, build, K.labels, module), m)
 
 
+def _averaged(m: Measure, module: Any) -> Any:
+    """The class-wise averages: over their ``labels`` when given (bounded by them)."""
+    scoped = dataclasses.replace(lookup(m), build=_in_scope(m))
+
+    def build(
+        actual: pl.Expr,
+        predicted: pl.Expr,
+        sample_weight: pl.Expr | None = None,
+        **checked: Any,
+    ) -> pl.Expr:
+        s = class_stats(actual, predicted, sample_weight, over=checked["labels"])
+        return evaluate(scoped.build, s, symbolic=False, **checked)  # type: ignore[arg-type]
+
+    return K.documented(function(POLARS, m, build, K.labels, module), m)
+
+
 def function_of(m: Measure) -> Any:
     """The Polars function of a single-label registry measure."""
     module = sys.modules[__name__]
@@ -428,6 +459,8 @@ def function_of(m: Measure) -> Any:
         return K.direct(m, STATS[m.name], K.labels, module)
     if any(p.check_key == P.KAPPA_LABELS.check_key for p in m.params):
         return _kappa(m, module)
+    if any(p.check_key == P.CLASS_LABELS.check_key for p in m.params):
+        return _averaged(m, module)
     scoped = dataclasses.replace(lookup(m), build=_in_scope(m))
     return K.direct(scoped, class_stats, K.labels, module)
 

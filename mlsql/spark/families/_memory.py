@@ -108,6 +108,12 @@ UNBOUNDED: dict[str, str] = {
     ),
 }
 UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}
+#: the aggregates that count per class in bounded memory when their ``labels`` are given
+LABELLED = ("precision_score", "recall_score", "fbeta_score", "f1_score")
+LABELS_BOUNDED = (
+    "With ``labels`` given it counts per label instead (one count per label and side):\n"
+    "memory grows with the labels, never with rows."
+)
 #: the bounded alternative of the tables named in UNBOUNDED
 TABLE_FORMS = {
     "calibration_table": (
@@ -185,7 +191,8 @@ def note(name: str) -> str:
             else NO_BOUNDED_FORM
         )
         form = TABLE_FORMS.get(name, measure_form)
-        return head + UNBOUNDED[name] + "\n" + form + "\n"
+        labelled = LABELS_BOUNDED + "\n" if name in LABELLED else ""
+        return head + UNBOUNDED[name] + "\n" + labelled + form + "\n"
     if name in UNBOUNDED_WEIGHTED:
         head = "With ``sample_weight`` it collects the group's known rows.\n"
         return head + UNBOUNDED_WEIGHTED[name] + "\n" + EVALUATE + "\n"

@@ -541,7 +541,8 @@ def counted_classes(
             return F.count(F.when(condition, 1))
         return F.coalesce(F.sum(F.when(condition, weight)), F.lit(0.0))
 
-    # a known row outside the labels fails the query, so the counts need not exclude it
+    # a known row outside the labels counts in no class: over_labels fails the query on it,
+    # the averages' labels keep it in n (a false positive or negative of a label it meets)
     def per_class(hit: Callable[[Column], Column]) -> Column:
         return F.array(*(tally(known & hit(c)) for c in values))
 
@@ -890,10 +891,12 @@ def _build(m: Measure) -> Callable[..., Column]:
             **checked: Any,
         ) -> Column:
             weighted = sample_weight is not None
-            if "labels" in checked:  # cohen_kappa_score: its labels and weights matrix
+            if "weights" in checked:  # cohen_kappa_score: its labels and weights matrix
                 pairs = P.kappa_matrix(checked["weights"], checked["labels"], m.name)
                 if pairs is not None:
                     return _kappa_over(m, actual, predicted, sample_weight, pairs, checked)
+            elif checked.get("labels") is not None and universe is None:
+                return _averaged_over(m, actual, predicted, sample_weight, checked)
             labels = universe
             if labels is None:  # the classes come from the rows: collected
 
@@ -919,6 +922,20 @@ def _build(m: Measure) -> Callable[..., Column]:
         return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
 
     return direct
+
+
+def _averaged_over(
+    m: Measure, actual: Column, predicted: Column, weight: Column | None, checked: dict[str, Any]
+) -> Column:
+    """An average over its ``labels`` (scikit-learn's): bounded (:func:`counted_classes`,
+    one count per label and side), every known row kept, so a row of another class still
+    counts against the labels it meets; a label no row holds counts 0."""
+    counted, _ = counted_classes(actual, predicted, sorted(checked["labels"]), weight)
+
+    def formula(s: Column) -> Column:
+        return column(m.build(OPS, class_stats(s, weight is not None), **checked))  # type: ignore[misc]
+
+    return let(counted, formula)
 
 
 def _kappa_over(
