@@ -22,6 +22,8 @@ from typing import Any
 from mlsql._errors import MlsqlError
 
 TEXT, INTEGER, NULL = "text", "integer", "null"
+#: the third kind of a single-label class (a list of labels holds text or integers only)
+BOOLEAN = "boolean"
 #: the kinds of label
 LABEL_KINDS = (TEXT, INTEGER)
 #: what every engine strips from both ends of each part of a label text split on ``sep``: ASCII
@@ -207,7 +209,11 @@ def check_universe_labels(
     mlsql._errors.MlsqlError: The 'labels' parameter of indicators_from_labels must hold labels of the columns' type (List(Int64)): integer. Got ['z'] instead.
     """
     values = list(universe)
-    if kind != NULL and any(v is not None and python_kind(v) != kind for v in values):
+
+    def kind_of(value: Any) -> str | None:  # booleans: the single-label classes' labels
+        return BOOLEAN if isinstance(value, bool) else python_kind(value)
+
+    if kind != NULL and any(v is not None and kind_of(v) != kind for v in values):
         raise MlsqlError(
             UNIVERSE_MESSAGE.format(func=func, type=type_name, kind=kind, labels=repr(values))
         )

@@ -178,9 +178,11 @@ CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS
 CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(actual) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' ELSE '' || func || ' takes a list of labels per row for ' || left_name || '. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' END)
          WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(predicted) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' ELSE '' || func || ' takes a list of labels per row for ' || right_name || '. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' END)
          ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END;
 
@@ -200,23 +202,31 @@ CREATE OR REPLACE MACRO _mlsql_label_list_as(x, actual VARCHAR[], predicted VARC
     (x, actual, predicted, target, func, left_name, right_name) AS 
     system.main.cast_to_type(CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) IN ('text', 'integer', 'null')
           AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END OR 'null' IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END))
          THEN CAST(x AS VARCHAR) ELSE CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(actual) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' ELSE '' || func || ' takes a list of labels per row for ' || left_name || '. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' END)
          WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(predicted) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' ELSE '' || func || ' takes a list of labels per row for ' || right_name || '. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' END)
          ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END END, target);
 
@@ -224,23 +234,31 @@ CREATE OR REPLACE MACRO _mlsql_label_list_as(x, actual VARCHAR[], predicted VARC
 CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) IN ('text', 'integer', 'null')
           AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END OR 'null' IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END))
          THEN actual ELSE CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(actual) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' ELSE '' || func || ' takes a list of labels per row for ' || left_name || '. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' END)
          WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(predicted) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' ELSE '' || func || ' takes a list of labels per row for ' || right_name || '. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' END)
          ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END END;
 
@@ -248,15 +266,20 @@ CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left
 CREATE OR REPLACE MACRO _mlsql_typed_universe(labels, example, func) AS 
     system.main.cast_to_type(CASE WHEN NOT (labels IS NULL OR 'null' IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(example) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(example) = '"NULL"' THEN 'null' ELSE system.main.typeof(example) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(labels) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(labels) = '"NULL"' THEN 'null' ELSE system.main.typeof(labels) END)
           OR CASE WHEN system.main.regexp_full_match(system.main.typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(example) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(example) = '"NULL"' THEN 'null' ELSE system.main.typeof(example) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(labels) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(labels) = '"NULL"' THEN 'null' ELSE system.main.typeof(labels) END) THEN system.main.error('The ''labels'' parameter of ' || func || ' must hold labels of the columns'' type (' || system.main.typeof(example) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(example) = 'BOOLEAN[]' THEN 'boolean'
          WHEN system.main.typeof(example) = '"NULL"' THEN 'null' ELSE system.main.typeof(example) END || '. Got ' || '[' || CASE WHEN system.main.len(CAST(system.main.list_transform(labels, lambda x: CASE WHEN system.main.typeof(x) = 'VARCHAR' THEN system.main.chr(39) || CAST(x AS VARCHAR) || system.main.chr(39) ELSE CAST(x AS VARCHAR) END) AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(system.main.list_transform(labels, lambda x: CASE WHEN system.main.typeof(x) = 'VARCHAR' THEN system.main.chr(39) || CAST(x AS VARCHAR) || system.main.chr(39) ELSE CAST(x AS VARCHAR) END) AS VARCHAR[]), 'string_agg', ', ') END || ']' || ' instead.')
          WHEN system.main.list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] IS NOT NULL THEN system.main.error('The ''labels'' parameter of ' || func || ' holds ' || CAST(system.main.list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] AS VARCHAR) || ', which the columns'' label type (' || system.main.typeof(example) || ') cannot hold: it holds integers from ' || CAST((CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
          ELSE labels END, example);

@@ -161,3 +161,37 @@ def test_evaluate_takes_labels_and_bootstrap_refuses_them():
     assert close(mp.evaluate(frame, "actual", "predicted", measures=measures)["estimate"][0], want)
     with pytest.raises(Exception, match="bootstrap cannot resample f1_score over labels"):
         mp.bootstrap(frame, "actual", "predicted", measures=measures, n_resamples=10, seed=1)
+
+
+#: each engine's name of a boolean class column's type in the labels= message
+BOOLEAN_TYPE = {"duckdb": "BOOLEAN[]", "polars": "Boolean", "spark": "array<boolean>"}
+
+
+def test_boolean_classes_take_boolean_labels_only(engine):
+    """Boolean classes: boolean labels are scikit-learn's, integer ones are refused in the
+    labels= message, as over integer classes text ones are (Polars had refused both)."""
+    a = [True, True, False, False, True, True]
+    p = [True, False, False, True, True, False]
+    t = pa.table({"actual": a, "predicted": p})
+    calls = [
+        ("precision_score", ("actual", "predicted"), params(engine, labels=[True])),
+        ("recall_score", ("actual", "predicted"), params(engine, labels=[False, True], average="micro")),
+        ("cohen_kappa_score", ("actual", "predicted"), params(engine, labels=[True, False])),
+    ]  # fmt: skip
+    from sklearn import metrics
+
+    want = [
+        metrics.precision_score(a, p, labels=[True], average="macro"),
+        metrics.recall_score(a, p, labels=[False, True], average="micro"),
+        metrics.cohen_kappa_score(a, p, labels=[True, False]),
+    ]
+    got = engine.many(t, calls)
+    assert all(close(g, x) for g, x in zip(got, want, strict=True)), (got, want)
+    want_error = (
+        "The 'labels' parameter of f1_score must hold labels of the columns' type "
+        f"({BOOLEAN_TYPE[engine.name]}): boolean. Got [1] instead."
+    )
+    with pytest.raises(Exception) as err:
+        engine.aggregate("f1_score", t, **params(engine, labels=[1]))
+    got_error = verdict_of(err.value)
+    assert not got_error.foreign and got_error.error == want_error, got_error

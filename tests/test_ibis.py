@@ -927,6 +927,14 @@ def test_averages_over_given_labels(live: Live) -> None:
             found = out.to_pyarrow().filter(pa.compute.equal(out.to_pyarrow()["g"], group))
             got = found["estimate"].to_pylist()
             assert got == pytest.approx(want(rows, weight is not None), rel=1e-12), group
+    # boolean classes take boolean labels, and refuse integer ones as the engines do
+    flags = live.table(pa.table({"actual": [True, False, True], "predicted": [True, True, False]}))
+    got = estimates(
+        mlsql.evaluate(flags, "actual", "predicted", [("f1_score", {"labels": [True]})])
+    )
+    assert got == pytest.approx([0.5], rel=1e-12)
+    with pytest.raises(MlsqlError, match=r"columns' type \(boolean\): boolean. Got \[1\] instead"):
+        mlsql.evaluate(flags, "actual", "predicted", [("f1_score", {"labels": [1]})])
 
 
 def test_kappa_tests_over_given_labels(live: Live) -> None:

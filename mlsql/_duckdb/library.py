@@ -264,10 +264,12 @@ _TEXT_LIST = r"(VARCHAR|ENUM\(.*\))\[\d*\]"
 
 def list_kind(type_name: str) -> str:
     """SQL: the label kind (:mod:`mlsql._label_types`) of a list type's name: 'integer',
-    'text', 'null' (an all-NULL input), else the type itself (no label)."""
+    'text', 'boolean' (the single-label classes' third kind), 'null' (an all-NULL input),
+    else the type itself (no label)."""
     return (
         f"CASE WHEN regexp_full_match({type_name}, '{_INTEGER_LIST}') THEN '{LT.INTEGER}'\n"
         f"         WHEN regexp_full_match({type_name}, '{_TEXT_LIST}') THEN '{LT.TEXT}'\n"
+        f"         WHEN {type_name} = 'BOOLEAN[]' THEN '{LT.BOOLEAN}'\n"
         f"         WHEN {type_name} = '\"NULL\"' THEN '{LT.NULL}' ELSE {type_name} END"
     )
 

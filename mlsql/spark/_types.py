@@ -182,18 +182,22 @@ def checked_universe(col: Column, universe: Sequence[Any], func: str) -> Column:
         (t == F.lit("array<string>")) | t.startswith("array<varchar") | t.startswith("array<char")
     )
     checked = None
-    for name, dtype in [*zip(_TYPEOF_INTEGERS, INTEGER_BITS, strict=True), ("string", None)]:
+    kinds: list[tuple[str, str, Any]] = [
+        *(
+            (name, LT.INTEGER, dtype)
+            for name, dtype in zip(_TYPEOF_INTEGERS, INTEGER_BITS, strict=True)
+        ),
+        ("string", LT.TEXT, None),
+        ("boolean", LT.BOOLEAN, None),  # the single-label classes' third kind
+    ]
+    for name, label_kind, dtype in kinds:
         type_name = f"array<{name}>"
         try:
             LT.check_universe_labels(
-                universe,
-                LT.TEXT if dtype is None else LT.INTEGER,
-                type_name,
-                None if dtype is None else bounds(dtype()),
-                func,
+                universe, label_kind, type_name, None if dtype is None else bounds(dtype()), func
             )
         except MlsqlError as exc:
-            condition = text if dtype is None else t == F.lit(type_name)
+            condition = text if label_kind == LT.TEXT else t == F.lit(type_name)
             error = F.raise_error(F.lit(str(exc)))
             checked = (
                 F.when(condition, error) if checked is None else checked.when(condition, error)
