@@ -8,9 +8,11 @@ messages in SQL) agree word for word.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import inspect
+import textwrap
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
@@ -297,6 +299,8 @@ def inputs(item: Item, names: Mapping[str, Any]) -> list[Any]:
 
 
 # ---------------------------------------------------------------- docstrings
+SUMMARY = "Measures per group, one row per group and measure, from one pass over the data."
+#: the ``Parameters`` entries after the frame (``{weight_type}``: the engine's weight type)
 PARAMETERS = """\
 actual, predicted : str
     The columns of the truth and of the prediction (labels, label lists,
@@ -304,16 +308,68 @@ actual, predicted : str
     such as prevalence, reads ``actual``).
 measures : sequence
     Measure names or ``(name, {{parameter: value}})`` pairs: any aggregate
-    measure of mlsql (every name of its aggregates and their aliases), and
-    the per-label averages of label lists (macro_*, weighted_*,
-    label_accuracy_micro/macro, clp, mlp, wlp; parameters labels, beta,
-    zero_division).
+    measure of mlsql, and the per-label averages of label lists (macro_*,
+    weighted_*, label_accuracy_micro/macro, clp, mlp, wlp).
 by : str or sequence of str, optional
     Grouping columns (not named ``measure`` or ``estimate``).
 sample_weight : {weight_type}, optional
     A column of row weights (finite numbers >= 0; a NULL weight skips the row)."""
+#: the ``Returns`` text (``{head}``: the engine's words before the ``by`` columns,
+#: ``{double}``: its name of the estimate's type)
 RETURNS = (
-    "The ``by`` columns, measure (the name as given, with its parameters), estimate\n"
-    "(DOUBLE): one row per group and measure, ordered by group (NULL first), then\n"
-    "the measures as given."
+    "{head} ``by`` columns, measure (the name as given, with its parameters) and estimate "
+    "({double}), one row per group and measure, ordered by group (nulls first), then the "
+    "measures as given."
 )
+
+
+def docstring(words: Mapping[str, str], example: str, notes: str = "") -> str:
+    """The numpydoc docstring of a DataFrame engine's ``evaluate``.
+
+    ``words`` are the engine's: ``frame`` names the first parameter, of type
+    ``frame_type``; ``method`` follows the summary; ``weight_type`` is the type of
+    ``sample_weight``, ``result_type`` that of the result, ``result_head`` what the
+    ``Returns`` text begins with and ``double`` the estimate's type. ``notes`` (the
+    engine's ``Notes`` section, if any) and ``example`` (its doctest) are its own.
+
+    Examples
+    --------
+    >>> words = {"frame": "df", "frame_type": "X", "method": "As at DuckDB.",
+    ...          "weight_type": "str", "result_type": "X", "result_head": "The", "double": "double"}
+    >>> docstring(words, ">>> 1").splitlines()[2:7]
+    ['As at DuckDB.', '', 'Parameters', '----------', 'df : X']
+    """
+    returns = textwrap.fill(RETURNS.format(head=words["result_head"], double=words["double"]), 72)
+    lines = [
+        SUMMARY,
+        "",
+        *words["method"].splitlines(),
+        "",
+        "Parameters",
+        "----------",
+        f"{words['frame']} : {words['frame_type']}",
+        "    The predictions.",
+        *PARAMETERS.format(weight_type=words["weight_type"]).splitlines(),
+        "",
+        "Returns",
+        "-------",
+        words["result_type"],
+        *(f"    {line}" for line in returns.splitlines()),
+    ]
+    if notes:
+        lines += ["", "Notes", "-----", *inspect.cleandoc(notes).splitlines()]
+    lines += ["", "Examples", "--------", *inspect.cleandoc(example).splitlines()]
+    return "\n".join(lines)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def documented(words: Mapping[str, str], example: str, notes: str = "") -> Callable[[F], F]:
+    """Give the decorated ``evaluate`` its docstring (:func:`docstring`)."""
+
+    def document(fn: F) -> F:
+        fn.__doc__ = docstring(words, example, notes)
+        return fn
+
+    return document

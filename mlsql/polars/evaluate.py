@@ -29,44 +29,21 @@ MEASURES: dict[str, Callable[..., Any]] = {}
 _group = EV.group_column
 
 
-def evaluate(
-    frame: Frame,
-    actual: str,
-    predicted: str,
-    measures: Sequence[Any],
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Frame:
-    """Measures per group, one row per group and measure, from one pass over the data.
+#: the words of ``evaluate``'s docstring (:func:`mlsql._evaluate.front.docstring`)
+_WORDS = {
+    "frame": "frame",
+    "frame_type": "polars.DataFrame or polars.LazyFrame",
+    "method": "The result and the method are those of DuckDB's ``mlsql.evaluate``.",
+    "weight_type": "str",
+    "result_type": "polars.DataFrame or polars.LazyFrame",
+    "result_head": "The kind of ``frame``: the",
+    "double": "Float64",
+}
 
-    The result and the method are those of DuckDB's ``mlsql.evaluate``.
 
-    Parameters
-    ----------
-    frame : polars.DataFrame or polars.LazyFrame
-        The predictions.
-    actual, predicted : str
-        The columns of the truth and of the prediction (labels, label lists,
-        numbers or scores, as each measure takes them; a measure of one column,
-        such as prevalence, reads ``actual``).
-    measures : sequence
-        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
-        measure of mlsql, and the per-label averages of label lists (macro_*,
-        weighted_*, label_accuracy_micro/macro, clp, mlp, wlp).
-    by : str or sequence of str, optional
-        Grouping columns (not named ``measure`` or ``estimate``).
-    sample_weight : str, optional
-        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
-
-    Returns
-    -------
-    polars.DataFrame or polars.LazyFrame
-        The kind of ``frame``: the ``by`` columns, measure (the name as given,
-        with its parameters) and estimate (Float64), one row per group and
-        measure, ordered by group (nulls first), then the measures as given.
-
-    Examples
-    --------
+@EV.documented(
+    _WORDS,
+    example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({"model": ["A", "A", "B", "B"], "actual": ["x", "y", "x", "y"],
@@ -79,7 +56,16 @@ def evaluate(
     ('A', 'fbeta_score(beta=2)', 1.0)
     ('B', 'accuracy', 0.5)
     ('B', 'fbeta_score(beta=2)', 0.4166666666666667)
-    """
+    """,
+)
+def evaluate(
+    frame: Frame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> Frame:
     lazy = frame.lazy()
     schema = lazy.collect_schema()
     names = schema.names()

@@ -69,45 +69,35 @@ MEASURES: dict[str, Callable[..., Any]] = {}
 _group = EV.group_column
 
 
-def evaluate(
-    df: DataFrame,
-    actual: str,
-    predicted: str,
-    measures: Sequence[Any],
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    """Measures per group, one row per group and measure, from one pass over the data.
+#: the words of ``evaluate``'s docstring (:func:`mlsql._evaluate.front.docstring`)
+_WORDS = {
+    "frame": "df",
+    "frame_type": "pyspark.sql.DataFrame",
+    "method": (
+        "The result and the method are those of DuckDB's ``mlsql.evaluate``; no row\n"
+        "is collected to the driver."
+    ),
+    "weight_type": "str",
+    "result_type": "pyspark.sql.DataFrame",
+    "result_head": "The",
+    "double": "double",
+}
 
-    The result and the method are those of DuckDB's ``mlsql.evaluate``; no row
-    is collected to the driver.
 
-    Parameters
-    ----------
-    df : pyspark.sql.DataFrame
-        The predictions.
-    actual, predicted : str
-        The columns of the truth and of the prediction (labels, label lists,
-        numbers or scores, as each measure takes them; a measure of one column,
-        such as prevalence, reads ``actual``).
-    measures : sequence
-        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
-        measure of mlsql, and the per-label averages of label lists (macro_*,
-        weighted_*, label_accuracy_micro/macro, clp, mlp, wlp).
-    by : str or sequence of str, optional
-        Grouping columns (not named ``measure`` or ``estimate``).
-    sample_weight : str, optional
-        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, measure (the name as given, with its parameters) and
-        estimate (double), one row per group and measure, ordered by group
-        (nulls first), then the measures as given.
-
-    Notes
-    -----
+@EV.documented(
+    _WORDS,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [("A", "x", "x"), ("A", "y", "y"), ("B", "x", "y"), ("B", "y", "y")],
+    ...     ["model", "actual", "predicted"])
+    >>> out = ms.evaluate(df, "actual", "predicted", ["accuracy", "f1_score"], by="model")
+    >>> [tuple(r) for r in out.collect()]
+    [('A', 'accuracy', 1.0), ('A', 'f1_score', 1.0), ('B', 'accuracy', 0.5), ('B', 'f1_score', 0.3333333333333333)]
+    """,
+    notes="""
     The single-label class measures run in two levels: distinct
     ``(by..., actual, predicted)`` cells with their total weight, then the
     measures over the cells weighed by it. Their memory is groups x cells, never
@@ -122,19 +112,16 @@ def evaluate(
     grouped by (by..., category) or (by..., column) first; the label-set Brier
     score over its labels exploded and counted per group first (memory: groups x
     labels, never rows).
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [("A", "x", "x"), ("A", "y", "y"), ("B", "x", "y"), ("B", "y", "y")],
-    ...     ["model", "actual", "predicted"])
-    >>> out = ms.evaluate(df, "actual", "predicted", ["accuracy", "f1_score"], by="model")
-    >>> [tuple(r) for r in out.collect()]
-    [('A', 'accuracy', 1.0), ('A', 'f1_score', 1.0), ('B', 'accuracy', 0.5), ('B', 'f1_score', 0.3333333333333333)]
-    """
+    """,
+)
+def evaluate(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
     names = df.columns
     req = EV.request(names, actual, predicted, measures, by, sample_weight)
     picked = [bound(df, actual).alias(_ROLES["actual"])]
