@@ -152,6 +152,10 @@ TABLE_PARAMS = {
         "    seen in each group."
     ),
     "fbeta_column": "beta : float, optional\n    Adds an ``fbeta`` column.",
+    "report_beta": (
+        "beta : float, optional\n"
+        "    Report F-beta: the ``*_fbeta*`` columns replace the ``*_f1*`` ones."
+    ),
     "class_beta": "beta : float, default 1.0\n    The beta of the ``fbeta`` column.",
     "zero_division": (
         "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
@@ -227,6 +231,19 @@ TABLES = {
             "columns",
             "labels",
             "fbeta_column",
+            "zero_division",
+            "by",
+            "sample_weight",
+        ),
+    ),
+    "multilabel_report": (
+        "One row per group: micro, macro, weighted and samples averages, losses and CLP, "
+        "MLP, WLP (the columns of the DuckDB ``multilabel_report``).",
+        (
+            "source_lists",
+            "columns",
+            "labels",
+            "report_beta",
             "zero_division",
             "by",
             "sample_weight",

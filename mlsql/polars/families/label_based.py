@@ -13,6 +13,7 @@ ones the SQL library renders.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -367,43 +368,6 @@ label_metrics = table_function(
 )
 
 
-def multilabel_report(
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None = None,
-    beta: float | None = None,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> Frame:
-    """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
-
-    Parameters are those of :func:`label_metrics`; the columns those of the
-    DuckDB ``multilabel_report`` (with ``beta``, ``*_fbeta*`` replace ``*_f1*``).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
-    >>> mp.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").row(0)
-    (2, 0.6666666666666666, 0.3333333333333333)
-    """
-    return report(
-        "multilabel_report",
-        source,
-        actual,
-        predicted,
-        labels=labels,
-        beta=beta,
-        zero_division=zero_division,
-        by=by,
-        sample_weight=sample_weight,
-    )
-
-
 def report(
     func: str,
     source: Frame,
@@ -445,6 +409,25 @@ def report(
     )
     shown = [g for g in groups if g != ALL]
     return _finish(out.select(*shown, *LB.report_columns(beta is not None)), source)
+
+
+multilabel_report = table_function(
+    POLARS,
+    "multilabel_report",
+    functools.partial(report, "multilabel_report"),
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is: the ``by`` columns, then the columns of the DuckDB
+        ``multilabel_report``; one row per group (one row over an empty frame).
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> mp.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").row(0)
+    (2, 0.6666666666666666, 0.3333333333333333)
+    """,
+)
 
 
 def _pick(report: Frame, groups: list[str], name: str) -> Frame:

@@ -19,6 +19,7 @@ indicator columns to a label list and back.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from functools import reduce
 from typing import Any
@@ -319,65 +320,6 @@ label_metrics = table_function(
 )
 
 
-def multilabel_report(
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None = None,
-    beta: float | None = None,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows, with label-array columns ``actual`` and ``predicted``.
-    actual, predicted : str
-        Column names.
-    labels : sequence, optional
-        The label universe (see :func:`label_metrics`).
-    beta : float, optional
-        Report F-beta: the ``*_fbeta*`` columns replace the ``*_f1*`` ones.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, then the columns of the DuckDB ``multilabel_report``;
-        one row per group (one row over an empty frame), ordered by group.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
-    ...     "actual array<string>, predicted array<string>",
-    ... )
-    >>> tuple(ms.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").first())
-    (2, 0.6666666666666666, 0.3333333333333333)
-    """
-    return report(
-        "multilabel_report",
-        source,
-        actual,
-        predicted,
-        labels=labels,
-        beta=beta,
-        zero_division=zero_division,
-        by=by,
-        sample_weight=sample_weight,
-    )
-
-
 def report(
     func: str,
     source: DataFrame,
@@ -401,6 +343,29 @@ def report(
         sample_weight=sample_weight,
         prefix=lambda _: "",
     )
+
+
+multilabel_report = table_function(
+    SPARK,
+    "multilabel_report",
+    functools.partial(report, "multilabel_report"),
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then the columns of the DuckDB ``multilabel_report``;
+        one row per group (one row over an empty frame), ordered by group.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
+    ...     "actual array<string>, predicted array<string>",
+    ... )
+    >>> tuple(ms.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").first())
+    (2, 0.6666666666666666, 0.3333333333333333)
+    """,
+)
 
 
 def reports(
