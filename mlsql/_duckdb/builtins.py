@@ -44,9 +44,11 @@ BUILTIN_MACROS = {
     "list_intersect": (
         "list_filter(list_distinct({0}), lambda __mlsql_e: list_contains({1}, __mlsql_e))"
     ),
+    # the list is written once, bound to a lambda's parameter: a list built by a long
+    # expression (evaluate's query text is one) would otherwise be written, and run, twice
     "array_to_string": (
-        "CASE WHEN len(CAST({0} AS VARCHAR[])) = 0 THEN '' "
-        "ELSE list_aggr(CAST({0} AS VARCHAR[]), 'string_agg', {1}) END"
+        "list_transform([CAST({0} AS VARCHAR[])], lambda __mlsql_s: CASE WHEN len(__mlsql_s) = 0 "
+        "THEN '' ELSE list_aggr(__mlsql_s, 'string_agg', {1}) END)[1]"
     ),
 }
 

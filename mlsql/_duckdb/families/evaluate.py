@@ -320,8 +320,9 @@ def _evaluate(q: Qualify, ops: SqlOps) -> Macro:
         f"THEN '{p}=' || {repr_}({p}) END"
         for p in params()
     )
-    applied = f"array_to_string(list_filter([{shown}], lambda x: x IS NOT NULL), ', ')"
-    label = f"m || CASE WHEN {applied} <> '' THEN '(' || {applied} || ')' ELSE '' END"
+    # the parameters applied, in parentheses; none (string_agg of no text is NULL): nothing
+    applied = f"list_aggr(list_filter([{shown}], lambda x: x IS NOT NULL), 'string_agg', ', ')"
+    label = f"m || coalesce('(' || {applied} || ')', '')"
     item = (
         "'struct_pack(__mlsql_i := ' || i || ', measure := ' || "
         f"{literal}({label}) || ', estimate := CAST(' || {call} || ' AS DOUBLE))'"
