@@ -60,7 +60,7 @@ from mlsql._duckdb.families.ranking import ENTRY_TYPES, with_entry_lists
 from mlsql._duckdb.library import NATIVE_LISTS, WIDE_INTEGER_LISTS, Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
-from mlsql._sqlexpr import Sql, lit
+from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import class_scores as CS
 from mlsql.measures import label_scores as LS
 
@@ -298,14 +298,17 @@ def _weighted_row_segments(q: Qualify, scores: str, actual: str, known: str, w: 
     )
 
 
-def _body(
-    q: Qualify,
-    m: Measure,
-    ops: SqlOps,
-    params: dict[str, Sql],
-    scores: str,
-    weighted: bool = False,
-) -> str:
+def _of_name(m: Measure, weighted: bool) -> str:
+    """The macro of a measure's formula over its bound statistics, which its overloads on
+    every score entry type call."""
+    return f"_mlsql_{m.name}{'_weighted' if weighted else ''}_of"
+
+
+def _of(q: Qualify, m: Measure, ops: SqlOps, weighted: bool) -> Macro:
+    """``_mlsql_<name>[_weighted]_of(stats)``: the measure of every average over the
+    statistics its overloads bind (``zd``, ``avg``, ``cells``, ``row_segs``, ``n``, and
+    weighted ``npos`` and ``wsum``), bound once to ``p``. The formula is the same whatever
+    the scores' type, so it is written once; an overload writes only what it reads."""
     zd = Sql("p.zd")
     skips = Sql("p.zd IN ('nan', 'ignore')")
     branches = []
@@ -313,6 +316,19 @@ def _body(
         stats, segments = _stats(q, average, skips, weighted)
         value = m.build(ops, stats, average=average, zero_division=zd)  # type: ignore[misc]
         branches.append(f"WHEN {lit(average)} THEN {let(segments, 'g', value)}")
+    choose = "CASE p.avg\n        " + "\n        ".join(branches) + " END"
+    body = let("stats", "p", f"CASE WHEN p.zd IS NULL THEN NULL ELSE {choose} END")
+    doc = f"{m.name}{' weighted' if weighted else ''} over the statistics its overloads bind."
+    return Macro(FILE, _of_name(m, weighted), ("stats",), str(body), doc, public=False)
+
+
+def _body(
+    q: Qualify,
+    m: Measure,
+    params: dict[str, Sql],
+    scores: str,
+    weighted: bool = False,
+) -> str:
     known = "actual IS NOT NULL AND scores IS NOT NULL"
     actual = checked_actual(q, m.name, f"map_keys({scores})")
     if weighted:
@@ -338,8 +354,7 @@ def _body(
             f"'row_segs': {_row_segments(q, scores, actual, known)}, "
             f"'n': count(*) FILTER (WHERE {known})}}"
         )
-    choose = "CASE p.avg\n        " + "\n        ".join(branches) + " END"
-    return str(let(bound, "p", f"CASE WHEN p.zd IS NULL THEN NULL ELSE {choose} END"))
+    return str(call(q(_of_name(m, weighted)), Sql(bound)))
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
@@ -353,6 +368,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
             continue
         params = CC.checked(m, qualify)
         converted = f"{qualify('_mlsql_scores_map')}(scores)"
+        out += [_of(qualify, m, ops, weighted) for weighted in (False, True)]
         for weighted in (False, True):
             signature = CC.signature(m, weighted)
             typed = tuple(
@@ -360,12 +376,12 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
                     FILE,
                     m.name,
                     tuple(f"scores {t}" if p == "scores" else p for p in signature),
-                    _body(qualify, m, ops, params, converted, weighted),
+                    _body(qualify, m, params, converted, weighted),
                     m.summary,
                 )
                 for t in ENTRY_TYPES
             )
-            body = _body(qualify, m, ops, params, "scores", weighted)
+            body = _body(qualify, m, params, "scores", weighted)
             out += [*typed, Macro(FILE, m.name, signature, body, m.summary)]
         out += CC.aliases(m, FILE, qualify)
     return out
