@@ -507,7 +507,8 @@ CASES: list[Case] = [
     Case("spark", "JVM start (SparkSession)", None, files=(), setup_only=True, repeat=1),
     Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),
     Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),
-    Case("spark", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.spark.read.parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000), mlsql=True, baseline=("spark", "mlsql micro_f1")),
+    Case("spark", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.spark.read.parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000).collect()[0][1:], mlsql=True, baseline=("spark", "mlsql micro_f1")),
+    Case("spark", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.spark.read.parquet(e.f), "actual", "predicted").collect()[0][:5], mlsql=True),
 
     Case("spark", "scores bare scan", lambda e: _spark_scored(e).agg(e.F.sum(e.F.col("y").cast("int")), e.F.sum("s")).collect(), files=("strings",)),
     Case("spark", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_spark_scored(e), "y", "s").agg(e.F.count(e.F.lit(1)), e.F.sum("tpr")).collect(), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
@@ -529,6 +530,8 @@ CASES: list[Case] = [
     Case("spark", "mlsql evaluate auc", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "auc"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     Case("spark", "mlsql evaluate area_under_pr", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "area_under_pr"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     Case("spark", "mlsql evaluate auc + area_under_pr", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "auc", "area_under_pr"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    # regression (the same columns, y as a number): grouped passes, the means first, then centred sums
+    Case("spark", "mlsql evaluate mse + mae + r2", lambda e: _spark_evaluate(e, _spark_scored(e).select(e.F.col("y").cast("double").alias("y"), "s"), "y", "s", "mse", "mae", "r2"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderROC", lambda e: mllib_binary(e, "areaUnderROC"), files=("strings",), baseline=("spark", "mlsql evaluate auc")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderPR", lambda e: mllib_binary(e, "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate area_under_pr")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderROC + areaUnderPR", lambda e: mllib_binary(e, "areaUnderROC", "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate auc + area_under_pr")),
