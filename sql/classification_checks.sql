@@ -145,3 +145,10 @@ CREATE OR REPLACE MACRO _mlsql_check_by(names, func, outputs) AS
          ELSE (CASE WHEN system.main.len(system.main.list_filter(_mlsql_by_names(names), lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
          WHEN system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
          ELSE true END) END;
+
+-- _mlsql_source_text(source): The query text that reads a table macro's source: a query as it is, a name or a file path through query_table.
+CREATE OR REPLACE MACRO _mlsql_source_text(source) AS 
+    CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END;

@@ -112,16 +112,10 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     tuples AS (
         SELECT g, tp, na, np, w, system.main.count(*) AS m FROM (
             SELECT g, _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
@@ -246,16 +240,10 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -479,16 +467,10 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, system.main.list_sort(system.main.list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), 'bootstrap', 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), 'bootstrap', 'predicted'), 'bootstrap', 'actual', 'predicted'))) AS a, system.main.list_sort(system.main.list_distinct(_mlsql_label_list(p0, system.main.typeof(p0), 'bootstrap', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -723,16 +705,10 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -1070,16 +1046,10 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1156,16 +1126,10 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -1345,16 +1309,10 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1433,16 +1391,10 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -1624,16 +1576,10 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1704,16 +1650,10 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
         FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)

@@ -27,6 +27,7 @@ from mlsql._duckdb.library import (
     sql_message,
 )
 from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.source_sql import SOURCE_TEXT, source_text_sql
 from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
@@ -341,7 +342,16 @@ def _by_names(q: Qualify) -> list[Macro]:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The shared check macros."""
-    return [*_checks(), *_by_names(qualify)]
+    source = Macro(
+        FILE,
+        SOURCE_TEXT,
+        ("source",),
+        source_text_sql(),
+        "The query text that reads a table macro's source: a query as it is, a name or a "
+        "file path through query_table.",
+        public=False,
+    )
+    return [*_checks(), *_by_names(qualify), source]
 
 
 # ------------------------------------------------------------------ rendering

@@ -78,7 +78,7 @@ def source_sql(
     output column)."""
     outputs = FRONT.BOOTSTRAP_COLUMNS if "bootstrap" in func else FRONT.COMPARE_COLUMNS
     by_check = CC.check_by(q, func, outputs)
-    return checked_source_sql(named, func, CC.by_names(q), typed, by_check)
+    return checked_source_sql(q, named, func, CC.by_names(q), typed, by_check)
 
 
 #: SQL: the tail of each side of the percentile interval (a constant: quantile_cont takes no

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from mlsql._duckdb.library import sql_message
+from mlsql._duckdb.library import Qualify, sql_message
 from mlsql._front.tables import MISSING_COLUMN
 
 #: text that starts like a query (also a RE2 pattern for the SQL macros, used case-insensitively)
@@ -59,16 +59,27 @@ def quoted_name_sql(text: str) -> str | None:
     return 'FROM "' + text.replace('"', '""') + '"'
 
 
-def read_source_sql(source: str = "source") -> str:
-    """SQL (for a table macro) reading the text parameter ``source`` by rules 2-4."""
+#: the scalar macro of a source's query text (:func:`source_text_sql`), which every table
+#: macro's read calls: the rules written once in the library, not in each table macro
+SOURCE_TEXT = "_mlsql_source_text"
+
+
+def source_text_sql(source: str = "source") -> str:
+    """SQL of the query text that reads the text parameter ``source`` by rules 2-4 (the body
+    of :data:`SOURCE_TEXT`)."""
     return (
-        f"query(CASE WHEN regexp_matches({source}, '{QUERY_PATTERN}', 'i') THEN {source}\n"
+        f"CASE WHEN regexp_matches({source}, '{QUERY_PATTERN}', 'i') THEN {source}\n"
         f"                 WHEN contains({source}, '\"') AND regexp_full_match({source}, '{NAME_PATTERN}')"
         f" THEN 'FROM ' || {source}\n"
         f"                 WHEN contains({source}, '\"') "
         f"THEN 'FROM \"' || replace({source}, '\"', '\"\"') || '\"'\n"
-        f"                 ELSE 'FROM query_table(''' || replace({source}, '''', '''''') || ''')' END)"
+        f"                 ELSE 'FROM query_table(''' || replace({source}, '''', '''''') || ''')' END"
     )
+
+
+def read_source_sql(q: Qualify, source: str = "source") -> str:
+    """SQL (for a table macro) reading the text parameter ``source`` by rules 2-4."""
+    return f"query({q(SOURCE_TEXT)}({source}))"
 
 
 #: the column a table macro adds to its source so that the group key is never empty
@@ -91,7 +102,7 @@ LIST_ACTUAL = f"{ABSENT}_actual"
 USER_PREFIX = "__mlsql_user_"
 
 
-def renamed_source_sql() -> str:
+def renamed_source_sql(q: Qualify) -> str:
     """SQL (FROM) of the source with its columns named ``__mlsql_...`` renamed
     (:data:`USER_PREFIX`); a NULL column ``__mlsql_`` first, kept as it is and renamed too, so
     that each ``COLUMNS`` always matches one (a source of mlsql's names only, as the command
@@ -99,20 +110,22 @@ def renamed_source_sql() -> str:
     return (
         f"(SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT regexp_matches(c, '^__mlsql_', 'i')),\n"
         f"               COLUMNS('(?i)^(__mlsql_.*)$') AS '{USER_PREFIX}\\1'\n"
-        f"        FROM (SELECT NULL AS __mlsql_, * FROM {read_source_sql()}))"
+        f"        FROM (SELECT NULL AS __mlsql_, * FROM {read_source_sql(q)}))"
     )
 
 
-def source_columns_sql(source: str = "source") -> str:
+def source_columns_sql(q: Qualify, source: str = "source") -> str:
     """SQL of the source's column names (a VARCHAR list), read without reading a row."""
     return (
         "(SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (\n"
         "            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)\n"
-        f"            LEFT JOIN (SELECT * FROM {read_source_sql(source)} LIMIT 0) ON true))"
+        f"            LEFT JOIN (SELECT * FROM {read_source_sql(q, source)} LIMIT 0) ON true))"
     )
 
 
-def require_columns_sql(named: Sequence[tuple[str, str]], func: str, by: str | None) -> str:
+def require_columns_sql(
+    q: Qualify, named: Sequence[tuple[str, str]], func: str, by: str | None
+) -> str:
     """SQL of NULL, or of the error naming the first column the source lacks.
 
     ``named`` holds (role, SQL of the name given) pairs, ``by`` the SQL of a list of group
@@ -132,10 +145,11 @@ def require_columns_sql(named: Sequence[tuple[str, str]], func: str, by: str | N
     )
     return f"""(SELECT CASE WHEN i IS NULL THEN NULL ELSE error({message}) END FROM (
             SELECT n, w, r, list_position(list_transform(w, {found}), false) AS i
-            FROM (SELECT {source_columns_sql()} AS n, {wanted} AS w, {roles} AS r)))"""
+            FROM (SELECT {source_columns_sql(q)} AS n, {wanted} AS w, {roles} AS r)))"""
 
 
 def checked_source_sql(
+    q: Qualify,
     named: Sequence[tuple[str, str]],
     func: str,
     by: str | None,
@@ -151,13 +165,13 @@ def checked_source_sql(
     ``__mlsql_absent_<role>``, the stand-in :func:`pick_sql` binds to where a macro's
     overloads need a type (never read: the check has raised first).
     """
-    check = require_columns_sql(named, func, by)
+    check = require_columns_sql(q, named, func, by)
     if by_check is not None:
         check = f"CASE WHEN (SELECT {by_check}) THEN {check} END"
     casts = "".join(f", CAST({ABSENT} AS {t}) AS {ABSENT}_{r}" for r, t in (typed or {}).items())
     return (
         f"(SELECT *{casts} FROM (SELECT *, 0 AS {ALL}, {check} AS {ABSENT}\n"
-        f"        FROM {renamed_source_sql()}) WHERE {ABSENT} IS NULL)"
+        f"        FROM {renamed_source_sql(q)}) WHERE {ABSENT} IS NULL)"
     )
 
 

@@ -111,7 +111,9 @@ def _rows(q: Qualify) -> Macro:
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
     by = f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
-    source = checked_source_sql(named, func, CC.by_names(q), None, CC.check_by(q, func, EV.COLUMNS))
+    source = checked_source_sql(
+        q, named, func, CC.by_names(q), None, CC.check_by(q, func, EV.COLUMNS)
+    )
     weight = (
         f"CASE WHEN {SAMPLE_WEIGHT} IS NOT NULL THEN {q('_mlsql_weight')}(__mlsql_w0, {func}) END"
     )

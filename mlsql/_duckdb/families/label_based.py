@@ -77,12 +77,12 @@ def _common_universe(q: Qualify) -> str:
     return f"{q('_mlsql_typed_universe')}(labels, CASE WHEN false THEN p ELSE a END, func)"
 
 
-def _source(weighted: bool) -> str:
+def _source(q: Qualify, weighted: bool) -> str:
     """The spread's source, checked: a missing actual, predicted, ``by`` (or with
     ``weighted``, ``sample_weight``) column is the error of the table macro ``func``."""
     named = [("actual", "actual"), ("predicted", "predicted")]
     named += [(SAMPLE_WEIGHT, SAMPLE_WEIGHT)] if weighted else []
-    return checked_source_sql(named, "func", '"by"', LIST_STAND_IN)
+    return checked_source_sql(q, named, "func", '"by"', LIST_STAND_IN)
 
 
 def _spread(q: Qualify, weighted: bool = False) -> Macro:
@@ -124,7 +124,7 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
                            {pick_sql("actual", LIST_ACTUAL)} AS a0,
                            {pick_sql("predicted")} AS p0{w0}
-                    FROM {_source(weighted)}))))
+                    FROM {_source(q, weighted)}))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
     params = ("source", "actual", "predicted", "labels", '"by"', "func")
     return Macro(
@@ -183,7 +183,7 @@ def _native_spread(q: Qualify) -> Macro:
                         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
                                {pick_sql("actual", LIST_ACTUAL)} AS a0,
                                {pick_sql("predicted")} AS p0
-                        FROM {_source(False)})))
+                        FROM {_source(q, False)})))
             GROUP BY g))"""
     return Macro(
         FILE,

@@ -679,7 +679,7 @@ def _columns(
     )
     by_check = CC.check_by(q, f"'{func}'", outputs)
     named = [(n, n) for n in names]
-    source = checked_source_sql(named, f"'{func}'", CC.by_names(q), typed, by_check)
+    source = checked_source_sql(q, named, f"'{func}'", CC.by_names(q), typed, by_check)
     return f"""SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {picks}
         FROM {source}"""
