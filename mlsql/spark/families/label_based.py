@@ -38,7 +38,7 @@ from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
-from mlsql.spark.ops import EXACT_SUM_BOUND, EXACT_SUM_TYPE
+from mlsql.spark.exact import limb_sum_sql
 from mlsql.spark.sql import number, string
 from mlsql.spark.stats import label_set, label_set_sql
 from mlsql.spark.text import (
@@ -204,11 +204,8 @@ def _spread(
     def count(k: str) -> str:
         if not weighted:
             return f"count(CASE WHEN (`kind` = '{k}') THEN 1 END) AS {ref(k)}"
-        # summed exactly, as ops.exact_sum sums (so in any order: the same counts however
-        # the rows are partitioned), unless a weight is past the decimal's safe bound
-        value = f"CASE WHEN (`kind` = '{k}') THEN `__w` END"
-        exact = f"CAST(sum(CAST({value} AS {EXACT_SUM_TYPE})) AS DOUBLE)"
-        summed = f"CASE WHEN max(`__w` >= {EXACT_SUM_BOUND}D) THEN sum({value}) ELSE {exact} END"
+        # summed exactly (so in any order: the same counts however the rows are partitioned)
+        summed = limb_sum_sql(f"CASE WHEN (`kind` = '{k}') THEN `__w` END")
         return f"coalesce({summed}, 0.0D) AS {ref(k)}"
 
     counts = ", ".join(count(k) for k in (*KINDS, "row"))

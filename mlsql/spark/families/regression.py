@@ -35,6 +35,7 @@ from pyspark.sql import functions as F
 from mlsql._registry import Measure
 from mlsql.measures import regression as RG
 from mlsql.spark._build import OPS
+from mlsql.spark.exact import limb_sum
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.single_label import let
 from mlsql.spark.ops import exact_sum
@@ -202,10 +203,11 @@ def centred_stats(
     pass, :func:`mean_columns`) and ``shift``, the mean of y - mean(y) (a second pass; None
     when no measure needs Σ|y - mean(y)|). Each sum is over the rows, not a list of them:
     memory is a few numbers per group, however many rows it has. y, ŷ and w are NULL on
-    rows that are not known. ``exact``: the sums are exact (:func:`exact_sum`: in any order);
-    else DOUBLE sums, for rows the caller sorts (a DECIMAL sum costs several times more)."""
+    rows that are not known. ``exact``: the sums are exact (:func:`~mlsql.spark.exact.limb_sum`:
+    in any order; the terms are arithmetic over the rows' columns, which its plan repeats);
+    else DOUBLE sums, for rows the caller sorts."""
     err = y - p
-    summed = exact_sum if exact else F.sum
+    summed = limb_sum if exact else F.sum
 
     def total(
         term: Column,
