@@ -4,7 +4,8 @@ A DOUBLE ``sum`` adds in the order of the partitions, so its last digits change 
 them (6e-12 relative at 10M rows). :func:`mlsql.spark.ops.exact_sum` sums each value as a
 ``DECIMAL(38, 18)``: exact, but a Java ``BigDecimal`` a row. The centred sums of
 ``ms.evaluate``'s regression plan were five such sums, and made ``evaluate(mse, mae, r2)``
-5x slower than DOUBLE sums would (17.0 s against 3.3 s on 10M rows).
+5x slower than DOUBLE sums would (17.0 s against 3.3 s on 10M rows, `local[2]` on an idle
+2-core machine, 4 Dec 2026; the benchmark is in benchmarks/README.md).
 
 Here a value ``v`` below :data:`BOUND` is cut into its whole part and :data:`LIMBS` parts
 of :data:`LIMB_BITS` bits of its fraction, each a BIGINT with the sign of ``v``::
@@ -35,8 +36,10 @@ from typing import Any, Protocol
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-#: values of this size or more are summed as DOUBLE
-BOUND = 1e6
+from mlsql.spark.ops import EXACT_SUM_BOUND
+
+#: values of this size or more are summed as DOUBLE (the decimal sum's bound)
+BOUND = EXACT_SUM_BOUND
 #: the bits of each fraction part
 LIMB_BITS = 21
 #: the fraction parts: 63 bits, so each value is kept to 2**-64 (5.4e-20)
