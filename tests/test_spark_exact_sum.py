@@ -18,7 +18,7 @@ pytest.importorskip("pyspark")
 
 from pyspark.sql import functions as F
 
-from mlsql.spark.exact import BOUND, limb_sum, limb_sum_sql
+from mlsql.spark.exact import BOUND, Terms, limb_sum, limb_sum_sql
 from tests.engines.spark_engine import session
 
 _rng = random.Random(20261204)
@@ -44,6 +44,20 @@ def _sql_sum(values: list[float | None]) -> set[float | None]:
     }
 
 
+def _terms_sum(values: list[float | None]) -> set[float | None]:
+    """:class:`Terms`' sum of the term ``x + 0`` (a column it projects) over ``values``."""
+    df = session().createDataFrame([(v,) for v in values], "x double")
+    out = set()
+    for parts in (1, 4, 7):
+        sums = Terms("__t")
+        total = sums(F.col("x") + F.lit(0.0))
+        again = sums(F.col("x") + F.lit(0.0))  # the same term: one column
+        rows = sums.project(df.repartition(parts))
+        assert len(sums.terms) == 1
+        out |= set(rows.agg(total, again).first())
+    return out
+
+
 @pytest.mark.parametrize("name", FINITE)
 def test_the_sum_is_the_exact_one_in_any_partitioning(name):
     values = FINITE[name]
@@ -61,6 +75,7 @@ def test_the_sum_is_the_exact_one_in_any_partitioning(name):
     }
     assert len(column) == 1  # the same DOUBLE however the rows are partitioned
     assert _sql_sum(values) == column  # the text form sums the same
+    assert _terms_sum(values) == column  # and so do the projected terms
     (got,) = column
     if abs(kept) < 1:
         assert got == float(kept)
@@ -80,7 +95,7 @@ def test_the_sum_is_the_exact_one_in_any_partitioning(name):
 def test_a_group_past_the_bound_is_summed_as_double(values, expected):
     df = session().createDataFrame([(v,) for v in values], "x double")
     column = df.agg(limb_sum(F.col("x"))).first()[0]
-    for got in (column, *_sql_sum(values)):
+    for got in (column, *_sql_sum(values), *_terms_sum(values)):
         if expected == "nan":
             assert got is not None and math.isnan(got)
         else:

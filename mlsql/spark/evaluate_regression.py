@@ -21,6 +21,7 @@ of the list's: the values agree to rounding (within 1e-15 relative).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 
 from pyspark.sql import Column, DataFrame
@@ -30,12 +31,14 @@ from mlsql._evaluate import front as EV
 from mlsql._front.build import checked_params
 from mlsql.measures import regression as RG
 from mlsql.spark._build import OPS
+from mlsql.spark.exact import Terms
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families import regression as R
 
 _MEAN = "__mlsql_m_"
 _SHIFT = "__mlsql_shift"
 _KEY = "__mlsql_k"
+_STAT = "__mlsql_s_"
 #: the join strategy of the grouped passes (see :func:`_joined`)
 JOIN_HINT = "shuffle_hash"
 #: the rows' own columns in :func:`values` (y, ŷ and the weight): their order is a total order
@@ -165,11 +168,27 @@ def values(
     if any(item.name == "rae" for item in items):
         rows = _joined(rows, groups, {_SHIFT: R.shift_column(y, w, joined_means["y"])}, arrange)
         shift = F.col(_SHIFT)
-    stats = R.centred_stats(y, p, w, joined_means, shift, exact=arrange is None)
+    # exact sums of terms named as columns (in any order), or DOUBLE sums in arrange's order
+    terms = Terms("__mlsql_t") if arrange is None else None
+    stats = R.centred_stats(y, p, w, joined_means, shift, F.sum if terms is None else terms)
+    # the statistics are aggregated once, as columns, and the formulas read them: written
+    # into each formula, the sums made generated code past the JVM's 64 KB a method
+    named = {
+        f.name: getattr(stats, f.name)
+        for f in dataclasses.fields(stats)
+        if getattr(stats, f.name) is not None
+    }
+    found = _aggregated(
+        rows if terms is None else terms.project(rows),
+        groups,
+        [c.alias(_STAT + name) for name, c in named.items()],
+        arrange,
+    )
+    stats = dataclasses.replace(stats, **{name: F.col(_STAT + name) for name in named})
     out = [
         item.measure.build(OPS, stats, **checked_params(item.measure, item.params)).alias(  # type: ignore[misc]
             f"__mlsql_v{i}"
         )
         for i, item in chosen
     ]
-    return _aggregated(rows, groups, out, arrange)
+    return found.select(*groups, *out)

@@ -88,8 +88,9 @@ def spark_type(t: pa.DataType) -> Any:
     raise TypeError(f"no Spark type for Arrow {t}")
 
 
-def frame(table: pa.Table) -> Any:
-    """``table`` as a Spark DataFrame with the matching explicit schema, in one partition.
+def frame(table: pa.Table, spark: Any = None) -> Any:
+    """``table`` as a Spark DataFrame with the matching explicit schema, in one partition,
+    of the session ``spark`` (the test run's by default).
 
     Arrow data becomes a local relation (no Python worker, no job to read
     it); one partition lets aggregates run without a shuffle stage.
@@ -97,7 +98,7 @@ def frame(table: pa.Table) -> Any:
     from pyspark.sql import types as T
 
     schema = T.StructType([T.StructField(f.name, spark_type(f.type), True) for f in table.schema])
-    return session().createDataFrame(table, schema).coalesce(1)
+    return (spark or session()).createDataFrame(table, schema).coalesce(1)
 
 
 def _plain(value: Any) -> Any:

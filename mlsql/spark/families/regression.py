@@ -35,7 +35,6 @@ from pyspark.sql import functions as F
 from mlsql._registry import Measure
 from mlsql.measures import regression as RG
 from mlsql.spark._build import OPS
-from mlsql.spark.exact import limb_sum
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.single_label import let
 from mlsql.spark.ops import exact_sum
@@ -196,18 +195,17 @@ def centred_stats(
     w: Column | None,
     means: dict[str, Column],
     shift: Column | None,
-    exact: bool = True,
+    summed: Callable[[Column], Column] = F.sum,
 ) -> RG.RegressionStats:
     """The statistics of :func:`stats` (``w`` None) or :func:`weighted_stats` as streaming
     sums over rows that carry their group's means (``means``: Columns of the joined first
     pass, :func:`mean_columns`) and ``shift``, the mean of y - mean(y) (a second pass; None
     when no measure needs Σ|y - mean(y)|). Each sum is over the rows, not a list of them:
     memory is a few numbers per group, however many rows it has. y, ŷ and w are NULL on
-    rows that are not known. ``exact``: the sums are exact (:func:`~mlsql.spark.exact.limb_sum`:
-    in any order; the terms are arithmetic over the rows' columns, which its plan repeats);
-    else DOUBLE sums, for rows the caller sorts."""
+    rows that are not known. ``summed``: the aggregate each sum is, of its term: exact sums
+    (a :class:`~mlsql.spark.exact.Terms`, whose columns the caller projects; the same in any
+    order), or DOUBLE sums (``F.sum``) for rows the caller sorts."""
     err = y - p
-    summed = limb_sum if exact else F.sum
 
     def total(
         term: Column,
