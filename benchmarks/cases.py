@@ -193,6 +193,14 @@ def _spark_evaluate(
 WEIGHTED_F1 = ("f1_score", {"average": "weighted"})
 
 
+def binary_2x2() -> tuple[str, ...]:
+    """Every binary aggregate of (actual, predicted): the 2x2 cells and their formulas,
+    the four kappa tests among them."""
+    from mlsql._registry import measures
+
+    return tuple(m.name for m in measures(kind="aggregate", family="binary"))
+
+
 def mllib_multiclass(e: Env, *metrics: str) -> tuple[float, ...]:
     """Single-label measures with Spark ML's ``MulticlassClassificationEvaluator``, one
     ``evaluate`` (one pass over the data) per metric, as its API asks: the DataFrame form a
@@ -530,6 +538,8 @@ CASES: list[Case] = [
     Case("spark", "mlsql evaluate auc", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "auc"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     Case("spark", "mlsql evaluate area_under_pr", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "area_under_pr"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     Case("spark", "mlsql evaluate auc + area_under_pr", lambda e: _spark_evaluate(e, _spark_scored(e), "y", "s", "auc", "area_under_pr"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    # the 2x2 measures of (y, s >= 0.5), all at once: the cells once, the formulas in projections
+    Case("spark", "mlsql evaluate every binary 2x2 measure", lambda e: _spark_evaluate(e, _spark_scored(e).select("y", (e.F.col("s") >= 0.5).alias("p")), "y", "p", *binary_2x2()), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     # regression (the same columns, y as a number): grouped passes, the means first, then centred sums
     Case("spark", "mlsql evaluate mse + mae + r2", lambda e: _spark_evaluate(e, _spark_scored(e).select(e.F.col("y").cast("double").alias("y"), "s"), "y", "s", "mse", "mae", "r2"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderROC", lambda e: mllib_binary(e, "areaUnderROC"), files=("strings",), baseline=("spark", "mlsql evaluate auc")),

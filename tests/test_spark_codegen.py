@@ -33,14 +33,7 @@ COMPILED = {
 
 #: the plans whose generated code is known to pass the JVM's limit, and why (strict: such a
 #: plan that compiles fails the test, so the entry goes)
-TOO_LARGE = {
-    ("binary", "actual", "predicted"): (
-        "the four kappa tests (binary_kappa_std_error, _z_value, _p_value, "
-        "_p_value_one_sided) at once: each compiles to about 10,000 lines of Java (its "
-        "variance's terms, bound once as lambda variables), and the aggregate's output "
-        "method passes 64 KB; Spark runs such a plan interpreted"
-    ),
-}
+TOO_LARGE: dict[tuple[str, str, str], str] = {}
 CASES = [
     pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=TOO_LARGE[case]))
     if case in TOO_LARGE

@@ -13,6 +13,8 @@ The binary AUC, AP and Spark's area under the PR curve run over runs of equal
 scores sorted in Spark's shuffle (:mod:`mlsql.spark.evaluate_ranks`): a
 window over each group's runs, whose buffer spills, where the Column holds the
 group's pairs in one array.
+The 2x2 measures (binary and rules) aggregate their four cells once, and the formulas run in
+projections of that aggregate sized for the JVM's compiler (:mod:`mlsql.spark.evaluate_cells2x2`).
 The regression measures run as grouped passes (:mod:`mlsql.spark.evaluate_regression`):
 the means per group, then the centred sums over the rows joined to them, where each
 measure's own Column would hold the group's values. The binned AUC/AP and the calibration
@@ -38,6 +40,7 @@ from mlsql._registry import measures
 from mlsql.spark import evaluate_agreement as EA
 from mlsql.spark import evaluate_bins as EB
 from mlsql.spark import evaluate_brier as EBR
+from mlsql.spark import evaluate_cells2x2 as E22
 from mlsql.spark import evaluate_ranks as ERK
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark._types import bound
@@ -239,6 +242,12 @@ def _others(
         rows = rows.groupBy(*keys).agg(total.cast("double").alias(_WEIGHT))
     weighted = two_level or weighted_rows
     items = [item for _, item in chosen]
+    if E22.applies(items):  # the cells once, the formulas in projections the JVM compiles
+        parts = [
+            _long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in part])
+            for wide, part in E22.values(rows, groups, chosen, weighted_rows)
+        ]
+        return reduce(DataFrame.unionByName, parts)
     if ER.applies(items):
         wide = ER.values(rows, groups, chosen, weighted_rows)
     else:
