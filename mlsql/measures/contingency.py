@@ -49,6 +49,7 @@ where mlsql gives NaN, as without correction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -300,19 +301,36 @@ def mcnemar_p_value(ops: Any, c: Counts, tn: E, correction: E) -> E:
     return erfc(ops, ops.sqrt(mcnemar_statistic(ops, c, tn, correction) / 2))
 
 
-def _kappa_terms(ops: Any, c: Counts, tn: E) -> dict[str, E]:
-    """The shares of the table and kappa as statsmodels' ``cohens_kappa`` names them.
+def _kappa_terms(ops: Any, c: Counts, tn: E, body: Callable[[dict[str, E]], E]) -> E:
+    """``body(t)``, ``t`` the shares of the table and kappa as statsmodels' ``cohens_kappa``
+    names them, each bound once.
 
     The table's rows are ``actual``, its columns ``predicted``: p11 = tp / n, p10 = fn / n
-    (actual positive, predicted negative), p01 = fp / n, p00 = tn / n.
+    (actual positive, predicted negative), p01 = fp / n, p00 = tn / n. They are bound in
+    layers, each naming the one before (an inner scope names only its own values): written
+    out, kappa names n eighteen times, and Spark compiled each test to 10,000 lines of Java.
     """
+    names = ("n", "p11", "p10", "p01", "p00", "row1", "row0", "col1", "col0", "agree_exp")
+
+    def with_kappa(*vs: E) -> E:
+        return body(dict(zip((*names, "kappa"), vs, strict=True)))
+
+    def with_agreement(*vs: E) -> E:
+        t = dict(zip(names, vs, strict=True))
+        kappa = (t["p11"] + t["p00"] - t["agree_exp"]) / (1 - t["agree_exp"])
+        return ops.let((*vs, kappa), with_kappa, "kappa_k")
+
+    def with_margins(*vs: E) -> E:
+        t = dict(zip(names, vs, strict=False))
+        agree_exp = t["row1"] * t["col1"] + t["row0"] * t["col0"]
+        return ops.let((*vs, agree_exp), with_agreement, "kappa_agree")
+
+    def with_shares(n: E, p11: E, p10: E, p01: E, p00: E) -> E:
+        margins = (p11 + p10, p01 + p00, p11 + p01, p10 + p00)
+        return ops.let((n, p11, p10, p01, p00, *margins), with_margins, "kappa_margins")
+
     n = c.tp + c.fp + c.fn + tn
-    p11, p10, p01, p00 = c.tp / n, c.fn / n, c.fp / n, tn / n
-    row1, row0, col1, col0 = p11 + p10, p01 + p00, p11 + p01, p10 + p00
-    agree_exp = row1 * col1 + row0 * col0
-    kappa = (p11 + p00 - agree_exp) / (1 - agree_exp)
-    return dict(n=n, p11=p11, p10=p10, p01=p01, p00=p00, row1=row1, row0=row0, col1=col1,
-                col0=col0, agree_exp=agree_exp, kappa=kappa)  # fmt: skip
+    return ops.let((n, c.tp / n, c.fn / n, c.fp / n, tn / n), with_shares, "kappa_shares")
 
 
 def _var_kappa(t: dict[str, E]) -> E:
@@ -367,11 +385,7 @@ def kappa_std_error(ops: Any, c: Counts, tn: E) -> E:
 
 
 def _kappa_std_error(ops: Any, c: Counts, tn: E) -> E:
-    t = _kappa_terms(ops, c, tn)
-    names = list(t)
-    var_kappa = ops.let(
-        tuple(t.values()), lambda *vs: _var_kappa(dict(zip(names, vs, strict=True))), "kappa"
-    )
+    var_kappa = _kappa_terms(ops, c, tn, _var_kappa)
     std = ops.sqrt(ops.when(var_kappa < 0, 0.0, var_kappa))
     disagree = (c.tp == 0) & (tn == 0) & (c.fp == c.fn)
     exact_zero = (c.fp + c.fn == 0) | disagree | _one_side(c, tn)
@@ -388,8 +402,8 @@ def kappa_z_value(ops: Any, c: Counts, tn: E) -> E:
 
 
 def _kappa_z_value(ops: Any, c: Counts, tn: E) -> E:
-    t = _kappa_terms(ops, c, tn)
-    return _kappa_test(ops, c, tn, t["kappa"] / ops.sqrt(_var_kappa0(t)), one_side=True)
+    z = _kappa_terms(ops, c, tn, lambda t: t["kappa"] / ops.sqrt(_var_kappa0(t)))
+    return _kappa_test(ops, c, tn, z, one_side=True)
 
 
 @formula
