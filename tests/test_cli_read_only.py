@@ -80,3 +80,46 @@ def test_read_only_without_a_database_refuses_writes_too(tmp_path: Path) -> None
     assert result.stderr.startswith("mlsql: error: --read-only writes no file, but COPY")
     assert not out.exists()
     assert invoke("sql", "SELECT 41 + 1 AS x", "--read-only", "-f", "csv").stdout == "x\n42\n"
+
+
+TEMP_MICRO_F1 = (
+    "SELECT count(*) > 0 AS temp FROM duckdb_functions() "
+    "WHERE database_name = 'temp' AND function_name = 'micro_f1'"
+)
+
+
+def test_in_memory_sql_copies_the_stored_library_and_a_database_gets_temp_macros(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In memory, the macros are the catalog's, from the library stored in the cache
+    directory (as ``mlsql.connect()`` has them); on a database file they are TEMP macros,
+    and the file is left as it was."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MLSQL_CACHE_DIR", str(cache))
+    result = invoke("sql", TEMP_MICRO_F1, "-f", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "temp\nfalse\n"
+    assert list(cache.glob("duckdb-library-*.duckdb")), "no library stored in the cache"
+    before = db.read_bytes()
+    result = invoke("sql", TEMP_MICRO_F1, "--db", db, "-f", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "temp\ntrue\n"
+    assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize("database", [False, True], ids=["in memory", "database file"])
+def test_read_only_writes_no_stored_library_either(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, database: bool
+) -> None:
+    """``--read-only`` writes nothing, not even the cache directory's stored library: its
+    macros are TEMP ones, and they compute."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MLSQL_CACHE_DIR", str(cache))
+    where = ["--db", db] if database else []
+    result = invoke("sql", TEMP_MICRO_F1, *where, "--read-only", "-f", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "temp\ntrue\n"
+    query = "SELECT micro_f1(['a', 'b'], ['a']) AS f"
+    result = invoke("sql", query, *where, "--read-only", "-f", "csv")
+    assert result.stdout == f"f\n{2 / 3}\n"
+    assert not cache.exists()
