@@ -353,7 +353,7 @@ LABEL_AVERAGES = [
 ]
 
 
-@pytest.mark.long_cases("datafusion")
+@pytest.mark.long_cases("datafusion", "duckdb")  # 8 s a backend: PostgreSQL's stays
 def test_label_averages_weights_count_as_repeated_rows(live: Live) -> None:
     """The per-label side table: integer weights equal repeated rows (a label only in rows
     weighing 0 is not in the universe), a NULL weight or list skips the row; the DuckDB
@@ -937,6 +937,8 @@ def test_averages_over_given_labels(live: Live) -> None:
         mlsql.evaluate(flags, "actual", "predicted", [("f1_score", {"labels": [1]})])
 
 
+# 8-15 s a backend on two cores: PostgreSQL's case (the quickest) stays in the README's run
+@pytest.mark.long_cases("duckdb", "datafusion")
 def test_kappa_tests_over_given_labels(live: Live) -> None:
     """The kappa tests with labels (one no row has, rows of another class left out), plain,
     linear and a weights matrix over them, counted and weighted, by group (one group lacking

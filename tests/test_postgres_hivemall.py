@@ -84,10 +84,16 @@ def test_sets_weights_and_nothing_to_score(pg: Any) -> None:
 BAD_OPTIONS = ["junk", "-beta x", "-beta -1.5", "-average macro", "-average weighted"]
 
 
+@pytest.fixture(scope="module")
+def duck() -> Any:
+    """DuckDB with mlsql (registering takes seconds: once for the module's cases)."""
+    con = duckdb.connect()
+    mlsql.register(con)
+    return con
+
+
 @pytest.mark.parametrize("options", [*BAD_OPTIONS, "binary on arrays", "label 2"])
-def test_errors_say_what_duckdb_says(pg: Any, options: str) -> None:
-    duck = duckdb.connect()
-    mlsql.register(duck)
+def test_errors_say_what_duckdb_says(pg: Any, duck: Any, options: str) -> None:
     if options == "binary on arrays":
         call, table = "fmeasure(actual, predicted, '-average binary')", "(VALUES (['a'], ['a']))"
     elif options == "label 2":

@@ -153,6 +153,7 @@ def test_weights_count_as_repeated_rows(pg: Any) -> None:
     )
 
 
+@pytest.mark.long  # 18 s on two cores: the README's run stays under ten minutes
 def test_weights_of_zero_are_duckdb_s(pg: Any, duck: Any) -> None:
     """Rows of weight 0 (a class seen only there, all rows weighing 0): DuckDB's values."""
     rows = [("x", "x", 1.0), ("x", "y", 0.0), ("z", "z", 0.0), ("y", "x", 2.0), ("y", "y", 1.0)]

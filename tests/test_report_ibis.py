@@ -142,6 +142,8 @@ def duckdb_report(case: int) -> Any:
     return mlsql.report(data, "actual", "predicted", **kwargs)
 
 
+# 4-9 s a backend on two cores: PostgreSQL's case (the quickest) stays in the README's run
+@pytest.mark.long_cases("duckdb", "datafusion")
 def test_a_report_is_the_duckdb_engine_s(live: Live) -> None:
     """The whole report (summary, label rows, confusion cells, notes, rows read and skipped)
     is the DuckDB engine's report of the same rows."""

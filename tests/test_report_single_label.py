@@ -67,6 +67,7 @@ def _frame(engine: str, rows: list[tuple[Any, ...]]) -> Any:
     return session().createDataFrame(rows, schema)
 
 
+@pytest.mark.long_cases("spark")  # 16 s on two cores
 @pytest.mark.parametrize("engine", _engines())
 def test_single_label_summary_is_scikit_learns_per_group_weighted(engine, monkeypatch) -> None:
     rows = _rows()
