@@ -53,8 +53,8 @@ def _write(
         sys.stderr.write(f"mlsql: wrote {output}\n")
 
 
-def _connect(database: str = ":memory:", *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A connection with every macro.
+def _register(con: duckdb.DuckDBPyConnection, *, in_memory: bool, read_only: bool) -> None:
+    """Every macro on ``con``.
 
     In memory, they are the catalog's, copied from the library stored in the cache
     directory as ``mlsql.connect()`` copies it (0.2 s, where creating them one by one
@@ -63,9 +63,7 @@ def _connect(database: str = ":memory:", *, read_only: bool = False) -> duckdb.D
     """
     import mlsql
 
-    in_memory = database == ":memory:"
-    con = duckdb.connect(database, read_only=read_only and not in_memory)
-    return mlsql.register(con, temporary=read_only or not in_memory)
+    mlsql.register(con, temporary=read_only or not in_memory)
 
 
 def run_eval(
@@ -288,14 +286,15 @@ def run_sql(
     if db is not None:
         refuse_input(output, [str(db)], "the database")
     try:
-        con = _connect(str(db) if db is not None else ":memory:", read_only=read_only)
+        con = duckdb.connect(str(db), read_only=read_only) if db is not None else duckdb.connect()
     except duckdb.Error as exc:
         raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
     try:
+        if read_only:  # DuckDB's parser alone: a refused query is refused before the macros load
+            refuse_writes(con, query)
+        _register(con, in_memory=db is None, read_only=read_only)
         with progress(con, "mlsql: running SQL", enabled=show_progress):
             interrupt.on_cancel(con.interrupt)
-            if read_only:
-                refuse_writes(con, query)
             result = con.execute(query)
             columns = [d[0] for d in result.description] if result.description else []
             limit = max_rows if format_ == "table" and max_rows > 0 else None
