@@ -282,7 +282,7 @@ def test_same_seed_same_result_other_seed_other_result(engine: str) -> None:
     assert [r[2:] for r in one] != [r[2:] for r in other]
 
 
-@pytest.mark.long_cases("regression")  # 13 s on two cores
+@pytest.mark.long  # 13-15 s a family on two cores
 @pytest.mark.parametrize("family", ["regression", "scores"])
 def test_engines_agree_on_one_dataset(family: str) -> None:
     y, p = regression_data(90, 13) if family == "regression" else score_data(90, 13)

@@ -937,8 +937,7 @@ def test_averages_over_given_labels(live: Live) -> None:
         mlsql.evaluate(flags, "actual", "predicted", [("f1_score", {"labels": [1]})])
 
 
-# 8-15 s a backend on two cores: PostgreSQL's case (the quickest) stays in the README's run
-@pytest.mark.long_cases("duckdb", "datafusion")
+@pytest.mark.long  # 8-18 s a backend on two cores
 def test_kappa_tests_over_given_labels(live: Live) -> None:
     """The kappa tests with labels (one no row has, rows of another class left out), plain,
     linear and a weights matrix over them, counted and weighted, by group (one group lacking

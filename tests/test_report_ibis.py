@@ -35,6 +35,8 @@ live = test_ibis.live
 SEEDS = range(4)
 
 
+# the report 3.6 s a backend: DuckDB's stays in the README's run
+@pytest.mark.long_cases("datafusion-multilabel_report", "postgres-multilabel_report")
 @pytest.mark.parametrize("name", ["multilabel_report", "label_metrics"])
 def test_label_tables_match_the_oracle(live: Live, name: str) -> None:
     """Every zero_division, beta and a universe (with a label no row holds and rows holding
@@ -142,8 +144,7 @@ def duckdb_report(case: int) -> Any:
     return mlsql.report(data, "actual", "predicted", **kwargs)
 
 
-# 4-9 s a backend on two cores: PostgreSQL's case (the quickest) stays in the README's run
-@pytest.mark.long_cases("duckdb", "datafusion")
+@pytest.mark.long  # 3-12 s a backend on two cores
 def test_a_report_is_the_duckdb_engine_s(live: Live) -> None:
     """The whole report (summary, label rows, confusion cells, notes, rows read and skipped)
     is the DuckDB engine's report of the same rows."""
@@ -178,6 +179,10 @@ def test_intervals_are_the_duckdb_engine_s(live: Live) -> None:
     assert reports[1].notes == reports[0].notes
 
 
+# 1.3-2.5 s a case: one separator a backend in the README's run, the others long
+@pytest.mark.long_cases(
+    "duckdb-$.", "duckdb- - ", "datafusion-|", "datafusion- - ", "postgres-|", "postgres-$."
+)
 @pytest.mark.parametrize("sep", ["|", "$.", " - "])
 def test_text_split_on_sep_as_every_engine_splits_it(live: Live, sep: str) -> None:
     """Tabs, newlines and a no-break space around the labels, separators that are regular

@@ -58,8 +58,8 @@ def _terms_sum(values: list[float | None]) -> set[float | None]:
     return out
 
 
-# the longest three (3-5 s each): "cancelling" and "near the bound" stay in the README's run
-@pytest.mark.long_cases("wide", "small negative total", "thirds")
+# 3-5 s each: "cancelling" stays in the README's run
+@pytest.mark.long_cases("wide", "small negative total", "thirds", "near the bound")
 @pytest.mark.parametrize("name", FINITE)
 def test_the_sum_is_the_exact_one_in_any_partitioning(name):
     values = FINITE[name]
