@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import pytest
 
-import mlsql
 from tests.conftest import conformance
 from tests.test_multilabel_conformance import rows_of
 from tests.test_postgres_library import check_same_error, library_database
@@ -82,14 +80,6 @@ def test_sets_weights_and_nothing_to_score(pg: Any) -> None:
 
 
 BAD_OPTIONS = ["junk", "-beta x", "-beta -1.5", "-average macro", "-average weighted"]
-
-
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    """DuckDB with mlsql (registering takes seconds: once for the module's cases)."""
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
 
 
 @pytest.mark.parametrize("options", [*BAD_OPTIONS, "binary on arrays", "label 2"])

@@ -139,14 +139,6 @@ BAD_CALLS = [
 TYPE_NAMES = {"VARCHAR[]": "text[]", "INTEGER[]": "bigint[]", "BIGINT[]": "bigint[]"}
 
 
-@pytest.fixture(scope="module")
-def duck() -> Any:
-    """DuckDB with mlsql (registering takes seconds: once for the module's cases)."""
-    con = duckdb.connect()
-    mlsql.register(con)
-    return con
-
-
 @pytest.mark.parametrize(("pg_call", "duckdb_call"), BAD_CALLS)
 def test_errors_say_what_duckdb_says(pg: Any, duck: Any, pg_call: str, duckdb_call: str) -> None:
     pg_rows = "(VALUES (ARRAY['a'], ARRAY['a', 'b'])) v(actual, predicted)"

@@ -325,14 +325,12 @@ BAD_CALLS = [
 
 
 @pytest.fixture(scope="module")
-def duck() -> Any:
-    """DuckDB with mlsql, holding the same table t."""
-    con = duckdb.connect()
-    mlsql.register(con)
-    con.execute(
+def duck(duck: Any) -> Any:
+    """conftest's DuckDB with mlsql, holding the same table t."""
+    duck.execute(
         "CREATE TABLE t AS SELECT * FROM (VALUES (['a', 'b'], ['a', 'c']), (['a'], []::VARCHAR[])) v(actual, predicted)"
     )
-    return con
+    return duck
 
 
 @pytest.mark.parametrize(("pg_call", "duckdb_call"), BAD_CALLS)

@@ -13,11 +13,9 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pytest
 
-import mlsql
 from mlsql._postgres import ranking
 from mlsql._postgres.library import included, missing
 from mlsql._registry import Measure, measures
@@ -165,13 +163,12 @@ BAD_CALLS = [
 
 
 @pytest.fixture(scope="module")
-def duck() -> Any:
-    con = duckdb.connect()
-    mlsql.register(con)
-    con.execute(
+def duck(duck: Any) -> Any:
+    """conftest's DuckDB with mlsql, holding a table t of ranks."""
+    duck.execute(
         "CREATE TABLE t AS SELECT [1, 2]::BIGINT[] AS r, [2]::BIGINT[] AS c, [1.0, 2.0] AS g"
     )
-    return con
+    return duck
 
 
 @pytest.mark.parametrize(("pg_call", "duckdb_call"), BAD_CALLS)

@@ -53,19 +53,6 @@ def _write(
         sys.stderr.write(f"mlsql: wrote {output}\n")
 
 
-def _register(con: duckdb.DuckDBPyConnection, *, in_memory: bool, read_only: bool) -> None:
-    """Every macro on ``con``.
-
-    In memory, they are the catalog's, copied from the library stored in the cache
-    directory as ``mlsql.connect()`` copies it (0.2 s, where creating them one by one
-    takes 2-4 s). On a database file they are TEMP macros, so nothing is written into
-    it, and so they are with ``read_only``, which writes no file, not even the cache's.
-    """
-    import mlsql
-
-    mlsql.register(con, temporary=read_only or not in_memory)
-
-
 def run_eval(
     *,
     path: str,
@@ -277,6 +264,7 @@ def run_sql(
     a file is refused (:mod:`mlsql.cli.readonly`). A table shows at most
     ``max_rows`` rows (0: all); other formats get every row.
     """
+    import mlsql
     from mlsql.cli.output import refuse_input
     from mlsql.cli.readonly import refuse_writes
     from mlsql.report import tabular
@@ -292,7 +280,12 @@ def run_sql(
     try:
         if read_only:  # DuckDB's parser alone: a refused query is refused before the macros load
             refuse_writes(con, query)
-        _register(con, in_memory=db is None, read_only=read_only)
+        # In memory the macros are the catalog's, copied from the library stored in the
+        # cache directory as mlsql.connect() copies it (0.7 s for the whole command). On a
+        # database file they are TEMP macros, so nothing is written into it, and so they
+        # are with read_only, which writes no file, not even the cache's: creating them one
+        # by one takes 1.7-2.3 s warm and 4-6 s in a fresh process.
+        mlsql.register(con, temporary=read_only or db is not None)
         with progress(con, "mlsql: running SQL", enabled=show_progress):
             interrupt.on_cancel(con.interrupt)
             result = con.execute(query)
