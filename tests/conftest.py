@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -11,6 +12,17 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
+def reference_pages() -> dict[str, str]:
+    """The documentation's reference pages by file name, generated from the registry as the
+    site's build generates them (git keeps none): once a worker, about 12 s of DuckDB examples."""
+    from mlsql._docs.reference import pages
+
+    return pages()
+
+
 #: the conformance files the tests read: a copy of ../shared/conformance, shipped in the sdist
 CONFORMANCE = ROOT / "tests" / "data" / "conformance"
 #: where the copy comes from, beside the repository (tests/test_packaging.py checks they agree)

@@ -1,8 +1,8 @@
 """The documentation site: fresh reference pages, every name in them, checked examples, a strict build.
 
-The reference pages (``docs/reference/``) are generated from the registry by
-``python -m mlsql._docs generate`` and committed. Here they are regenerated
-(a stale page fails), every registry name and alias must have its entry, each
+The reference pages are generated from the registry when the site is built
+(git keeps none). Here they are generated the same way: every registry name
+and alias must have its entry, each
 example's output (computed on DuckDB when the page was written) must equal the
 independent reference of ``tests/references.py`` where the measure has one,
 and Polars must give the same output. The site must build strictly, offline.
@@ -17,19 +17,14 @@ import pyarrow as pa
 import pytest
 
 import mlsql
-from mlsql._docs import DOCS, REFERENCE
+from mlsql._docs import DOCS
 from mlsql._docs import examples as E
-from mlsql._docs.reference import PARAMETERS, page_name, pages, table
+from mlsql._docs.reference import PARAMETERS, page_name, table
 from mlsql._registry import Measure, measures
-from tests.conftest import ROOT
+from tests.conftest import ROOT, reference_pages
 from tests.references import REFERENCES, close
 
 MEASURES = measures()
-
-
-@pytest.fixture(scope="module")
-def generated() -> dict[str, str]:
-    return pages()
 
 
 @pytest.fixture(scope="module")
@@ -37,30 +32,16 @@ def con() -> Any:
     return mlsql.connect()
 
 
-@pytest.mark.long
-def test_reference_pages_are_fresh(generated: dict[str, str]) -> None:
-    stale = [
-        name
-        for name, text in generated.items()
-        if not (REFERENCE / name).is_file() or (REFERENCE / name).read_text() != text
-    ]
-    extra = sorted({p.name for p in REFERENCE.glob("*.md")} - set(generated))
-    assert not stale and not extra, (
-        f"stale reference pages {stale}, pages of no family {extra}: "
-        "run python -m mlsql._docs generate"
-    )
-
-
 def entry(m: Measure) -> str:
-    """``m``'s section of its committed family page."""
-    text = (REFERENCE / page_name(m.family)).read_text()
+    """``m``'s section of its family's page."""
+    text = reference_pages()[page_name(m.family)]
     found = re.search(rf"^## {re.escape(m.name)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    assert found, f"docs/reference/{page_name(m.family)} has no entry for {m.name}"
+    assert found, f"the reference page {page_name(m.family)} has no entry for {m.name}"
     return found.group(1)
 
 
 def test_every_registry_name_and_alias_has_a_reference_entry() -> None:
-    index = (REFERENCE / "index.md").read_text()
+    index = reference_pages()["index.md"]
     missing = []
     for m in MEASURES:
         try:
@@ -70,7 +51,7 @@ def test_every_registry_name_and_alias_has_a_reference_entry() -> None:
             continue
         for name in (m.name, *m.aliases):
             if f"`{name}`" not in index:
-                missing.append(f"docs/reference/index.md does not list {name}")
+                missing.append(f"the reference's index.md does not list {name}")
         missing += [
             f"{m.name}'s entry does not name its alias {a}"
             for a in m.aliases
@@ -245,7 +226,7 @@ def test_site_builds_strictly_offline(tmp_path: Any) -> None:
     pytest.importorskip("mkdocs")
     from mlsql._docs.__main__ import build
 
-    build(str(tmp_path / "site"))
+    build(str(tmp_path / "site"), reference_pages())
     html = (tmp_path / "site" / "reference" / "multilabel.html").read_text()
     assert 'id="micro_f1"' in html and "tabbed-set" in html
     # opened from disk, every link names a file (a directory would show its listing)
@@ -258,7 +239,9 @@ def test_site_builds_strictly_offline(tmp_path: Any) -> None:
 
 
 @pytest.mark.long
-def test_a_broken_link_fails_the_build(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_broken_link_fails_the_build(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     pytest.importorskip("mkdocs")
     import shutil
 
@@ -266,8 +249,11 @@ def test_a_broken_link_fails_the_build(tmp_path: Any, monkeypatch: pytest.Monkey
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort
 
+    from mlsql._docs.__main__ import write
+
     root = tmp_path / "repo"
-    shutil.copytree(DOCS, root / "docs")
+    shutil.copytree(DOCS, root / "docs", ignore=shutil.ignore_patterns("reference"))
+    write(root / "docs" / "reference", reference_pages())
     shutil.copy(DOCS.parent / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(DOCS.parent / "benchmarks", root / "benchmarks", dirs_exist_ok=True)
     with (root / "docs" / "guides" / "polars.md").open("a") as f:
@@ -276,6 +262,8 @@ def test_a_broken_link_fails_the_build(tmp_path: Any, monkeypatch: pytest.Monkey
     config = load_config(str(root / "mkdocs.yml"), strict=True, site_dir=str(tmp_path / "site"))
     with pytest.raises(Abort):
         mkdocs_build(config)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings and all("nowhere.md" in w for w in warnings), warnings
 
 
 def test_readme_is_short_and_its_suite_time_is_the_guides() -> None:
@@ -296,11 +284,15 @@ GOOD_FENCE = re.compile(r"\s*```[\w+-]*\s*$")
 def test_every_code_fence_opens_or_closes() -> None:
     """A fence followed by text (``` The names...) closes nothing in Markdown: the code block
     then runs on over the page's prose and tables, and the strict site build does not say so."""
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    kept = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    texts = {
+        **{str(p.relative_to(ROOT)): p.read_text() for p in kept if "reference" not in p.parts},
+        **{f"reference/{name}": text for name, text in reference_pages().items()},
+    }
     bad = [
-        f"{page.relative_to(ROOT)}:{number}: {line.strip()[:50]}"
-        for page in pages
-        for number, line in enumerate(page.read_text().splitlines(), 1)
+        f"{name}:{number}: {line.strip()[:50]}"
+        for name, text in texts.items()
+        for number, line in enumerate(text.splitlines(), 1)
         if FENCE.match(line) and not GOOD_FENCE.match(line)
     ]
     assert not bad, bad

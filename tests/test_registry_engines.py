@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from pathlib import Path
 
 import polars as pl
 import pytest
 
+from mlsql._docs.reference import index_page
 from mlsql._registry import ENGINES, Measure, measures
+from tests.conftest import reference_pages
 
 MEASURES = measures()
 
@@ -83,11 +84,8 @@ def gaps_section() -> str:
     return "\n".join(lines)
 
 
-REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference"
-
-
 def test_reference_lists_every_engine_gap_with_its_reason():
-    text = (REFERENCE / "index.md").read_text()
+    text = index_page()
     heading = "## Not in every engine"
     assert heading in text
     section = text[text.index(heading) :]
@@ -96,6 +94,6 @@ def test_reference_lists_every_engine_gap_with_its_reason():
 
 
 def test_reference_names_every_function_and_alias():
-    text = "".join(p.read_text() for p in sorted(REFERENCE.glob("*.md")))
+    text = "".join(text for _, text in sorted(reference_pages().items()))
     missing = [name for m in MEASURES for name in (m.name, *m.aliases) if f"`{name}`" not in text]
-    assert not missing, f"docs/reference/ does not mention {missing}"
+    assert not missing, f"the reference pages do not mention {missing}"

@@ -1,10 +1,11 @@
 """The documentation site: reference pages generated from the registry, and its build.
 
-``python -m mlsql._docs build`` regenerates ``docs/reference/`` from the measure
-registry (:mod:`mlsql._registry`) and builds the site with mkdocs-material in
-strict mode (a broken link or a page missing from the navigation fails it);
-``--check`` fails instead of writing when a committed page is stale.
-``python -m mlsql._docs generate`` only writes the pages.
+``python -m mlsql._docs build`` generates the reference pages from the measure
+registry (:mod:`mlsql._registry`) into a temporary copy of ``docs/`` and builds
+the site with mkdocs-material in strict mode (a broken link or a page missing
+from the navigation fails it). The pages are not kept in git;
+``python -m mlsql._docs generate`` writes them to ``docs/reference/`` (ignored)
+for a preview.
 
 Modules: :mod:`mlsql._docs.examples` (each function's tiny input table, its call
 in DuckDB SQL, Polars and Spark, and its output computed on DuckDB),
