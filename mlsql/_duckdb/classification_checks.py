@@ -46,10 +46,6 @@ FAMILIES: tuple[str, ...] = ()
 REQUIRED = frozenset({"positive", "label", "costs"})
 
 
-def _esc(text: str) -> str:
-    return text.replace("'", "''")
-
-
 def _kind(t: str) -> str:
     """SQL: the label kind of a type name (integer, text, float, decimal, boolean, null, itself)."""
     return f"""CASE WHEN regexp_full_match({t}, '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'

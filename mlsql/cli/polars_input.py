@@ -120,11 +120,6 @@ def count_unknown(frame: pl.LazyFrame) -> tuple[int, int]:
     return int(row[0] or 0), int(row[1])
 
 
-def single_values(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """One label per row: the only element of each side's list."""
-    return frame.with_columns(pl.col(ACTUAL).list.first(), pl.col(PREDICTED).list.first())
-
-
 def collect(frame: Any) -> pl.DataFrame:
     """A result, computed on the streaming engine; Ctrl-C stops waiting for it at once.
 

@@ -277,12 +277,3 @@ def count_unknown(frame: Any) -> tuple[int, int]:
     unknown = F.col(ACTUAL).isNull() | F.col(PREDICTED).isNull()
     row = frame.agg(F.sum(unknown.cast("bigint")), F.count(F.lit(1))).collect()[0]
     return int(row[0] or 0), int(row[1])
-
-
-def single_values(frame: Any) -> Any:
-    """One label per row: the only element of each side's list."""
-    from pyspark.sql import functions as F
-
-    return frame.withColumns(
-        {ACTUAL: F.col(ACTUAL).getItem(0), PREDICTED: F.col(PREDICTED).getItem(0)}
-    )

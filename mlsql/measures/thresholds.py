@@ -208,11 +208,6 @@ def selection_fbeta(ops: Any, c: Counts, beta: Any) -> E:
     return ops.when(c.tp == 0, 0.0, weighted_tp / (weighted_tp + u * c.fn + v * c.fp))
 
 
-def bin_threshold(ops: Any, p_bin: E, n_bins: E) -> E:
-    """The threshold of a bin: its lower edge, bin / n_bins."""
-    return p_bin / n_bins
-
-
 def chosen(ops: Any, tp: E, fp: E, support: E, key: E) -> tuple[Counts, E]:
     """The best candidate's counts and threshold: +infinity (predict nowhere) without a tp."""
     none = tp == 0
