@@ -26,34 +26,67 @@ ORDER = 24
 FAMILIES: tuple[str, ...] = ()  # rendered here
 
 
-def _known_number(q: Qualify) -> Macro:
-    return Macro(
-        FILE,
-        "_mlsql_known_number",
-        ("x", "other", "name", "func"),
-        f"CASE WHEN other IS NULL THEN NULL ELSE {q('_mlsql_number')}(x, name, func) END",
-        "x as DOUBLE where the other side of the row is known, else NULL.",
-        public=False,
-    )
+def _known_number(q: Qualify) -> list[Macro]:
+    """``_mlsql_known_number`` and the row values of the regression measures' inputs built on
+    it, each a macro so that a measure's body names its two inputs' values in a short call."""
+    known, weighted = q("_mlsql_known_number"), q("_mlsql_weighted_known")
+    weight = f"CASE WHEN {q('_mlsql_weight')}(w, func) IS NOT NULL THEN other END"
+
+    def second(value: str) -> str:
+        return f"{q('_mlsql_number_type_first')}(other, other_name, func, {value})"
+
+    first_doc = " (the second input: checked after the first, other, which names the error)"
+    rows = [  # name, parameters, body, doc
+        (
+            "_mlsql_known_number",
+            ("x", "other", "name", "func"),
+            f"CASE WHEN other IS NULL THEN NULL ELSE {q('_mlsql_number')}(x, name, func) END",
+            "x as DOUBLE where the other side of the row is known, else NULL.",
+        ),
+        (
+            "_mlsql_known_second",
+            ("x", "other", "name", "other_name", "func"),
+            second(f"{known}(x, other, name, func)"),
+            f"_mlsql_known_number(x, other, name, func){first_doc}.",
+        ),
+        (
+            "_mlsql_weighted_known",
+            ("x", "other", "w", "name", "func"),
+            f"{known}(x, {weight}, name, func)",
+            "x as DOUBLE where the other side of the row and its weight w are known, else NULL.",
+        ),
+        (
+            "_mlsql_weighted_known_second",
+            ("x", "other", "w", "name", "other_name", "func"),
+            second(f"{weighted}(x, other, w, name, func)"),
+            f"_mlsql_weighted_known(x, other, w, name, func){first_doc}.",
+        ),
+    ]
+    return [Macro(FILE, *row, public=False) for row in rows]
 
 
-def first_checked(q: Qualify, m: Measure, name: str, value: str) -> str:
-    """``value`` (input ``name`` checked) guarded by the type check of the first input when
-    ``name`` is the second: of two inputs of a wrong type, the first argument is named."""
-    first = m.inputs[0]
-    if name == first:
-        return value
-    return f"{q('_mlsql_number_type_first')}({first}, '{first}', '{m.name}', {value})"
+def side_value(q: Qualify, m: Measure, name: str, weight: str | None = None) -> str:
+    """SQL: the row's value of input ``name`` of ``m`` as DOUBLE, NULL where the other input
+    (or with ``weight``, the name of the weights, its weight) is unknown. The second input
+    is checked after the first: of two inputs of a wrong type, the first argument is named."""
+    other = "predicted" if name == "actual" else "actual"
+    first = m.inputs[0] == name
+    macro = {
+        (True, False): "_mlsql_known_number",
+        (False, False): "_mlsql_known_second",
+        (True, True): "_mlsql_weighted_known",
+        (False, True): "_mlsql_weighted_known_second",
+    }[first, weight is not None]
+    w = "" if weight is None else f"{weight}, "
+    names = f"'{name}'" if first else f"'{name}', '{other}'"
+    return f"{q(macro)}({name}, {other}, {w}{names}, '{m.name}')"
 
 
 def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
     """The statistics over the measure's inputs (actual and predicted, in its order)."""
 
     def side(name: str) -> str:
-        other = "predicted" if name == "actual" else "actual"
-        return first_checked(
-            q, m, name, f"{q('_mlsql_known_number')}({name}, {other}, '{name}', '{m.name}')"
-        )
+        return side_value(q, m, name)
 
     y, p = side("actual"), side("predicted")
     err = f"({y} - {p})"
@@ -98,11 +131,7 @@ def weighted_stats(q: Qualify, m: Measure) -> RG.RegressionStats:
     w = CC.weight(m.name, q)
 
     def side(name: str) -> str:
-        other = "predicted" if name == "actual" else "actual"
-        known_other = f"CASE WHEN {w} IS NOT NULL THEN {other} END"
-        return first_checked(
-            q, m, name, f"{q('_mlsql_known_number')}({name}, {known_other}, '{name}', '{m.name}')"
-        )
+        return side_value(q, m, name, "sample_weight")
 
     y, p = side("actual"), side("predicted")
     wk = f"CASE WHEN {y} IS NOT NULL THEN {w} END"
@@ -138,7 +167,7 @@ def weighted_stats(q: Qualify, m: Measure) -> RG.RegressionStats:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """Every regression measure and its aliases."""
-    out = [_known_number(qualify)]
+    out = _known_number(qualify)
     for m in measures(family=RG.FAMILY):
         if m.build is not None and m.available_in("duckdb"):
             weighted = weighted_stats(qualify, m)
