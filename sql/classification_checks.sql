@@ -138,6 +138,10 @@ CREATE OR REPLACE MACRO _mlsql_by_names(names) AS
          WHEN system.main.json_type(system.main.to_json(names)) = 'VARCHAR' THEN [system.main.json_extract_string(system.main.to_json(names), '$')]
          END;
 
+-- _mlsql_by_lowered(names): _mlsql_by_names(names), lowercase as DuckDB compares identifiers ([] if none).
+CREATE OR REPLACE MACRO _mlsql_by_lowered(names) AS 
+    system.main.list_transform(coalesce(_mlsql_by_names(names), []), lambda b: system.main.lower(b));
+
 -- _mlsql_check_by(names, func, outputs): true, after checking a table macro's by parameter: column names (text), none of them one of outputs (lowercase).
 CREATE OR REPLACE MACRO _mlsql_check_by(names, func, outputs) AS 
     CASE WHEN names IS NULL THEN true

@@ -37,7 +37,7 @@ CREATE OR REPLACE MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS
 CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
-        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
@@ -96,7 +96,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
     (source, actual, score, sample_weight, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
@@ -159,7 +159,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
 CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
-        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
@@ -218,7 +218,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
     (source, actual, score, sample_weight, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
@@ -281,7 +281,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
 CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'det_curve') AS cells, w
-        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'det_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
@@ -352,7 +352,7 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, dro
     (source, actual, score, sample_weight, zero_division := 0, drop_intermediate := false, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'det_curve') AS cells, w
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'det_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'det_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
@@ -427,7 +427,7 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, dro
 CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'confusion_matrix_at_thresholds') AS cells, w
-        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix_at_thresholds' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
@@ -479,7 +479,7 @@ CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "b
     (source, actual, score, sample_weight, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'confusion_matrix_at_thresholds') AS cells, w
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix_at_thresholds') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix_at_thresholds') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight

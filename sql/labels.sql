@@ -457,187 +457,187 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
 -- macro_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label precision.
 CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
 -- macro_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label recall.
 CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 -- macro_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 -- macro_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 -- macro_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 -- macro_f1_of_means(source, actual, predicted, sample_weight, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 -- macro_fbeta_of_means(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
 -- weighted_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label precision averaged with support weights.
 CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
 -- weighted_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label recall averaged with support weights.
 CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 -- weighted_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 -- weighted_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 -- weighted_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 -- label_accuracy_macro(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 -- label_accuracy_micro(source, actual, predicted, sample_weight, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 -- clp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 -- mlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 -- wlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 

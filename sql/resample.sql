@@ -104,7 +104,7 @@ CREATE OR REPLACE MACRO _mlsql_half_binomial_buckets(ms) AS TABLE
 CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'bootstrap') AS n, _mlsql_check_confidence(confidence, 'bootstrap') AS c, _mlsql_check_seed(seed, 'bootstrap') AS s, _mlsql_resample_measures(measures, 'bootstrap', ['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure']) AS ms, _mlsql_check_zero_division(zero_division, 'bootstrap') AS __mlsql_zd, _mlsql_check_beta(beta, 'bootstrap') AS __mlsql_beta, CASE WHEN system.main.list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'bootstrap') END AS __mlsql_n_labels, CASE WHEN system.main.list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
@@ -217,7 +217,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
                0 AS __mlsql_n, w.i AS __mlsql_i
         FROM estimates e CROSS JOIN wanted w
         LEFT JOIN intervals iv ON iv.g = e.g AND iv.i = w.i)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_i;
 
 -- _mlsql_compare_label_sets(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows' (tp, |A|, |P|, weight) seen m times; compare calls it.
@@ -230,7 +230,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                     THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
@@ -452,14 +452,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
         LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.i = w.i
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
 -- _mlsql_bootstrap_label_lists(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options, average, weights, n_bins): bootstrap of the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.
 CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'bootstrap') AS n, _mlsql_check_confidence(confidence, 'bootstrap') AS c, _mlsql_check_seed(seed, 'bootstrap') AS s, _mlsql_resample_measures(measures, 'bootstrap', ['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp', 'micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure']) AS ms, CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN _mlsql_check_zero_division(zero_division, 'bootstrap') END AS __mlsql_zd, CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN _mlsql_check_beta(beta, 'bootstrap') END AS __mlsql_beta, CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN CASE WHEN system.main.list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'bootstrap') END END AS __mlsql_n_labels, CASE WHEN system.main.list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
@@ -682,7 +682,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
                0 AS __mlsql_n, w.i AS __mlsql_i
         FROM (FROM measured WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
         LEFT JOIN intervals iv ON iv.g = e.g AND iv.measure = e.measure)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_i;
 
 -- _mlsql_compare_label_lists(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
@@ -695,7 +695,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                     THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
@@ -1031,14 +1031,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
 -- _mlsql_bootstrap_classes(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options, average, weights, n_bins): bootstrap of the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.
 CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'bootstrap') AS n, _mlsql_check_confidence(confidence, 'bootstrap') AS c, _mlsql_check_seed(seed, 'bootstrap') AS s, _mlsql_resample_measures(measures, 'bootstrap', ['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef']) AS ms),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
@@ -1103,7 +1103,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
                0 AS __mlsql_n, w.i AS __mlsql_i
         FROM (FROM measured WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
         LEFT JOIN intervals iv ON iv.g = e.g AND iv.measure = e.measure)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_i;
 
 -- _mlsql_compare_classes(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
@@ -1116,7 +1116,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                     THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
@@ -1294,14 +1294,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
 -- _mlsql_bootstrap_regression(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options, average, weights, n_bins): bootstrap of the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.
 CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'bootstrap') AS n, _mlsql_check_confidence(confidence, 'bootstrap') AS c, _mlsql_check_seed(seed, 'bootstrap') AS s, _mlsql_resample_measures(measures, 'bootstrap', ['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance']) AS ms),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
@@ -1368,7 +1368,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
                0 AS __mlsql_n, w.i AS __mlsql_i
         FROM (FROM measured WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
         LEFT JOIN intervals iv ON iv.g = e.g AND iv.measure = e.measure)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_i;
 
 -- _mlsql_compare_regression(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
@@ -1381,7 +1381,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                     THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
@@ -1561,14 +1561,14 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
 -- _mlsql_bootstrap_scores(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options, average, weights, n_bins): bootstrap of the measures of scores (logloss, auc, average_precision_score, area_under_pr, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.
 CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'bootstrap') AS n, _mlsql_check_confidence(confidence, 'bootstrap') AS c, _mlsql_check_seed(seed, 'bootstrap') AS s, _mlsql_resample_measures(measures, 'bootstrap', ['logloss', 'auc', 'average_precision_score', 'area_under_pr', 'brier_score_loss', 'expected_calibration_error']) AS ms),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
@@ -1627,7 +1627,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
                0 AS __mlsql_n, w.i AS __mlsql_i
         FROM (FROM measured WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
         LEFT JOIN intervals iv ON iv.g = e.g AND iv.measure = e.measure)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_i;
 
 -- _mlsql_compare_scores(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of scores (logloss, auc, average_precision_score, area_under_pr, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
@@ -1640,7 +1640,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                     THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
                     ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
     rows AS (
-        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+        SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
                coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
@@ -1812,7 +1812,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         LEFT JOIN fisher fi ON fi.g IS NOT DISTINCT FROM e.g AND fi.mo = e.mo AND fi.measure = e.measure
         LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo
         WHERE wc.ok IS NULL)
-    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c))) NULLS FIRST,
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c))) NULLS FIRST,
              __mlsql_model, __mlsql_i;
 
 -- _mlsql_bootstrap_refused(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options, average, weights, n_bins): bootstrap on a list of measures whose first it does not resample: its error.

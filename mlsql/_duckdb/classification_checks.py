@@ -285,6 +285,11 @@ def by_names(q: Qualify) -> str:
     return f'{q("_mlsql_by_names")}("by")'
 
 
+def by_lowered(q: Qualify) -> str:
+    """SQL: :func:`by_names` as DuckDB compares identifiers, lowercase (``[]`` if not given)."""
+    return f'{q("_mlsql_by_lowered")}("by")'
+
+
 def check_by(q: Qualify, func: str, outputs: Sequence[str]) -> str:
     """SQL of true, or of the error of a bad ``"by"`` of table macro ``func`` (SQL text) whose
     output columns are ``outputs``: not column names, or one named as an output column."""
@@ -323,6 +328,14 @@ def _by_names(q: Qualify) -> list[Macro]:
     names = f"{q('_mlsql_by_names')}(names)"
     return [
         Macro(FILE, "_mlsql_by_names", ("names",), listed, doc, public=False),
+        Macro(
+            FILE,
+            "_mlsql_by_lowered",
+            ("names",),
+            f"list_transform(coalesce({names}, []), lambda b: lower(b))",
+            "_mlsql_by_names(names), lowercase as DuckDB compares identifiers ([] if none).",
+            public=False,
+        ),
         Macro(
             FILE,
             "_mlsql_check_by",

@@ -67,7 +67,7 @@ TWO_53 = 9007199254740992
 
 def by_list(q: Qualify) -> str:
     """SQL: the ``by`` names as DuckDB compares identifiers (every resample macro reads them so)."""
-    return f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
+    return CC.by_lowered(q)
 
 
 def source_sql(

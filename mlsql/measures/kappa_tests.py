@@ -233,16 +233,36 @@ def term_names(weights: str) -> tuple[str, ...]:
     return ("n", "dis", "chance", "dd", "dy", "yy", "ee", "rc")
 
 
+#: the names of :func:`variances`' values, which an engine's node may bind with the terms
+VARIANCES = ("kappa", "var", "var0")
+
+
+def variances(t: dict[str, E], weights: str = "none") -> tuple[E, E, E]:
+    """kappa, var_kappa and var_kappa0 from the bound :func:`terms` under ``weights``.
+
+    Examples
+    --------
+    The confusion matrix [[2, 0], [1, 1]] (statsmodels' ``cohens_kappa`` gives the same
+    kappa, var_kappa and var_kappa0):
+
+    >>> t = dict(n=4, dis=1, chance=8, d=3, t=8, u=36, sd=13, s2=68)
+    >>> variances(t)
+    (0.5, 0.140625, 0.1875)
+    """
+    return _variances(t) if weights == "none" else _weighted_variances(t)
+
+
 def _bound(ops: Any, s: ClassStats, body: Any, weights: str = "none") -> E:
     """``body(kappa, var_kappa, var_kappa0)`` with the sums bound once, NULL over no known
     rows (or known rows of total weight 0) and NaN where every row is of one class on both
     sides; ``weights`` "none" (plain kappa), "linear", "quadratic" or "matrix"."""
-    plain = weights == "none"
     names = term_names(weights)
 
     def inner(bound: dict[str, E]) -> E:
-        variances = _variances(bound) if plain else _weighted_variances(bound)
-        value = ops.let(variances, body, "kappa_var")
+        if set(VARIANCES) <= bound.keys():  # the engine's node computed them with the terms
+            value = body(*(bound[v] for v in VARIANCES))
+        else:
+            value = ops.let(variances(bound, weights), body, "kappa_var")
         return ops.when(bound["chance"] == 0, ops.nan(), value)
 
     if s.bind_kappa_terms is not None:  # the engine's node for the sums

@@ -110,7 +110,7 @@ def _rows(q: Qualify) -> Macro:
         ("predicted", "coalesce(predicted, actual)"),
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
-    by = f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
+    by = CC.by_lowered(q)
     source = checked_source_sql(
         q, named, func, CC.by_names(q), None, CC.check_by(q, func, EV.COLUMNS)
     )
@@ -306,8 +306,8 @@ def _evaluate(q: Qualify, ops: SqlOps) -> Macro:
         f"CASE WHEN len(list_filter(measures, lambda m: list_contains({needs_predicted}, m))) > 0 "
         f"THEN {literal}(predicted) ELSE 'NULL' END"
     )
-    by = f'{q("_mlsql_by_names")}("by")'
-    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
+    by = CC.by_names(q)
+    lowered = CC.by_lowered(q)
     rows = (
         f"'{q(ROWS)}(' || {literal}(source) || ', ' || {literal}(actual) || ', ' || "
         f"{predicted} || ', ' || {literal}({by}) || ', ' || {literal}({SAMPLE_WEIGHT}) || ')'"

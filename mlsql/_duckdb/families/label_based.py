@@ -21,7 +21,7 @@ from typing import Any
 
 from mlsql import _label_types as LT
 from mlsql._duckdb import native as _native
-from mlsql._duckdb.classification_checks import by_names, check_by, let, param_sql
+from mlsql._duckdb.classification_checks import by_lowered, by_names, check_by, let, param_sql
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
@@ -482,8 +482,7 @@ def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
 
 def _standalone(q: Qualify) -> list[Macro]:
     out = []
-    by = by_names(q)
-    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
+    lowered = by_lowered(q)
     for name, summary in LB.STANDALONE.items():
         with_beta = "fbeta" in name
         beta = "coalesce(beta, 1.0)" if with_beta else "NULL"

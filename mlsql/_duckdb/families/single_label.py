@@ -76,7 +76,7 @@ def classwise_macros(q: Qualify) -> list[Macro]:
         ]
         bound = {i: f"v{i}" for i in per_class}  # each list bound once (a lambda variable)
         args = [Sql(f"{bound[i]}[k]") if i in per_class else Sql(p) for i, p in enumerate(params)]
-        axis = ClassAxisOps(q, Sql(f"len({bound[per_class[0]]})"))
+        axis = ClassAxisOps(q, Sql(f"range(1, len({bound[per_class[0]]}) + 1)"))
         body = FORMULAS[name].raw(axis, *args)
         for i in reversed(per_class):
             body = let(params[i], bound[i], body)
@@ -103,19 +103,19 @@ class ClassAxisOps(SqlOps):
 
     Examples
     --------
-    >>> ops = ClassAxisOps(lambda n: n, Sql("3"))
+    >>> ops = ClassAxisOps(lambda n: n, Sql("range(1, 3 + 1)"))
     >>> str(ops.sum(Sql("k * 2")))
     'list_sum(list_transform(range(1, 3 + 1), lambda k: k * 2))'
     """
 
-    def __init__(self, qualify: Qualify, size: Sql, var: str = "k") -> None:
+    def __init__(self, qualify: Qualify, positions: Sql, var: str = "k") -> None:
         super().__init__(qualify)
-        self.size = size
+        self.positions = positions  # the classes' positions 1..n, as a list
         self.var = var
 
     def over(self, x: Any) -> Sql:
         """``x`` for every class, as a list."""
-        return Sql(f"list_transform(range(1, {self.size} + 1), lambda {self.var}: {lit(x)})")
+        return Sql(f"list_transform({self.positions}, lambda {self.var}: {lit(x)})")
 
     def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
         if name in CLASSWISE:  # per-class values as lists, to a macro written for lists
@@ -148,7 +148,8 @@ def class_stats(
     ``_mlsql_weighted_class_lists``, its pairs one (key, weight) entry per row); ``matrix``:
     a DOUBLE[][] weights matrix over ``cl``'s classes (``cohen_kappa_score``'s labels);
     ``kappa_terms``: kappa's variance sums read from their macros (:func:`_kappa_terms`)."""
-    size = Sql(f"len(struct_extract({cl}, 'classes'))")
+    positions = Sql(f"{q('_mlsql_class_positions')}({cl})")
+    position = q("_mlsql_class_position")  # a class's position in cl's classes
 
     def at(field: str, var: str) -> Sql:
         return Sql(f"struct_extract({cl}, '{field}')[{var}]")
@@ -157,13 +158,14 @@ def class_stats(
         return SL.ClassView(Sql(f"({var} - 1)"), at("actual", var), at("predicted", var))
 
     def pair_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Sql:
-        inner = f"list_sum(list_transform(range(1, {size} + 1), lambda j: {lit(term(view('i'), view('j')))}))"
-        return Sql(f"list_sum(list_transform(range(1, {size} + 1), lambda i: {inner}))")
+        inner = (
+            f"list_sum(list_transform({positions}, lambda j: {lit(term(view('i'), view('j')))}))"
+        )
+        return Sql(f"list_sum(list_transform({positions}, lambda i: {inner}))")
 
     def row_pair_sum(term: Callable[[Any, Any], Any]) -> Sql:
-        classes = f"struct_extract({cl}, 'classes')"
-        ia = Sql(f"(list_position({classes}, e.key.a) - 1)")
-        ip = Sql(f"(list_position({classes}, e.key.p) - 1)")
+        ia = Sql(f"({position}({cl}, e.key.a) - 1)")
+        ip = Sql(f"({position}({cl}, e.key.p) - 1)")
         if weighted:
             return Sql(
                 f"list_sum(list_transform({pairs}, lambda e: e.value * {lit(term(ia, ip))}))"
@@ -173,9 +175,8 @@ def class_stats(
         )
 
     def cell_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Sql:
-        classes = f"struct_extract({cl}, 'classes')"
-        ia = Sql(f"list_position({classes}, e.key.a)")
-        ip = Sql(f"list_position({classes}, e.key.p)")
+        ia = Sql(f"{position}({cl}, e.key.a)")
+        ip = Sql(f"{position}({cl}, e.key.p)")
         each = lit(term(view(ia), view(ip)))
         if weighted:
             return Sql(f"list_sum(list_transform({pairs}, lambda e: e.value * {each}))")
@@ -217,9 +218,7 @@ def class_stats(
         col: Callable[[SL.ClassView, SL.ClassView], Any],
     ) -> Sql:
         def over(each: Callable[[SL.ClassView], Any]) -> Sql:  # Σ over the classes l
-            return Sql(
-                f"list_sum(list_transform(range(1, {size} + 1), lambda l: {lit(each(view('l')))}))"
-            )
+            return Sql(f"list_sum(list_transform({positions}, lambda l: {lit(each(view('l')))}))")
 
         def cell(a: SL.ClassView, p: SL.ClassView) -> Any:
             return term(a, p, over(lambda v: row(a, v)), over(lambda v: col(v, p)))
@@ -232,7 +231,7 @@ def class_stats(
         actual=at("actual", "k"),
         predicted=at("predicted", "k"),
         correct=at("correct", "k"),
-        axis=ClassAxisOps(q, size),
+        axis=ClassAxisOps(q, positions),
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
         rows=Sql(f"struct_extract({cl}, 'rows')"),
@@ -260,26 +259,33 @@ def _bind_kappa_terms(q: Qualify, weighted: bool, weights: str, body: Callable[.
     args = [Sql(p) for p in _kappa_terms_params(weights)]
     value = call(q(_kappa_terms_name(weights, weighted)), *args)
     var = "_mlsql_kappa_terms"
-    inner = body({n: Sql(f"{var}.{n}") for n in K.term_names(weights)})
+    inner = body({n: Sql(f"{var}.{n}") for n in (*K.term_names(weights), *K.VARIANCES)})
     return Sql(f"list_transform([{value}], lambda {var}: {lit(inner)})[1]")
 
 
 def _kappa_terms(q: Qualify, ops: SqlOps) -> list[Macro]:
     """``_mlsql_kappa_terms_<weights>[_weighted]_of(cl, pairs [, matrix])``: the sums of
-    Cohen's kappa's variances (:func:`mlsql.measures.kappa_tests.terms`) as one struct, for
-    each kind of weights, with and without sample weights. The six kappa tests read them
-    here rather than each writing the sums out four times."""
+    Cohen's kappa's variances (:func:`mlsql.measures.kappa_tests.terms`) and the variances
+    (:func:`mlsql.measures.kappa_tests.variances`) as one struct, for each kind of weights,
+    with and without sample weights. The six kappa tests read them here rather than each
+    writing the sums out four times and the variances once a test and kind of weights."""
     out = []
+    var = "_mlsql_t"
     for weighted in (False, True):
         for weights in ("none", "linear", "quadratic", "matrix"):
             matrix = Sql("matrix") if weights == "matrix" else None
             s = class_stats(q, Sql("cl"), Sql("pairs"), weighted, matrix)
             t = K.terms(ops, s, weights)
-            body = "struct_pack(" + ", ".join(f"{n} := {lit(v)}" for n, v in t.items()) + ")"
+            terms = "struct_pack(" + ", ".join(f"{n} := {lit(v)}" for n, v in t.items()) + ")"
+            bound = {n: Sql(f"{var}.{n}") for n in t}
+            fields = {**bound, **dict(zip(K.VARIANCES, K.variances(bound, weights), strict=True))}
+            packed = ", ".join(f"{n} := {lit(v)}" for n, v in fields.items())
+            body = f"list_transform([{terms}], lambda {var}: struct_pack({packed}))[1]"
             doc = (
                 f"The sums of Cohen's kappa's variances, weights {weights}"
                 f"{', with sample weights' if weighted else ''}: "
-                f"{', '.join(K.term_names(weights))}."
+                f"{', '.join(K.term_names(weights))}, and the variances "
+                f"{', '.join(K.VARIANCES)}."
             )
             params = _kappa_terms_params(weights)
             out.append(
@@ -302,6 +308,22 @@ def _class_lists(q: Qualify) -> list[Macro]:
         correct := list_transform(cs, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT)))""",
     )
     return [
+        Macro(
+            FILE,
+            "_mlsql_class_positions",
+            ("cl",),
+            "range(1, len(struct_extract(cl, 'classes')) + 1)",
+            "The positions 1..n of the classes of class lists cl, as a list.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_class_position",
+            ("cl", "x"),
+            "list_position(struct_extract(cl, 'classes'), x)",
+            "The position (from 1) of the class x among the classes of class lists cl.",
+            public=False,
+        ),
         Macro(
             FILE,
             "_mlsql_align_classes",
@@ -673,7 +695,7 @@ def _columns(
     ``by`` that is no column names or names one of its ``outputs``. ``typed``: the SQL type a
     missing column of that name binds as (where overloads need one)."""
     typed = typed or {}
-    by = f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
+    by = CC.by_lowered(q)
     picks = ",\n               ".join(
         f"{pick_sql(n, f'{ABSENT}_{n}' if n in typed else ABSENT)} AS __mlsql_{n}" for n in names
     )
