@@ -42,11 +42,14 @@ def generate() -> list[str]:
     return write(REFERENCE, pages())
 
 
-def build(site_dir: str | None, reference: dict[str, str] | None = None) -> None:
+def build(
+    site_dir: str | None, reference: dict[str, str] | None = None, docs_dir: Path = DOCS
+) -> None:
     """Build the site strictly (any warning, a broken link or a page left out, fails).
 
-    The site is built from a temporary copy of ``docs/`` holding the reference
-    pages ``reference`` (by default generated now from the registry).
+    The site is built from a temporary copy of ``docs_dir`` (``docs/``; a test gives an
+    edited copy) holding the reference pages ``reference`` (by default generated now from
+    the registry).
     """
     import logging
 
@@ -62,7 +65,7 @@ def build(site_dir: str | None, reference: dict[str, str] | None = None) -> None
     here = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="mlsql-docs-") as tmp:
         docs = Path(tmp) / "docs"
-        shutil.copytree(DOCS, docs, ignore=shutil.ignore_patterns("reference"))
+        shutil.copytree(docs_dir, docs, ignore=shutil.ignore_patterns("reference"))
         write(docs / "reference", want)
         os.chdir(ROOT)  # snippets (the benchmark page) are read relative to the repository
         try:
