@@ -82,7 +82,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._formulas import formula
 from mlsql._registry import measure
@@ -314,10 +313,13 @@ def multilabel_brier(ops: Any, total_loss: E, n: E, n_labels: E) -> E:
 
 
 def _multilabel_brier_score(ops: Any, s: LabelBrierStats, average: Any) -> E:
-    # micro, macro and samples are one number (see the module's notes); the average is read
-    # so that its check runs in SQL
-    value = lambda: multilabel_brier(ops, s.total_loss, s.n, s.n_labels)  # noqa: E731
-    return F.choose(ops, average, {a: value for a in ("micro", "macro", "samples")})
+    # micro, macro and samples are one number (see the module's notes)
+    value = multilabel_brier(ops, s.total_loss, s.n, s.n_labels)
+    if isinstance(average, str):
+        return value
+    # an engine's expression of the checked average (never NULL): read, so that its check
+    # runs, without writing the value once per option
+    return ops.when(average == average, value, None)
 
 
 #: the measures built over :class:`Segment` (the Brier score is a sum and a count)
