@@ -156,3 +156,21 @@ CREATE OR REPLACE MACRO _mlsql_source_text(source) AS
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END;
+
+-- _mlsql_picks(c, name, stand_in): Whether column c of a table macro's source is the one its parameter names (any case), or the stand-in column.
+CREATE OR REPLACE MACRO _mlsql_picks(c, name, stand_in) AS 
+    system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(name, '^__mlsql_', 'i') THEN '__mlsql_user_' || name ELSE name END) OR c = stand_in;
+
+-- _mlsql_missing_column(source, wanted, roles, func): NULL, or the error naming the first of the wanted column names (of roles) that a table macro's source lacks.
+CREATE OR REPLACE MACRO _mlsql_missing_column(source, wanted, roles, func) AS 
+    (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, wanted AS w, roles AS r)));
+
+-- _mlsql_renamed_source(source): A table macro's source with its columns named __mlsql_... renamed __mlsql_user___mlsql_...
+CREATE OR REPLACE MACRO _mlsql_renamed_source(source) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))));

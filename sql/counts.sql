@@ -33,6 +33,17 @@ CREATE OR REPLACE MACRO zero_one_loss_from_counts(counts) AS
 CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS 
     _mlsql_hamming_loss(CASE WHEN (((system.main.struct_extract(counts, 'fp') + system.main.struct_extract(counts, 'fn')) / _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts')) > system.main.struct_extract(counts, 'n_rows')) THEN system.main.error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE system.main.struct_extract(counts, 'fp') END, system.main.struct_extract(counts, 'fn'), system.main.struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
+-- _mlsql_multilabel_counts_typed(actual, predicted): The body multilabel_counts's overloads on 5 types share.
+CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed(actual, predicted) AS 
+    system.main.struct_pack(
+    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
+    tp := system.main.sum(_mlsql_tp(actual, predicted)),
+    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END));
+
 -- _mlsql_multilabel_counts_typed_weighted(actual, predicted, sample_weight): The body multilabel_counts's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed_weighted(actual, predicted, sample_weight) AS 
     system.main.struct_pack(
@@ -47,50 +58,15 @@ CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed_weighted(actual, predicte
 -- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 -- multilabel_counts(actual, predicted, sample_weight): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[]) AS 
-    system.main.struct_pack(
-    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
-    tp := system.main.sum(_mlsql_tp(actual, predicted)),
-    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    _mlsql_multilabel_counts_typed(actual, predicted),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    system.main.struct_pack(
-    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
-    tp := system.main.sum(_mlsql_tp(actual, predicted)),
-    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    _mlsql_multilabel_counts_typed(actual, predicted),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    system.main.struct_pack(
-    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
-    tp := system.main.sum(_mlsql_tp(actual, predicted)),
-    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    _mlsql_multilabel_counts_typed(actual, predicted),
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    system.main.struct_pack(
-    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
-    tp := system.main.sum(_mlsql_tp(actual, predicted)),
-    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    _mlsql_multilabel_counts_typed(actual, predicted),
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    system.main.struct_pack(
-    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
-    tp := system.main.sum(_mlsql_tp(actual, predicted)),
-    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
-    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    _mlsql_multilabel_counts_typed(actual, predicted),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted'),
     (actual VARCHAR[], predicted VARCHAR[], sample_weight) AS 

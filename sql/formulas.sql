@@ -29,6 +29,10 @@ CREATE OR REPLACE MACRO _mlsql_average(per_item, zero_division) AS
 CREATE OR REPLACE MACRO _mlsql_average_by_weight(per_item, zero_division, sample_weight) AS 
     CASE WHEN ((system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) > 0) AND (CASE WHEN (system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN _mlsql_undefined(zero_division, ((system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) > 0) AND (CASE WHEN (system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0))) ELSE CASE WHEN ((CASE WHEN (system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END > 0) AND (CASE WHEN (system.main.count(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END * sample_weight)) / system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END)) END END END;
 
+-- _mlsql_average_in_order(per_item, zero_division): Mean of per-row or per-label values, leaving undefined ones out where asked, summed in a fixed order (the same on every run).
+CREATE OR REPLACE MACRO _mlsql_average_in_order(per_item, zero_division) AS 
+    CASE WHEN ((system.main.count(per_item) > 0) AND (system.main.count(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END ORDER BY CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) END;
+
 -- _mlsql_share(part, whole): ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).
 CREATE OR REPLACE MACRO _mlsql_share(part, whole) AS 
     CASE WHEN (whole = 0) THEN NULL ELSE (part / whole) END;
@@ -45,6 +49,10 @@ CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy_by_weight(exact_match, sample_weight) AS 
     CASE WHEN (system.main.sum(CASE WHEN (CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END * sample_weight)) / system.main.sum(CASE WHEN (CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN sample_weight ELSE NULL END)) END;
 
+-- _mlsql_subset_accuracy_in_order(exact_match): Share of rows whose predicted set equals the true set (unknown rows left out), summed in a fixed order (the same on every run).
+CREATE OR REPLACE MACRO _mlsql_subset_accuracy_in_order(exact_match) AS 
+    system.main.avg(CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END ORDER BY CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END);
+
 -- _mlsql_zero_one_loss(exact_match): 1 - subset accuracy.
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 
     (1 - _mlsql_subset_accuracy(exact_match));
@@ -52,6 +60,10 @@ CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS
 -- _mlsql_zero_one_loss_by_weight(exact_match, sample_weight): 1 - subset accuracy, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss_by_weight(exact_match, sample_weight) AS 
     (1 - _mlsql_subset_accuracy_by_weight(exact_match, sample_weight));
+
+-- _mlsql_zero_one_loss_in_order(exact_match): 1 - subset accuracy, summed in a fixed order (the same on every run).
+CREATE OR REPLACE MACRO _mlsql_zero_one_loss_in_order(exact_match) AS 
+    (1 - _mlsql_subset_accuracy_in_order(exact_match));
 
 -- _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division): tn / (tn + fn) (the lecture's nrel): precision of the negative class.
 CREATE OR REPLACE MACRO _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division) AS 
@@ -217,6 +229,10 @@ CREATE OR REPLACE MACRO _mlsql_weighted_average(value, weights, zero_division, n
 CREATE OR REPLACE MACRO _mlsql_weighted_average_by_weight(value, weights, zero_division, nothing_to_score, sample_weight) AS 
     CASE WHEN ((CASE WHEN (system.main.count(CASE WHEN (value IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (value IS NOT NULL) THEN sample_weight ELSE NULL END) END > 0) AND (CASE WHEN (system.main.count(CASE WHEN (CASE WHEN system.main.isnan(value) THEN NULL ELSE value END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(value) THEN NULL ELSE value END IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum(((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * weights) * sample_weight)), system.main.sum((((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * 0) + weights) * sample_weight)), zero_division, nothing_to_score) END;
 
+-- _mlsql_weighted_average_in_order(value, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out, summed in a fixed order (the same on every run).
+CREATE OR REPLACE MACRO _mlsql_weighted_average_in_order(value, weights, zero_division, nothing_to_score) AS 
+    CASE WHEN ((system.main.count(value) > 0) AND (system.main.count(CASE WHEN system.main.isnan(value) THEN NULL ELSE value END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * weights) ORDER BY (CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * weights)), system.main.sum(((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * 0) + weights) ORDER BY ((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * 0) + weights)), zero_division, nothing_to_score) END;
+
 -- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 
     CASE WHEN (((CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * p) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * r)) = 0) THEN 0.0 ELSE ((((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * p) * r) / ((CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * p) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * r))) END;
@@ -228,6 +244,10 @@ CREATE OR REPLACE MACRO _mlsql_share_of_labels(condition) AS
 -- _mlsql_share_of_labels_by_weight(condition, sample_weight): Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_share_of_labels_by_weight(condition, sample_weight) AS 
     CASE WHEN (system.main.sum(CASE WHEN (CASE WHEN condition THEN 1.0 ELSE 0.0 END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((CASE WHEN condition THEN 1.0 ELSE 0.0 END * sample_weight)) / system.main.sum(CASE WHEN (CASE WHEN condition THEN 1.0 ELSE 0.0 END IS NOT NULL) THEN sample_weight ELSE NULL END)) END;
+
+-- _mlsql_share_of_labels_in_order(condition): Share of label rows where ``condition`` holds (CLP, MLP, WLP), summed in a fixed order (the same on every run).
+CREATE OR REPLACE MACRO _mlsql_share_of_labels_in_order(condition) AS 
+    system.main.avg(CASE WHEN condition THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN condition THEN 1.0 ELSE 0.0 END);
 
 -- _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels): 1 - Hamming loss: share of the rows x labels decisions that are right.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels) AS 

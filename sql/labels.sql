@@ -43,16 +43,10 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                        CASE WHEN a0 IS NULL THEN NULL ELSE _mlsql_label_list(p0, system.main.typeof(p0), func, 'predicted') END AS p
                 FROM (
                     SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-                           system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))))
+                           system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, _mlsql_missing_column(source, [actual, predicted] || coalesce("by", []), ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by'), func) AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -77,17 +71,11 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                        _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-                           system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))))
+                           system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
+                           coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, _mlsql_missing_column(source, [actual, predicted, sample_weight] || coalesce("by", []), ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by'), func) AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
@@ -234,22 +222,22 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     by_label AS (
         SELECT g,
                system.main.count(tp) AS n_labels,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
                CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
                CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
                CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
         FROM label_values GROUP BY g),
     row_values AS (
         SELECT g, n, zd,
@@ -273,11 +261,11 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
                system.main.sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
                system.main.sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
                system.main.sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
-               CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_precision,
-               CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_recall,
-               CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_f1,
-               CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_fbeta,
-               CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_jaccard,
+               _mlsql_weighted_average_in_order(precision, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_precision,
+               _mlsql_weighted_average_in_order(recall, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_recall,
+               _mlsql_weighted_average_in_order(f1, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_f1,
+               _mlsql_weighted_average_in_order(fbeta, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_fbeta,
+               _mlsql_weighted_average_in_order(jaccard, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_jaccard,
                _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n)) AS subset_accuracy,
                (1 - _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n))) AS zero_one_loss
         FROM row_values GROUP BY g)
@@ -367,22 +355,22 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     by_label AS (
         SELECT g,
                system.main.count(tp) AS n_labels,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
                CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
                CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
                CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
         FROM label_values GROUP BY g),
     row_values AS (
         SELECT g, n, zd,
@@ -406,11 +394,11 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
                system.main.sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
                system.main.sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
                system.main.sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
-               CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_precision,
-               CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_recall,
-               CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_f1,
-               CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_fbeta,
-               CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_jaccard,
+               _mlsql_weighted_average_in_order(precision, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_precision,
+               _mlsql_weighted_average_in_order(recall, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_recall,
+               _mlsql_weighted_average_in_order(f1, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_f1,
+               _mlsql_weighted_average_in_order(fbeta, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_fbeta,
+               _mlsql_weighted_average_in_order(jaccard, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_jaccard,
                _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n)) AS subset_accuracy,
                (1 - _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n))) AS zero_one_loss
         FROM row_values GROUP BY g)
@@ -672,7 +660,7 @@ CREATE OR REPLACE MACRO _mlsql_label_state_by_weight(actual, predicted, sample_w
 -- _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -701,7 +689,7 @@ CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, label
 -- _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -757,7 +745,7 @@ CREATE OR REPLACE MACRO macro_precision(actual VARCHAR[], predicted VARCHAR[], l
 -- _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -786,7 +774,7 @@ CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists(actual, predicted, labels, 
 -- _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -842,7 +830,7 @@ CREATE OR REPLACE MACRO macro_recall(actual VARCHAR[], predicted VARCHAR[], labe
 -- _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -871,7 +859,7 @@ CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists(actual, predicted, labels, zero
 -- _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -927,7 +915,7 @@ CREATE OR REPLACE MACRO macro_f1(actual VARCHAR[], predicted VARCHAR[], labels :
 -- _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -956,7 +944,7 @@ CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists(actual, predicted, labels, b
 -- _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1012,7 +1000,7 @@ CREATE OR REPLACE MACRO macro_fbeta(actual VARCHAR[], predicted VARCHAR[], label
 -- _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1041,7 +1029,7 @@ CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists(actual, predicted, labels,
 -- _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1097,8 +1085,8 @@ CREATE OR REPLACE MACRO macro_jaccard(actual VARCHAR[], predicted VARCHAR[], lab
 -- _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1127,8 +1115,8 @@ CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists(actual, predicted, lab
 -- _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1184,8 +1172,8 @@ CREATE OR REPLACE MACRO macro_f1_of_means(actual VARCHAR[], predicted VARCHAR[],
 -- _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1214,8 +1202,8 @@ CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, 
 -- _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1271,7 +1259,7 @@ CREATE OR REPLACE MACRO macro_fbeta_of_means(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1300,7 +1288,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists(actual, predicted, la
 -- _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1356,7 +1344,7 @@ CREATE OR REPLACE MACRO weighted_precision(actual VARCHAR[], predicted VARCHAR[]
 -- _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1385,7 +1373,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists(actual, predicted, label
 -- _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1441,7 +1429,7 @@ CREATE OR REPLACE MACRO weighted_recall(actual VARCHAR[], predicted VARCHAR[], l
 -- _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1470,7 +1458,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists(actual, predicted, labels, z
 -- _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1526,7 +1514,7 @@ CREATE OR REPLACE MACRO weighted_f1(actual VARCHAR[], predicted VARCHAR[], label
 -- _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1555,7 +1543,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists(actual, predicted, labels
 -- _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1611,7 +1599,7 @@ CREATE OR REPLACE MACRO weighted_fbeta(actual VARCHAR[], predicted VARCHAR[], la
 -- _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1640,7 +1628,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists(actual, predicted, labe
 -- _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1866,7 +1854,7 @@ CREATE OR REPLACE MACRO label_accuracy_micro(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_clp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_clp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1895,7 +1883,7 @@ CREATE OR REPLACE MACRO _mlsql_clp_of_lists(actual, predicted, labels, zero_divi
 -- _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1951,7 +1939,7 @@ CREATE OR REPLACE MACRO clp(actual VARCHAR[], predicted VARCHAR[], labels := NUL
 -- _mlsql_mlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_mlp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -1980,7 +1968,7 @@ CREATE OR REPLACE MACRO _mlsql_mlp_of_lists(actual, predicted, labels, zero_divi
 -- _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -2036,7 +2024,7 @@ CREATE OR REPLACE MACRO mlp(actual VARCHAR[], predicted VARCHAR[], labels := NUL
 -- _mlsql_wlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_wlp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
@@ -2065,7 +2053,7 @@ CREATE OR REPLACE MACRO _mlsql_wlp_of_lists(actual, predicted, labels, zero_divi
 -- _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,

@@ -122,58 +122,74 @@ CREATE OR REPLACE MACRO true_negatives(actual VARCHAR[], predicted VARCHAR[], n_
     (actual, predicted, n_labels) AS 
     _mlsql_label_type_error(actual, predicted, 'true_negatives', 'actual', 'predicted');
 
+-- _mlsql_set_jaccard_typed(actual, predicted, zero_division): The body set_jaccard's overloads on 5 types share.
+CREATE OR REPLACE MACRO _mlsql_set_jaccard_typed(actual, predicted, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END;
+
 -- set_jaccard(actual, predicted, zero_division): |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    _mlsql_set_jaccard_typed(actual, predicted, zero_division),
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    _mlsql_set_jaccard_typed(actual, predicted, zero_division),
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    _mlsql_set_jaccard_typed(actual, predicted, zero_division),
     (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    _mlsql_set_jaccard_typed(actual, predicted, zero_division),
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    _mlsql_set_jaccard_typed(actual, predicted, zero_division),
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'set_jaccard', 'actual', 'predicted');
 
+-- _mlsql_row_precision_typed(actual, predicted, zero_division): The body row_precision's overloads on 5 types share.
+CREATE OR REPLACE MACRO _mlsql_row_precision_typed(actual, predicted, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END;
+
 -- row_precision(actual, predicted, zero_division): |A ∩ P| / |P| of one row.
 CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    _mlsql_row_precision_typed(actual, predicted, zero_division),
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    _mlsql_row_precision_typed(actual, predicted, zero_division),
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    _mlsql_row_precision_typed(actual, predicted, zero_division),
     (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    _mlsql_row_precision_typed(actual, predicted, zero_division),
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    _mlsql_row_precision_typed(actual, predicted, zero_division),
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_precision', 'actual', 'predicted');
 
+-- _mlsql_row_recall_typed(actual, predicted, zero_division): The body row_recall's overloads on 5 types share.
+CREATE OR REPLACE MACRO _mlsql_row_recall_typed(actual, predicted, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END;
+
 -- row_recall(actual, predicted, zero_division): |A ∩ P| / |A| of one row.
 CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    _mlsql_row_recall_typed(actual, predicted, zero_division),
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    _mlsql_row_recall_typed(actual, predicted, zero_division),
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    _mlsql_row_recall_typed(actual, predicted, zero_division),
     (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    _mlsql_row_recall_typed(actual, predicted, zero_division),
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    _mlsql_row_recall_typed(actual, predicted, zero_division),
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_recall', 'actual', 'predicted');
 
+-- _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division): The body row_fbeta's overloads on 5 types share.
+CREATE OR REPLACE MACRO _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END;
+
 -- row_fbeta(actual, predicted, beta, zero_division): F-beta of one row, from its counts.
 CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division),
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division),
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division),
     (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division),
     (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division),
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_fbeta', 'actual', 'predicted');

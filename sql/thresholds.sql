@@ -23,31 +23,19 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, st
         SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.count(*) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
         FROM (SELECT g, y, p, w FROM (
             SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, prob] || coalesce(_mlsql_by_names("by"), []), ['actual', 'prob'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'calibration_table') END AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
         WHERE y IS NOT NULL AND p IS NOT NULL AND system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile') CROSS JOIN params
         GROUP BY g, b),
     counted AS (
         SELECT g, y, p, w FROM (
             SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, prob] || coalesce(_mlsql_by_names("by"), []), ['actual', 'prob'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'calibration_table') END AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
         WHERE y IS NOT NULL AND p IS NOT NULL AND system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile'),
     -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
     edges AS (
@@ -79,33 +67,21 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, st
         SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.sum(w) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
         FROM (SELECT g, y, p, w FROM (
             SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob,
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, prob, sample_weight] || coalesce(_mlsql_by_names("by"), []), ['actual', 'prob', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'calibration_table') END AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END AND system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile') CROSS JOIN params
         GROUP BY g, b),
     counted AS (
         SELECT g, y, p, w FROM (
             SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob,
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, prob, sample_weight] || coalesce(_mlsql_by_names("by"), []), ['actual', 'prob', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'calibration_table') END AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END AND system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile'),
     -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
     edges AS (
@@ -141,16 +117,10 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         SELECT * FROM (
             SELECT g, system.main.cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, 1 AS w
             FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(scores, '^__mlsql_', 'i') THEN '__mlsql_user_' || scores ELSE scores END) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores
-        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, scores] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'scores'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
+               system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, scores, '__mlsql_absent_scores'))), 1) AS __mlsql_scores
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, scores] || coalesce(_mlsql_by_names("by"), []), ['actual', 'scores'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'label_thresholds') END AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
         WHERE a IS NOT NULL AND e IS NOT NULL),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold
@@ -209,17 +179,11 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         SELECT * FROM (
             SELECT g, system.main.cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, _mlsql_weight(__mlsql_sample_weight, 'label_thresholds') AS w
             FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(scores, '^__mlsql_', 'i') THEN '__mlsql_user_' || scores ELSE scores END) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.list_transform([CAST(n AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', ', ') END)[1] || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
-            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM system.main.query(_mlsql_source_text(source)) LIMIT 0) ON true)) AS n, [actual, scores, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'scores', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
-               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
-        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))))) WHERE __mlsql_absent IS NULL)))
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
+               system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, scores, '__mlsql_absent_scores'))), 1) AS __mlsql_scores,
+               coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, scores, sample_weight] || coalesce(_mlsql_by_names("by"), []), ['actual', 'scores', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'label_thresholds') END AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold

@@ -58,7 +58,10 @@ class Tracer:
         return Symbol(self)
 
     def trace_term(self, term: Callable[..., Any]) -> None:
-        n = len(inspect.signature(term).parameters)
+        """Call ``term`` with a symbol for each parameter it requires (the others keep their
+        defaults: a symbol is no None, and iterating one never ends)."""
+        params = inspect.signature(term).parameters.values()
+        n = sum(1 for p in params if p.default is inspect.Parameter.empty)
         term(*(Symbol(self) for _ in range(n)))
 
     def skips_undefined(self, zero_division: Any) -> None:

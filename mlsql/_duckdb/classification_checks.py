@@ -27,7 +27,16 @@ from mlsql._duckdb.library import (
     sql_message,
 )
 from mlsql._duckdb.ops import SqlOps
-from mlsql._duckdb.source_sql import SOURCE_TEXT, source_text_sql
+from mlsql._duckdb.source_sql import (
+    MISSING,
+    PICKS,
+    RENAMED,
+    SOURCE_TEXT,
+    missing_column_sql,
+    picks_sql,
+    renamed_body_sql,
+    source_text_sql,
+)
 from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
@@ -360,7 +369,34 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         "file path through query_table.",
         public=False,
     )
-    return [*_checks(), *_by_names(qualify), source]
+    picks = Macro(
+        FILE,
+        PICKS,
+        ("c", "name", "stand_in"),
+        picks_sql(),
+        "Whether column c of a table macro's source is the one its parameter names (any case), "
+        "or the stand-in column.",
+        public=False,
+    )
+    missing = Macro(
+        FILE,
+        MISSING,
+        ("source", "wanted", "roles", "func"),
+        missing_column_sql(qualify),
+        "NULL, or the error naming the first of the wanted column names (of roles) that a "
+        "table macro's source lacks.",
+        public=False,
+    )
+    renamed = Macro(
+        FILE,
+        RENAMED,
+        ("source",),
+        renamed_body_sql(qualify),
+        "A table macro's source with its columns named __mlsql_... renamed __mlsql_user___mlsql_...",
+        public=False,
+        table=True,
+    )
+    return [*_checks(), *_by_names(qualify), source, picks, missing, renamed]
 
 
 # ------------------------------------------------------------------ rendering

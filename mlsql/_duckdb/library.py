@@ -22,7 +22,7 @@ from mlsql import _params as P
 from mlsql import _weights as W
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
-from mlsql._duckdb.ops import SqlOps, aggregating
+from mlsql._duckdb.ops import IN_ORDER, FixedOrderOps, SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
@@ -96,7 +96,9 @@ def row_stats(q: Qualify, actual: str = "actual", predicted: str = "predicted") 
 def _formulas(ops: SqlOps) -> list[Macro]:
     """One macro per formula: ``_mlsql_fbeta(tp, fp, fn, beta, zero_division)`` and so on;
     a formula that aggregates also weighted, ``_mlsql_average_by_weight(per_item,
-    zero_division, sample_weight)`` (:class:`mlsql._weights.WeightedOps`)."""
+    zero_division, sample_weight)`` (:class:`mlsql._weights.WeightedOps`), and summed in a
+    fixed order, ``_mlsql_average_in_order(per_item, zero_division)``
+    (:class:`mlsql._duckdb.ops.FixedOrderOps`)."""
     out = []
     for name, fn in FORMULAS.items():
         params = formula_params(name)
@@ -116,7 +118,7 @@ def _formulas(ops: SqlOps) -> list[Macro]:
             )
         )
         if aggregating(name):
-            out.append(
+            out += [
                 Macro(
                     "formulas.sql",
                     f"_mlsql_{name}_by_weight",
@@ -124,8 +126,16 @@ def _formulas(ops: SqlOps) -> list[Macro]:
                     str(fn.raw(WeightedOps(ops, Sql(SAMPLE_WEIGHT)), *args)),
                     f"{doc.rstrip('.')}, each row weighted by sample_weight.",
                     public=False,
-                )
-            )
+                ),
+                Macro(
+                    "formulas.sql",
+                    f"_mlsql_{name}{IN_ORDER}",
+                    tuple(params),
+                    str(fn.raw(FixedOrderOps(ops.qualify), *args)),
+                    f"{doc.rstrip('.')}, summed in a fixed order (the same on every run).",
+                    public=False,
+                ),
+            ]
     return out
 
 
@@ -855,7 +865,7 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
 
 
 #: a body at least this long, written by several overloads of one macro, is written once
-SHARED_BODY = 1000
+SHARED_BODY = 300
 
 
 def _param_name(param: str) -> str:

@@ -101,6 +101,42 @@ class SqlOps:
         return Sql(f"coalesce(list_sum({terms}), 0.0)")
 
 
+#: the suffix of an aggregating formula's macro that sums in a fixed order (:class:`FixedOrderOps`)
+IN_ORDER = "_in_order"
+
+
+class FixedOrderOps(SqlOps):
+    """Sums and means in a fixed order (by value), so a report is the same on every run.
+
+    DuckDB sums floating-point values in parallel, in whatever order threads
+    finish; the last digit of a mean over labels then changes between runs
+    of the same query. Summing the values sorted makes the result a function
+    of the values alone. The label and row tables summed here are small
+    (one row per label, one per distinct row shape), so the sort is cheap.
+
+    A formula that aggregates is named by its in-order macro,
+    ``_mlsql_<name>_in_order`` (:data:`IN_ORDER`; its body is the formula under these
+    ops), not by ``_mlsql_<name>``, whose sums run in any order.
+
+    Examples
+    --------
+    >>> ops = FixedOrderOps(lambda name: name)
+    >>> str(ops.mean(Sql("x"))), str(ops.call_formula("share_of_labels", (Sql("c"),)))
+    ('avg(x ORDER BY x)', '_mlsql_share_of_labels_in_order(c)')
+    """
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
+        if aggregating(name):
+            return call(self.qualify(f"_mlsql_{name}{IN_ORDER}"), *flatten(args))
+        return super().call_formula(name, args)
+
+    def sum(self, x: Any) -> Sql:
+        return Sql(f"sum({x} ORDER BY {x})")
+
+    def mean(self, x: Any) -> Sql:
+        return Sql(f"avg({x} ORDER BY {x})")
+
+
 @cache
 def aggregating(name: str) -> bool:
     """Whether formula ``name`` aggregates (calls ``sum``, ``mean`` or ``count``)."""

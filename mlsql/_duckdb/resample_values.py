@@ -300,9 +300,9 @@ def bootstrap(
     body = f"""WITH settings AS ({settings}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
-               {pick_sql("actual")} AS a0,
-               {pick_sql("predicted")} AS p0,
-               {pick_sql(SAMPLE_WEIGHT)} AS w0
+               {pick_sql(q, "actual")} AS a0,
+               {pick_sql(q, "predicted")} AS p0,
+               {pick_sql(q, SAMPLE_WEIGHT)} AS w0
         FROM {source}),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
@@ -461,11 +461,11 @@ def compare(
     body = f"""WITH settings AS ({settings}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
-               {pick_sql("model")} AS mo,
-               {pick_sql("id")} AS i0,
-               {pick_sql("actual")} AS a0,
-               {pick_sql("predicted")} AS p0,
-               {pick_sql(SAMPLE_WEIGHT)} AS w0
+               {pick_sql(q, "model")} AS mo,
+               {pick_sql(q, "id")} AS i0,
+               {pick_sql(q, "actual")} AS a0,
+               {pick_sql(q, "predicted")} AS p0,
+               {pick_sql(q, SAMPLE_WEIGHT)} AS w0
         FROM {source}),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, {checks["base"]} AS base, {a} AS a, {p} AS p, {weight} AS w

@@ -102,16 +102,27 @@ LIST_ACTUAL = f"{ABSENT}_actual"
 USER_PREFIX = "__mlsql_user_"
 
 
-def renamed_source_sql(q: Qualify) -> str:
-    """SQL (FROM) of the source with its columns named ``__mlsql_...`` renamed
-    (:data:`USER_PREFIX`); a NULL column ``__mlsql_`` first, kept as it is and renamed too, so
-    that each ``COLUMNS`` always matches one (a source of mlsql's names only, as the command
-    line's score tables read, left the first one empty: a Binder Error)."""
+#: the table macro of the source with its columns named ``__mlsql_...`` renamed
+#: (:func:`renamed_body_sql`), which every checked source reads
+RENAMED = "_mlsql_renamed_source"
+
+
+def renamed_body_sql(q: Qualify) -> str:
+    """SQL (the body of the table macro :data:`RENAMED`, parameter ``source``) of the source
+    with its columns named ``__mlsql_...`` renamed (:data:`USER_PREFIX`); a NULL column
+    ``__mlsql_`` first, kept as it is and renamed too, so that each ``COLUMNS`` always
+    matches one (a source of mlsql's names only, as the command line's score tables read,
+    left the first one empty: a Binder Error)."""
     return (
         f"(SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT regexp_matches(c, '^__mlsql_', 'i')),\n"
         f"               COLUMNS('(?i)^(__mlsql_.*)$') AS '{USER_PREFIX}\\1'\n"
         f"        FROM (SELECT NULL AS __mlsql_, * FROM {read_source_sql(q)}))"
     )
+
+
+def renamed_source_sql(q: Qualify) -> str:
+    """SQL (FROM) of the source renamed (:data:`RENAMED`)."""
+    return f"{q(RENAMED)}(source)"
 
 
 def source_columns_sql(q: Qualify, source: str = "source") -> str:
@@ -123,29 +134,43 @@ def source_columns_sql(q: Qualify, source: str = "source") -> str:
     )
 
 
-def require_columns_sql(
-    q: Qualify, named: Sequence[tuple[str, str]], func: str, by: str | None
-) -> str:
-    """SQL of NULL, or of the error naming the first column the source lacks.
+#: the scalar macro (:func:`missing_column_sql`) of NULL, or of the error naming the first
+#: named column a source lacks
+MISSING = "_mlsql_missing_column"
 
-    ``named`` holds (role, SQL of the name given) pairs, ``by`` the SQL of a list of group
-    column names (or None); ``func`` the SQL of the function's name. Names compare as DuckDB
-    compares identifiers, case-insensitively. The message is
-    :data:`mlsql._front.tables.MISSING_COLUMN`, as Polars and Spark raise it.
+
+def missing_column_sql(q: Qualify) -> str:
+    """SQL (the body of :data:`MISSING`, parameters ``source``, ``wanted``, ``roles`` and
+    ``func``) of NULL, or of the error naming the first of the ``wanted`` column names (of
+    ``roles``) that is not among the columns of the text parameter ``source``
+    (:func:`source_columns_sql`). Names compare as DuckDB compares identifiers,
+    case-insensitively. The message is :data:`mlsql._front.tables.MISSING_COLUMN`, as Polars
+    and Spark raise it; a NULL name names no column, shown as the Python functions show None.
     """
-    groups = "[]" if by is None else f"coalesce({by}, [])"
-    wanted = f"[{', '.join(name for _, name in named)}] || {groups}"
-    roles = f"[{', '.join(repr(role) for role, _ in named)}] || list_transform({groups}, lambda b: 'by')"
-    # a NULL name names no column: shown as the Python functions show None
     message = sql_message(
-        MISSING_COLUMN, func, "r[i]", "coalesce(w[i], 'None')", "array_to_string(n, ', ')"
+        MISSING_COLUMN, "func", "r[i]", "coalesce(w[i], 'None')", "array_to_string(n, ', ')"
     )
     found = (
         "lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))"
     )
     return f"""(SELECT CASE WHEN i IS NULL THEN NULL ELSE error({message}) END FROM (
             SELECT n, w, r, list_position(list_transform(w, {found}), false) AS i
-            FROM (SELECT {source_columns_sql(q)} AS n, {wanted} AS w, {roles} AS r)))"""
+            FROM (SELECT {source_columns_sql(q)} AS n, wanted AS w, roles AS r)))"""
+
+
+def require_columns_sql(
+    q: Qualify, named: Sequence[tuple[str, str]], func: str, by: str | None
+) -> str:
+    """SQL of NULL, or of the error (:data:`MISSING`) naming the first column the source
+    (the text parameter ``source``) lacks.
+
+    ``named`` holds (role, SQL of the name given) pairs, ``by`` the SQL of a list of group
+    column names (or None); ``func`` the SQL of the function's name.
+    """
+    groups = "[]" if by is None else f"coalesce({by}, [])"
+    wanted = f"[{', '.join(name for _, name in named)}] || {groups}"
+    roles = f"[{', '.join(repr(role) for role, _ in named)}] || list_transform({groups}, lambda b: 'by')"
+    return f"{q(MISSING)}(source, {wanted}, {roles}, {func})"
 
 
 def checked_source_sql(
@@ -175,7 +200,20 @@ def checked_source_sql(
     )
 
 
-def pick_sql(name: str, stand_in: str = ABSENT) -> str:
+#: the scalar macro (:func:`picks_sql`) telling whether a source column is the one a table
+#: macro's name parameter names: in every ``COLUMNS`` lambda of :func:`pick_sql`
+PICKS = "_mlsql_picks"
+
+
+def picks_sql() -> str:
+    """SQL (the body of :data:`PICKS`, parameters ``c``, ``name`` and ``stand_in``) of whether
+    column ``c`` of :func:`checked_source_sql` is the one named ``name`` (case-insensitive, a
+    name of :data:`USER_PREFIX` renamed as the source was) or the stand-in column."""
+    user = f"CASE WHEN regexp_matches(name, '^__mlsql_', 'i') THEN '{USER_PREFIX}' || name ELSE name END"
+    return f"lower(c) = lower({user}) OR c = stand_in"
+
+
+def pick_sql(q: Qualify, name: str, stand_in: str = ABSENT) -> str:
     """SQL of the source column named by the SQL text parameter ``name`` (case-insensitive),
     read from :func:`checked_source_sql`; a name it lacks binds to ``stand_in``
     (:data:`ABSENT`, or a typed one), so that the source's check, not DuckDB's binder,
@@ -185,9 +223,13 @@ def pick_sql(name: str, stand_in: str = ABSENT) -> str:
     costs little per row); a typed stand-in would make ``coalesce`` cast the column to a
     common type, so the first of the two is taken from a struct instead (dearer per row:
     a third more time for ``label_metrics`` on 2M rows).
+
+    Examples
+    --------
+    >>> pick_sql(lambda n: n, "model")
+    "coalesce(*COLUMNS(lambda c: _mlsql_picks(c, model, '__mlsql_absent')))"
     """
-    user = f"CASE WHEN regexp_matches({name}, '^__mlsql_', 'i') THEN '{USER_PREFIX}' || {name} ELSE {name} END"
-    columns = f"*COLUMNS(lambda c: lower(c) = lower({user}) OR c = '{stand_in}')"
+    columns = f"*COLUMNS(lambda c: {q(PICKS)}(c, {name}, '{stand_in}'))"
     if stand_in == ABSENT:
         return f"coalesce({columns})"
     return f"struct_extract_at(struct_pack({columns}), 1)"

@@ -258,9 +258,9 @@ def _bound(ops: Any, s: ClassStats, body: Any, weights: str = "none") -> E:
     sides; ``weights`` "none" (plain kappa), "linear", "quadratic" or "matrix"."""
     names = term_names(weights)
 
-    def inner(bound: dict[str, E]) -> E:
-        if set(VARIANCES) <= bound.keys():  # the engine's node computed them with the terms
-            value = body(*(bound[v] for v in VARIANCES))
+    def inner(bound: dict[str, E], computed: tuple[E, E, E] | None = None) -> E:
+        if computed is not None:  # the engine's node computed the variances with the terms
+            value = body(*computed)
         else:
             value = ops.let(variances(bound, weights), body, "kappa_var")
         return ops.when(bound["chance"] == 0, ops.nan(), value)
@@ -279,6 +279,11 @@ def _bound(ops: Any, s: ClassStats, body: Any, weights: str = "none") -> E:
 
 
 def _one_side(s: ClassStats) -> E:
+    """:func:`one_side`, or the engine's expression of it (``ClassStats.one_side``)."""
+    return one_side(s) if s.one_side is None else s.one_side
+
+
+def one_side(s: ClassStats) -> E:
     """Whether ``actual`` or ``predicted`` holds one class only (its total is n)."""
     whole = s.axis.when(s.actual == s.n, 1, 0) + s.axis.when(s.predicted == s.n, 1, 0)
     return s.axis.sum(whole) > 0

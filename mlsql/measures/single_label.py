@@ -203,11 +203,14 @@ class ClassStats:
     weight_at: Callable[[E, E], E] | None = None
     #: ``bind_kappa_terms(weights, body)``: an engine's node for the sums of kappa's variances
     #: (:func:`mlsql.measures.kappa_tests.terms`) under ``weights``, bound once and passed to
-    #: ``body`` as a dict by :func:`~mlsql.measures.kappa_tests.term_names`, and by
-    #: :data:`~mlsql.measures.kappa_tests.VARIANCES` where the node computes those too
-    #: (DuckDB: one macro per kind of weights, which the six kappa tests call instead of each
-    #: writing them)
+    #: ``body`` as a dict by :func:`~mlsql.measures.kappa_tests.term_names`, and as a second
+    #: argument the three :data:`~mlsql.measures.kappa_tests.VARIANCES` where the node
+    #: computes those too (DuckDB: one macro per kind of weights, which the six kappa tests
+    #: call instead of each writing them)
     bind_kappa_terms: Callable[[str, Callable[..., E]], E] | None = None
+    #: an engine's expression of :func:`mlsql.measures.kappa_tests.one_side` (DuckDB: a
+    #: macro over the class lists, which the kappa tests call instead of each writing it)
+    one_side: E = None
 
     @property
     def counts(self) -> Counts:

@@ -119,9 +119,9 @@ def _rows(q: Qualify) -> Macro:
     )
     body = f"""SELECT __mlsql_g, __mlsql_a, __mlsql_p, {weight} AS __mlsql_w FROM (
     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS __mlsql_g,
-           {pick_sql("actual")} AS __mlsql_a,
-           {pick_sql("coalesce(predicted, actual)")} AS __mlsql_p,
-           {pick_sql(SAMPLE_WEIGHT)} AS __mlsql_w0
+           {pick_sql(q, "actual")} AS __mlsql_a,
+           {pick_sql(q, "coalesce(predicted, actual)")} AS __mlsql_p,
+           {pick_sql(q, SAMPLE_WEIGHT)} AS __mlsql_w0
     FROM {source})"""
     return Macro(
         FILE,

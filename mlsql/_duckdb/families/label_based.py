@@ -17,7 +17,6 @@ The column formulas come from :mod:`mlsql.measures.label_based`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from mlsql import _label_types as LT
 from mlsql._duckdb import native as _native
@@ -32,7 +31,7 @@ from mlsql._duckdb.library import (
 )
 from mlsql._duckdb.library import typed as typed_overloads
 from mlsql._duckdb.library import weighted as weighted_macro
-from mlsql._duckdb.ops import SqlOps, aggregating
+from mlsql._duckdb.ops import FixedOrderOps, SqlOps
 from mlsql._duckdb.source_sql import (
     ALL,
     LIST_ACTUAL,
@@ -40,7 +39,7 @@ from mlsql._duckdb.source_sql import (
     checked_source_sql,
     pick_sql,
 )
-from mlsql._formulas import FORMULAS, RowStats
+from mlsql._formulas import RowStats
 from mlsql._registry import REGISTRY
 from mlsql._sqlexpr import Sql, call
 from mlsql._weights import SAMPLE_WEIGHT
@@ -101,7 +100,7 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
         # each row's weight read through _mlsql_weight: the number-type and value checks
         # (and their messages) of every weighted measure
         w = f",\n                       {q('_mlsql_weight')}(w0, func) AS w"
-        w0 = f",\n                           {pick_sql(SAMPLE_WEIGHT)} AS w0"
+        w0 = f",\n                           {pick_sql(q, SAMPLE_WEIGHT)} AS w0"
         n, unknown = "sum(w)", "{x} IS NULL OR w0 IS NULL"
     body = f"""SELECT g,
            CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
@@ -122,8 +121,8 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
                        CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE {p0} END AS p{w}
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                           {pick_sql("actual", LIST_ACTUAL)} AS a0,
-                           {pick_sql("predicted")} AS p0{w0}
+                           {pick_sql(q, "actual", LIST_ACTUAL)} AS a0,
+                           {pick_sql(q, "predicted")} AS p0{w0}
                     FROM {_source(q, weighted)}))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
     params = ("source", "actual", "predicted", "labels", '"by"', "func")
@@ -181,8 +180,8 @@ def _native_spread(q: Qualify) -> Macro:
                            CASE WHEN a0 IS NULL THEN NULL ELSE {p0} END AS p
                     FROM (
                         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                               {pick_sql("actual", LIST_ACTUAL)} AS a0,
-                               {pick_sql("predicted")} AS p0
+                               {pick_sql(q, "actual", LIST_ACTUAL)} AS a0,
+                               {pick_sql(q, "predicted")} AS p0
                         FROM {_source(q, False)})))
             GROUP BY g))"""
     return Macro(
@@ -382,29 +381,6 @@ def _label_metrics(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
         "Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).",
         table=True,
     )
-
-
-class FixedOrderOps(SqlOps):
-    """Sums and means in a fixed order (by value), so a report is the same on every run.
-
-    DuckDB sums floating-point values in parallel, in whatever order threads
-    finish; the last digit of a mean over labels then changes between runs
-    of the same query. Summing the values sorted makes the result a function
-    of the values alone. The label and row tables summed here are small
-    (one row per label, one per distinct row shape), so the sort is cheap.
-    """
-
-    def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
-        """Inline the formulas that aggregate (their macros would sum in any order)."""
-        if aggregating(name):
-            return getattr(FORMULAS[name], "raw")(self, *args)  # noqa: B009
-        return super().call_formula(name, args)
-
-    def sum(self, x: Any) -> Sql:
-        return Sql(f"sum({x} ORDER BY {x})")
-
-    def mean(self, x: Any) -> Sql:
-        return Sql(f"avg({x} ORDER BY {x})")
 
 
 def _signature(weighted: bool, signature: tuple[str, ...] = TABLE_SIGNATURE) -> tuple[str, ...]:

@@ -398,9 +398,9 @@ def _bootstrap(q: Qualify) -> Macro:
     body = f"""WITH settings AS ({_settings(q)}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
-               {pick_sql("actual", LIST_ACTUAL)} AS a0,
-               {pick_sql("predicted")} AS p0,
-               {pick_sql(SAMPLE_WEIGHT)} AS w0
+               {pick_sql(q, "actual", LIST_ACTUAL)} AS a0,
+               {pick_sql(q, "predicted")} AS p0,
+               {pick_sql(q, SAMPLE_WEIGHT)} AS w0
         FROM {source}),
     tuples AS (
         SELECT g, tp, na, np, w, count(*) AS m FROM (
@@ -710,11 +710,11 @@ def _compare(q: Qualify) -> Macro:
     body = f"""WITH settings AS ({_compare_settings(q, "label_sets")}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
-               {pick_sql("model")} AS mo,
-               {pick_sql("id")} AS i0,
-               {pick_sql("actual", LIST_ACTUAL)} AS a0,
-               {pick_sql("predicted")} AS p0,
-               {pick_sql(SAMPLE_WEIGHT)} AS w0
+               {pick_sql(q, "model")} AS mo,
+               {pick_sql(q, "id")} AS i0,
+               {pick_sql(q, "actual", LIST_ACTUAL)} AS a0,
+               {pick_sql(q, "predicted")} AS p0,
+               {pick_sql(q, SAMPLE_WEIGHT)} AS w0
         FROM {source}),
     stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
         SELECT g, mo, i0, {checks["base"]} AS base,

@@ -97,8 +97,8 @@ def classwise_macros(q: Qualify) -> list[Macro]:
 class ClassAxisOps(SqlOps):
     """Formula primitives over the class axis: values are expressions in the lambda variable.
 
-    ``sum``, ``mean`` and ``count`` reduce ``x`` over classes 1..``size`` with
-    list functions; formulas that aggregate are inlined (their ``sum`` becomes
+    ``sum``, ``mean`` and ``count`` reduce ``x`` over the classes' ``positions`` (SQL of
+    the list 1..n) with list functions; formulas that aggregate are inlined (their ``sum`` becomes
     a list sum), the others stay calls of their macros.
 
     Examples
@@ -243,7 +243,40 @@ def class_stats(
         # cast: DuckDB 1.4 types an entry of a NULL list folded from a text as VARCHAR
         else lambda i, j: Sql(f"CAST({matrix}[{i} + 1][{j} + 1] AS DOUBLE)"),
         bind_kappa_terms=None if not kappa_terms else partial(_bind_kappa_terms, q, weighted),
+        one_side=Sql(f"{q(ONE_SIDE)}({cl})") if kappa_terms else None,
     )
+
+
+#: the macro of whether a row's classes are among the labels (or no labels are given)
+IN_LABELS = "_mlsql_in_labels"
+
+
+def _in_labels() -> Macro:
+    """``_mlsql_in_labels(labels, actual, predicted)``: whether the row's two classes are
+    among ``labels`` compared as text, or ``labels`` is NULL (the rows outside the labels
+    are unknown rows, as in scikit-learn's confusion matrix). The labels are read unchecked
+    (the check runs where the lists are aligned to them): the row expression is repeated
+    many times in the class lists, and a check in it made DuckDB bind every kappa call 10x
+    slower."""
+    text = "TRY_CAST(labels AS VARCHAR[])"
+    body = (
+        f"({text} IS NULL OR (list_contains({text}, CAST(actual AS VARCHAR)) AND "
+        f"list_contains({text}, CAST(predicted AS VARCHAR))))"
+    )
+    doc = "Whether actual and predicted are among the labels (as text), or labels is NULL."
+    return Macro(FILE, IN_LABELS, ("labels", "actual", "predicted"), body, doc, public=False)
+
+
+#: the macro of :func:`mlsql.measures.kappa_tests.one_side` over a class-lists struct
+ONE_SIDE = "_mlsql_one_side"
+
+
+def _one_side(q: Qualify) -> Macro:
+    """``_mlsql_one_side(cl)``: whether a side of the class lists ``cl`` (of either kind,
+    with or without sample weights) holds one class only, which the kappa tests read."""
+    body = K.one_side(class_stats(q, Sql("cl")))
+    doc = "Whether actual or predicted of the class lists cl holds one class only."
+    return Macro(FILE, ONE_SIDE, ("cl",), str(body), doc, public=False)
 
 
 def _kappa_terms_name(weights: str, weighted: bool) -> str:
@@ -259,7 +292,8 @@ def _bind_kappa_terms(q: Qualify, weighted: bool, weights: str, body: Callable[.
     args = [Sql(p) for p in _kappa_terms_params(weights)]
     value = call(q(_kappa_terms_name(weights, weighted)), *args)
     var = "_mlsql_kappa_terms"
-    inner = body({n: Sql(f"{var}.{n}") for n in (*K.term_names(weights), *K.VARIANCES)})
+    terms = {n: Sql(f"{var}.{n}") for n in K.term_names(weights)}
+    inner = body(terms, tuple(Sql(f"{var}.{v}") for v in K.VARIANCES))
     return Sql(f"list_transform([{value}], lambda {var}: {lit(inner)})[1]")
 
 
@@ -468,14 +502,7 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     p = call(q("_mlsql_label_as"), Sql("predicted"), a, Sql("predicted"), m.name)
     matrix: tuple[Sql, ...] = ()
     if over:  # rows outside the labels are unknown rows (scikit-learn's confusion matrix)
-        # compared as text, the labels read unchecked (the check runs where the lists are
-        # aligned to them): each row expression is repeated many times in the class lists,
-        # and a check in it made DuckDB bind every kappa call 10x slower
-        text = "TRY_CAST(labels AS VARCHAR[])"
-        inside = (
-            f"({text} IS NULL OR (list_contains({text}, CAST(actual AS VARCHAR)) AND "
-            f"list_contains({text}, CAST(predicted AS VARCHAR))))"
-        )
+        inside = call(q(IN_LABELS), Sql("labels"), Sql("actual"), Sql("predicted"))
         a, p = Sql(f"CASE WHEN {inside} THEN actual END"), Sql(f"CASE WHEN {inside} THEN {p} END")
         matrix = (Sql("TRY_CAST(weights AS DOUBLE[][])"),)
 
@@ -697,7 +724,7 @@ def _columns(
     typed = typed or {}
     by = CC.by_lowered(q)
     picks = ",\n               ".join(
-        f"{pick_sql(n, f'{ABSENT}_{n}' if n in typed else ABSENT)} AS __mlsql_{n}" for n in names
+        f"{pick_sql(q, n, f'{ABSENT}_{n}' if n in typed else ABSENT)} AS __mlsql_{n}" for n in names
     )
     by_check = CC.check_by(q, f"'{func}'", outputs)
     named = [(n, n) for n in names]
@@ -830,7 +857,7 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """Class lists, every single-label measure, the hand-written ones and the tables."""
     out = [*_class_lists(qualify), *classwise_macros(qualify), *_hand_written(qualify)]
-    out += _kappa_terms(qualify, ops)
+    out += [*_kappa_terms(qualify, ops), _one_side(qualify), _in_labels()]
     for m in measures(family=SL.FAMILY):
         if m.build is None or not m.available_in("duckdb"):
             continue
