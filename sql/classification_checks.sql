@@ -174,3 +174,8 @@ CREATE OR REPLACE MACRO _mlsql_renamed_source(source) AS TABLE
     (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(_mlsql_source_text(source))));
+
+-- _mlsql_checked_source(source, wanted, roles, by_names, func, by_ok): A table macro's source renamed, with NULL, or the error naming the first of the wanted (of roles) or by_names columns it lacks, checked once when by_ok.
+CREATE OR REPLACE MACRO _mlsql_checked_source(source, wanted, roles, by_names, func, by_ok) AS TABLE 
+    SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN by_ok THEN _mlsql_missing_column(source, wanted || coalesce(by_names, []), roles || system.main.list_transform(coalesce(by_names, []), lambda b: 'by'), func) END AS __mlsql_absent
+        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL;

@@ -37,8 +37,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'precision_recall_curve') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'precision_recall_curve', (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -91,8 +90,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'precision_recall_curve') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'precision_recall_curve', (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -147,8 +145,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'roc_curve') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'roc_curve', (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -201,8 +198,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'roc_curve') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'roc_curve', (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -257,8 +253,7 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, dro
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'det_curve') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'det_curve', (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -323,8 +318,7 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, dro
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'det_curve') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'det_curve', (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -391,8 +385,7 @@ CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "b
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'confusion_matrix_at_thresholds') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'confusion_matrix_at_thresholds', (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -438,8 +431,7 @@ CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "b
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []), ['actual', 'score', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'confusion_matrix_at_thresholds') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'confusion_matrix_at_thresholds', (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (

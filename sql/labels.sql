@@ -45,8 +45,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                     SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
                            system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, _mlsql_missing_column(source, [actual, predicted] || coalesce("by", []), ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by'), func) AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))))
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted], ['actual', 'predicted'], "by", func, true))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -74,8 +73,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                            system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                            coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, _mlsql_missing_column(source, [actual, predicted, sample_weight] || coalesce("by", []), ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by'), func) AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)))))
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted, sample_weight], ['actual', 'predicted', 'sample_weight'], "by", func, true))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
@@ -222,22 +220,22 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     by_label AS (
         SELECT g,
                system.main.count(tp) AS n_labels,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_recall,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_f1,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_fbeta,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_jaccard,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS hamming_loss,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_avg_in_order(accuracy) END AS label_accuracy_macro,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
         FROM label_values GROUP BY g),
     row_values AS (
         SELECT g, n, zd,
@@ -257,17 +255,17 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         CROSS JOIN params),
     by_row AS (
         SELECT g,
-               system.main.sum(n ORDER BY n) AS n_rows,
-               system.main.sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
-               system.main.sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
-               system.main.sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
-               _mlsql_weighted_average_in_order(precision, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_precision,
-               _mlsql_weighted_average_in_order(recall, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_recall,
-               _mlsql_weighted_average_in_order(f1, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_f1,
-               _mlsql_weighted_average_in_order(fbeta, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_fbeta,
-               _mlsql_weighted_average_in_order(jaccard, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_jaccard,
-               _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n)) AS subset_accuracy,
-               (1 - _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n))) AS zero_one_loss
+               _mlsql_sum_in_order(n) AS n_rows,
+               _mlsql_sum_in_order((n * tp)) AS pooled_tp,
+               _mlsql_sum_in_order((n * fp)) AS pooled_fp,
+               _mlsql_sum_in_order((n * fn)) AS pooled_fn,
+               _mlsql_weighted_average_in_order(precision, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_precision,
+               _mlsql_weighted_average_in_order(recall, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_recall,
+               _mlsql_weighted_average_in_order(f1, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_f1,
+               _mlsql_weighted_average_in_order(fbeta, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_fbeta,
+               _mlsql_weighted_average_in_order(jaccard, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_jaccard,
+               _mlsql_share(_mlsql_sum_in_order((n * exact)), _mlsql_sum_in_order(n)) AS subset_accuracy,
+               (1 - _mlsql_share(_mlsql_sum_in_order((n * exact)), _mlsql_sum_in_order(n))) AS zero_one_loss
         FROM row_values GROUP BY g)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT system.main.list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
         SELECT system.main.unnest(groups.g),
@@ -355,22 +353,22 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     by_label AS (
         SELECT g,
                system.main.count(tp) AS n_labels,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_recall,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_f1,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_fbeta,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_jaccard,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS hamming_loss,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_avg_in_order(accuracy) END AS label_accuracy_macro,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
         FROM label_values GROUP BY g),
     row_values AS (
         SELECT g, n, zd,
@@ -390,17 +388,17 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         CROSS JOIN params),
     by_row AS (
         SELECT g,
-               system.main.sum(n ORDER BY n) AS n_rows,
-               system.main.sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
-               system.main.sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
-               system.main.sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
-               _mlsql_weighted_average_in_order(precision, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_precision,
-               _mlsql_weighted_average_in_order(recall, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_recall,
-               _mlsql_weighted_average_in_order(f1, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_f1,
-               _mlsql_weighted_average_in_order(fbeta, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_fbeta,
-               _mlsql_weighted_average_in_order(jaccard, n, system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) AS samples_jaccard,
-               _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n)) AS subset_accuracy,
-               (1 - _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n))) AS zero_one_loss
+               _mlsql_sum_in_order(n) AS n_rows,
+               _mlsql_sum_in_order((n * tp)) AS pooled_tp,
+               _mlsql_sum_in_order((n * fp)) AS pooled_fp,
+               _mlsql_sum_in_order((n * fn)) AS pooled_fn,
+               _mlsql_weighted_average_in_order(precision, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_precision,
+               _mlsql_weighted_average_in_order(recall, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_recall,
+               _mlsql_weighted_average_in_order(f1, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_f1,
+               _mlsql_weighted_average_in_order(fbeta, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_fbeta,
+               _mlsql_weighted_average_in_order(jaccard, n, system.main.any_value(zd), (((_mlsql_sum_in_order((n * tp)) + _mlsql_sum_in_order((n * fp))) + _mlsql_sum_in_order((n * fn))) = 0)) AS samples_jaccard,
+               _mlsql_share(_mlsql_sum_in_order((n * exact)), _mlsql_sum_in_order(n)) AS subset_accuracy,
+               (1 - _mlsql_share(_mlsql_sum_in_order((n * exact)), _mlsql_sum_in_order(n))) AS zero_one_loss
         FROM row_values GROUP BY g)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT system.main.list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
         SELECT system.main.unnest(groups.g),
@@ -657,13 +655,9 @@ CREATE OR REPLACE MACRO _mlsql_label_state_by_weight(actual, predicted, sample_w
     SELECT {'n': (SELECT CAST(coalesce(system.main.sum(w), 0) AS DOUBLE) FROM r),
              'seen': coalesce((SELECT system.main.list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])}) END;
 
--- _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
-CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
+-- _mlsql_label_rows(state, labels, zero_division, beta, func): One row per label of a group's universe, its counts and per-label values, from the group's per-label counts state, given the checked labels, zero_division and beta.
+CREATE OR REPLACE MACRO _mlsql_label_rows(state, labels, zero_division, beta, func) AS TABLE 
+    SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
                (tp + fn) AS support,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
@@ -678,42 +672,26 @@ CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, label
                 FROM (
                     SELECT system.main.unnest(system.main.list_concat(
                                system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), func)), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
+                    FROM (SELECT state AS st, labels AS lb, zero_division AS zd, beta AS b))
                 GROUP BY e.label
                 HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+                            ELSE system.main.bool_or(e.u) END);
+
+-- _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'macro_precision'), _mlsql_check_labels(labels, 'macro_precision'), _mlsql_check_zero_division(zero_division, 'macro_precision'), 1.0, 'macro_precision'))) END;
 
 -- _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_precision'), _mlsql_check_labels(labels, 'macro_precision'), _mlsql_check_zero_division(zero_division, 'macro_precision'), 1.0, 'macro_precision'))) END;
 
 -- macro_precision(actual, predicted, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_precision(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -745,60 +723,16 @@ CREATE OR REPLACE MACRO macro_precision(actual VARCHAR[], predicted VARCHAR[], l
 -- _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'macro_recall'), _mlsql_check_labels(labels, 'macro_recall'), _mlsql_check_zero_division(zero_division, 'macro_recall'), 1.0, 'macro_recall'))) END;
 
 -- _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_recall'), _mlsql_check_labels(labels, 'macro_recall'), _mlsql_check_zero_division(zero_division, 'macro_recall'), 1.0, 'macro_recall'))) END;
 
 -- macro_recall(actual, predicted, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_recall(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -830,60 +764,16 @@ CREATE OR REPLACE MACRO macro_recall(actual VARCHAR[], predicted VARCHAR[], labe
 -- _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'macro_f1'), _mlsql_check_labels(labels, 'macro_f1'), _mlsql_check_zero_division(zero_division, 'macro_f1'), 1.0, 'macro_f1'))) END;
 
 -- _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1'), _mlsql_check_labels(labels, 'macro_f1'), _mlsql_check_zero_division(zero_division, 'macro_f1'), 1.0, 'macro_f1'))) END;
 
 -- macro_f1(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_f1(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -915,60 +805,16 @@ CREATE OR REPLACE MACRO macro_f1(actual VARCHAR[], predicted VARCHAR[], labels :
 -- _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'macro_fbeta'), _mlsql_check_labels(labels, 'macro_fbeta'), _mlsql_check_zero_division(zero_division, 'macro_fbeta'), _mlsql_check_beta(beta, 'macro_fbeta'), 'macro_fbeta'))) END;
 
 -- _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta'), _mlsql_check_labels(labels, 'macro_fbeta'), _mlsql_check_zero_division(zero_division, 'macro_fbeta'), _mlsql_check_beta(beta, 'macro_fbeta'), 'macro_fbeta'))) END;
 
 -- macro_fbeta(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1000,60 +846,16 @@ CREATE OR REPLACE MACRO macro_fbeta(actual VARCHAR[], predicted VARCHAR[], label
 -- _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'macro_jaccard'), _mlsql_check_labels(labels, 'macro_jaccard'), _mlsql_check_zero_division(zero_division, 'macro_jaccard'), 1.0, 'macro_jaccard'))) END;
 
 -- _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_jaccard'), _mlsql_check_labels(labels, 'macro_jaccard'), _mlsql_check_zero_division(zero_division, 'macro_jaccard'), 1.0, 'macro_jaccard'))) END;
 
 -- macro_jaccard(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_jaccard(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1085,62 +887,18 @@ CREATE OR REPLACE MACRO macro_jaccard(actual VARCHAR[], predicted VARCHAR[], lab
 -- _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'macro_f1_of_means'), _mlsql_check_labels(labels, 'macro_f1_of_means'), _mlsql_check_zero_division(zero_division, 'macro_f1_of_means'), 1.0, 'macro_f1_of_means'))) END;
 
 -- _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1_of_means'), _mlsql_check_labels(labels, 'macro_f1_of_means'), _mlsql_check_zero_division(zero_division, 'macro_f1_of_means'), 1.0, 'macro_f1_of_means'))) END;
 
 -- macro_f1_of_means(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_f1_of_means(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1172,62 +930,18 @@ CREATE OR REPLACE MACRO macro_f1_of_means(actual VARCHAR[], predicted VARCHAR[],
 -- _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'macro_fbeta_of_means'), _mlsql_check_labels(labels, 'macro_fbeta_of_means'), _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means'), _mlsql_check_beta(beta, 'macro_fbeta_of_means'), 'macro_fbeta_of_means'))) END;
 
 -- _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+               CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta_of_means'), _mlsql_check_labels(labels, 'macro_fbeta_of_means'), _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means'), _mlsql_check_beta(beta, 'macro_fbeta_of_means'), 'macro_fbeta_of_means'))) END;
 
 -- macro_fbeta_of_means(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_fbeta_of_means(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1259,60 +973,16 @@ CREATE OR REPLACE MACRO macro_fbeta_of_means(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_precision,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'weighted_precision'), _mlsql_check_labels(labels, 'weighted_precision'), _mlsql_check_zero_division(zero_division, 'weighted_precision'), 1.0, 'weighted_precision'))) END;
 
 -- _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_precision,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_precision'), _mlsql_check_labels(labels, 'weighted_precision'), _mlsql_check_zero_division(zero_division, 'weighted_precision'), 1.0, 'weighted_precision'))) END;
 
 -- weighted_precision(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_precision(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1344,60 +1014,16 @@ CREATE OR REPLACE MACRO weighted_precision(actual VARCHAR[], predicted VARCHAR[]
 -- _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'weighted_recall'), _mlsql_check_labels(labels, 'weighted_recall'), _mlsql_check_zero_division(zero_division, 'weighted_recall'), 1.0, 'weighted_recall'))) END;
 
 -- _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_recall,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_recall'), _mlsql_check_labels(labels, 'weighted_recall'), _mlsql_check_zero_division(zero_division, 'weighted_recall'), 1.0, 'weighted_recall'))) END;
 
 -- weighted_recall(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_recall(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1429,60 +1055,16 @@ CREATE OR REPLACE MACRO weighted_recall(actual VARCHAR[], predicted VARCHAR[], l
 -- _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'weighted_f1'), _mlsql_check_labels(labels, 'weighted_f1'), _mlsql_check_zero_division(zero_division, 'weighted_f1'), 1.0, 'weighted_f1'))) END;
 
 -- _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_f1,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_f1'), _mlsql_check_labels(labels, 'weighted_f1'), _mlsql_check_zero_division(zero_division, 'weighted_f1'), 1.0, 'weighted_f1'))) END;
 
 -- weighted_f1(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_f1(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1514,60 +1096,16 @@ CREATE OR REPLACE MACRO weighted_f1(actual VARCHAR[], predicted VARCHAR[], label
 -- _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'weighted_fbeta'), _mlsql_check_labels(labels, 'weighted_fbeta'), _mlsql_check_zero_division(zero_division, 'weighted_fbeta'), _mlsql_check_beta(beta, 'weighted_fbeta'), 'weighted_fbeta'))) END;
 
 -- _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_fbeta,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_fbeta'), _mlsql_check_labels(labels, 'weighted_fbeta'), _mlsql_check_zero_division(zero_division, 'weighted_fbeta'), _mlsql_check_beta(beta, 'weighted_fbeta'), 'weighted_fbeta'))) END;
 
 -- weighted_fbeta(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1599,60 +1137,16 @@ CREATE OR REPLACE MACRO weighted_fbeta(actual VARCHAR[], predicted VARCHAR[], la
 -- _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'weighted_jaccard'), _mlsql_check_labels(labels, 'weighted_jaccard'), _mlsql_check_zero_division(zero_division, 'weighted_jaccard'), 1.0, 'weighted_jaccard'))) END;
 
 -- _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_jaccard,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_jaccard'), _mlsql_check_labels(labels, 'weighted_jaccard'), _mlsql_check_zero_division(zero_division, 'weighted_jaccard'), 1.0, 'weighted_jaccard'))) END;
 
 -- weighted_jaccard(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_jaccard(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1684,60 +1178,16 @@ CREATE OR REPLACE MACRO weighted_jaccard(actual VARCHAR[], predicted VARCHAR[], 
 -- _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_avg_in_order(accuracy) END AS label_accuracy_macro,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'label_accuracy_macro'), _mlsql_check_labels(labels, 'label_accuracy_macro'), _mlsql_check_zero_division(zero_division, 'label_accuracy_macro'), 1.0, 'label_accuracy_macro'))) END;
 
 -- _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_avg_in_order(accuracy) END AS label_accuracy_macro,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_macro'), _mlsql_check_labels(labels, 'label_accuracy_macro'), _mlsql_check_zero_division(zero_division, 'label_accuracy_macro'), 1.0, 'label_accuracy_macro'))) END;
 
 -- label_accuracy_macro(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- label_accuracy_macro(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1769,60 +1219,16 @@ CREATE OR REPLACE MACRO label_accuracy_macro(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS label_accuracy_micro,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'label_accuracy_micro'), _mlsql_check_labels(labels, 'label_accuracy_micro'), _mlsql_check_zero_division(zero_division, 'label_accuracy_micro'), 1.0, 'label_accuracy_micro'))) END;
 
 -- _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS label_accuracy_micro,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_micro'), _mlsql_check_labels(labels, 'label_accuracy_micro'), _mlsql_check_zero_division(zero_division, 'label_accuracy_micro'), 1.0, 'label_accuracy_micro'))) END;
 
 -- label_accuracy_micro(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- label_accuracy_micro(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1854,60 +1260,16 @@ CREATE OR REPLACE MACRO label_accuracy_micro(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_clp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_clp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'clp'), _mlsql_check_labels(labels, 'clp'), _mlsql_check_zero_division(zero_division, 'clp'), 1.0, 'clp'))) END;
 
 -- _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'clp'), _mlsql_check_labels(labels, 'clp'), _mlsql_check_zero_division(zero_division, 'clp'), 1.0, 'clp'))) END;
 
 -- clp(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- clp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1939,60 +1301,16 @@ CREATE OR REPLACE MACRO clp(actual VARCHAR[], predicted VARCHAR[], labels := NUL
 -- _mlsql_mlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_mlp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'mlp'), _mlsql_check_labels(labels, 'mlp'), _mlsql_check_zero_division(zero_division, 'mlp'), 1.0, 'mlp'))) END;
 
 -- _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'mlp'), _mlsql_check_labels(labels, 'mlp'), _mlsql_check_zero_division(zero_division, 'mlp'), 1.0, 'mlp'))) END;
 
 -- mlp(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- mlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -2024,60 +1342,16 @@ CREATE OR REPLACE MACRO mlp(actual VARCHAR[], predicted VARCHAR[], labels := NUL
 -- _mlsql_wlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_wlp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state(actual, predicted, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state(actual, predicted, 'wlp'), _mlsql_check_labels(labels, 'wlp'), _mlsql_check_zero_division(zero_division, 'wlp'), 1.0, 'wlp'))) END;
 
 -- _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
-        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp,
+        SELECT CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp,
                system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
-                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
-               (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
-            FROM (
-                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
-                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
-                FROM (
-                    SELECT system.main.unnest(system.main.list_concat(
-                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
-                           st.n AS n_rows, lb, zd, b
-                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
-                                 _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
-                GROUP BY e.label
-                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
-                            ELSE system.main.bool_or(e.u) END)))) END;
+        FROM _mlsql_label_rows(_mlsql_label_state_by_weight(actual, predicted, sample_weight, 'wlp'), _mlsql_check_labels(labels, 'wlp'), _mlsql_check_zero_division(zero_division, 'wlp'), 1.0, 'wlp'))) END;
 
 -- wlp(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- wlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.

@@ -50,6 +50,36 @@ CREATE OR REPLACE MACRO _mlsql_repr(x) AS
                    ELSE system.main.chr(39) || system.main.replace(system.main.replace(CAST(x AS VARCHAR), system.main.chr(92), system.main.chr(92) || system.main.chr(92)), system.main.chr(39), system.main.chr(92) || system.main.chr(39)) || system.main.chr(39) END
          ELSE CAST(x AS VARCHAR) END;
 
+-- _mlsql_is_baseline(mo, baseline): Whether the model value mo equals baseline as Python's == would say (numbers as numbers, text as text, other types only with their own type).
+CREATE OR REPLACE MACRO _mlsql_is_baseline(mo, baseline) AS 
+    CASE WHEN mo IS NULL OR baseline IS NULL THEN false
+                 WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
+                 WHEN system.main.regexp_full_match(system.main.typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND system.main.regexp_full_match(system.main.typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
+                 WHEN (system.main.typeof(mo) = 'VARCHAR' OR system.main.starts_with(system.main.typeof(mo), 'ENUM')) AND system.main.typeof(baseline) = 'VARCHAR' OR system.main.typeof(mo) = system.main.typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
+                 ELSE false END;
+
+-- _mlsql_check_drop_unpaired(drop_unpaired): compare's drop_unpaired, checked: a boolean.
+CREATE OR REPLACE MACRO _mlsql_check_drop_unpaired(drop_unpaired) AS 
+    CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
+         ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END;
+
+-- _mlsql_check_test(test, measures): compare's test, checked: 'bootstrap', or 'student' or 'fisher' with measures of one value per row only.
+CREATE OR REPLACE MACRO _mlsql_check_test(test, measures) AS 
+    CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
+         WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
+         THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
+         ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END;
+
+-- _mlsql_check_pairing(found, repeated, du, unpaired, baseline, model, id, model_values, details): NULL, else compare's error on its pairing: no baseline row (found not true), repeated ids within a model, or unpaired rows without drop_unpaired (du).
+CREATE OR REPLACE MACRO _mlsql_check_pairing(found, repeated, du, unpaired, baseline, model, id, model_values, details) AS 
+    CASE WHEN NOT coalesce(found, false) THEN system.main.error('compare: the baseline ' || _mlsql_repr(baseline) || ' is not a value of the model column ' || _mlsql_repr(model) || '. Its values: ' || model_values || '.')
+         WHEN repeated > 0 THEN system.main.error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST(repeated AS VARCHAR) || ' repeated rows.')
+         WHEN NOT du AND unpaired > 0 THEN system.main.error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST(unpaired AS VARCHAR) || ' rows have no partner (' || details || '). Pass drop_unpaired=True to leave them out.') END;
+
+-- _mlsql_poisson_one(u): The Poisson(1) draw of the uniform u: the smallest k whose CDF is >= u (k <= 24).
+CREATE OR REPLACE MACRO _mlsql_poisson_one(u) AS 
+    CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END;
+
 -- _mlsql_mcnemar_p(b, c): McNemar's exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.
 CREATE OR REPLACE MACRO _mlsql_mcnemar_p(b, c) AS 
     CASE WHEN (CAST(b AS BIGINT) + CAST(c AS BIGINT)) = 0 THEN 1.0
@@ -108,8 +138,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'bootstrap') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS (
         SELECT g, tp, na, np, w, system.main.count(*) AS m FROM (
             SELECT g, _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
@@ -136,41 +165,41 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
         FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
     sums AS (  -- r NULL: the measure on the data, each tuple weighing its rows m
-        SELECT g, r, system.main.sum((tp * kw) ORDER BY (tp * kw)) AS __mlsql_a0,
-               system.main.sum((np * kw) ORDER BY (np * kw)) AS __mlsql_a1,
-               system.main.sum((na * kw) ORDER BY (na * kw)) AS __mlsql_a2,
+        SELECT g, r, _mlsql_sum_in_order((tp * kw)) AS __mlsql_a0,
+               _mlsql_sum_in_order((np * kw)) AS __mlsql_a1,
+               _mlsql_sum_in_order((na * kw)) AS __mlsql_a2,
                system.main.count(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a3,
-               system.main.sum(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a5,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
                system.main.count(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a8,
-               system.main.sum(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a10,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
                system.main.count(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a13,
-               system.main.sum(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a15,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
                system.main.count(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a18,
-               system.main.sum(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a20,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
                system.main.count(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a23,
-               system.main.sum(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a25,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
-               system.main.sum((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
-               system.main.sum((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
-               system.main.sum((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw) ORDER BY (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
+               _mlsql_sum_in_order((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
                system.main.count(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a33,
-               system.main.sum(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM (
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM (
             FROM drawn
             UNION ALL BY NAME
             SELECT * EXCLUDE (m), NULL::BIGINT AS r, w * m AS kw FROM valued)
@@ -217,12 +246,8 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
 -- _mlsql_compare_label_sets(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows' (tp, |A|, |P|, weight) seen m times; compare calls it.
 CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'compare') AS n, _mlsql_check_confidence(confidence, 'compare') AS c, _mlsql_check_seed(seed, 'compare') AS s, _mlsql_resample_measures(measures, 'compare', ['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure']) AS ms, _mlsql_check_zero_division(zero_division, 'compare') AS __mlsql_zd, _mlsql_check_beta(beta, 'compare') AS __mlsql_beta, CASE WHEN system.main.list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'compare') END AS __mlsql_n_labels, CASE WHEN system.main.list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta,
-               CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
-               CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
+               _mlsql_check_drop_unpaired(drop_unpaired) AS du,
+               _mlsql_check_test(test, measures) AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, model, '__mlsql_absent'))) AS mo,
@@ -230,14 +255,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'compare') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
-        SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND system.main.regexp_full_match(system.main.typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
-                 WHEN (system.main.typeof(mo) = 'VARCHAR' OR system.main.starts_with(system.main.typeof(mo), 'ENUM')) AND system.main.typeof(baseline) = 'VARCHAR' OR system.main.typeof(mo) = system.main.typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
-                 ELSE false END AS base,
+        SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base,
                _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
                _mlsql_n_predicted(a, p0) AS np, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM (SELECT g, mo, i0, _mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), 'compare', 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted'), 'compare', 'actual', 'predicted') AS a, _mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted') AS p0, w0 FROM rows)),
@@ -260,10 +280,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
         CROSS JOIN (SELECT coalesce(system.main.sum(n), 0) AS n FROM models WHERE base) bt
         WHERE NOT md.base),
     checked AS (  -- the Python call's checks, in its order
-        SELECT CASE WHEN NOT coalesce((SELECT system.main.bool_or(base) FROM models), false) THEN system.main.error('compare: the baseline ' || _mlsql_repr(baseline) || ' is not a value of the model column ' || _mlsql_repr(model) || '. Its values: ' || (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models) || '.')
-                    WHEN (SELECT system.main.sum(repeated) FROM models) > 0 THEN system.main.error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT system.main.sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
-                    WHEN NOT (SELECT du FROM settings) AND (SELECT system.main.sum(own + lack) FROM unpaired) > 0
-                    THEN system.main.error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT system.main.sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
+        SELECT _mlsql_check_pairing(
+            (SELECT system.main.bool_or(base) FROM models), (SELECT system.main.sum(repeated) FROM models),
+            (SELECT du FROM settings), (SELECT system.main.sum(own + lack) FROM unpaired), baseline, model, id,
+            (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models),
+            (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)),
+                                                lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired)) AS ok),
     sides AS (  -- each pair twice: side 0 the baseline row's statistics, side 1 the model row's
         SELECT *, _mlsql_precision(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v0,
                _mlsql_recall(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v1,
@@ -289,41 +311,41 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
               WHERE c.k > 0) d
         JOIN sides s ON s.pid = d.pid),
     sums AS (  -- r NULL: the measure on the data, each pair weighing its ids m
-        SELECT g, mo, side, r, system.main.sum((tp * kw) ORDER BY (tp * kw)) AS __mlsql_a0,
-               system.main.sum((np * kw) ORDER BY (np * kw)) AS __mlsql_a1,
-               system.main.sum((na * kw) ORDER BY (na * kw)) AS __mlsql_a2,
+        SELECT g, mo, side, r, _mlsql_sum_in_order((tp * kw)) AS __mlsql_a0,
+               _mlsql_sum_in_order((np * kw)) AS __mlsql_a1,
+               _mlsql_sum_in_order((na * kw)) AS __mlsql_a2,
                system.main.count(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a3,
-               system.main.sum(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a5,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
                system.main.count(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a8,
-               system.main.sum(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a10,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
                system.main.count(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a13,
-               system.main.sum(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a15,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
                system.main.count(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a18,
-               system.main.sum(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a20,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
                system.main.count(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a23,
-               system.main.sum(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a25,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
-               system.main.sum((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
-               system.main.sum((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
-               system.main.sum((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw) ORDER BY (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
+               _mlsql_sum_in_order((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
                system.main.count(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a33,
-               system.main.sum(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM (
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM (
             FROM drawn
             UNION ALL BY NAME
             SELECT * EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), NULL::BIGINT AS r, w * m AS kw FROM sides
@@ -451,8 +473,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'bootstrap') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, system.main.list_sort(system.main.list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), 'bootstrap', 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), 'bootstrap', 'predicted'), 'bootstrap', 'actual', 'predicted'))) AS a, system.main.list_sort(system.main.list_distinct(_mlsql_label_list(p0, system.main.typeof(p0), 'bootstrap', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -462,7 +483,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN system.main.range(settings.n) AS resample(r)),
-    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.a, d.p, d.w, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -509,22 +530,22 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
         aggregated AS (
             SELECT g, r, system.main.any_value(b) AS b, system.main.any_value(zd) AS zd,
                    system.main.count(tp) AS n_labels,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_precision,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_recall,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_f1,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_fbeta,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_jaccard,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS hamming_loss,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_avg_in_order(accuracy) END AS label_accuracy_macro,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
             FROM label_values GROUP BY g, r),
         set_rows AS (  -- each weighed row's (tp, |A|, |P|) and row values
             SELECT *, _mlsql_precision(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v0,
@@ -537,41 +558,41 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
                 SELECT g, r, kw, CASE WHEN a IS NOT NULL AND p IS NOT NULL THEN system.main.len(system.main.list_filter(system.main.list_distinct(a), lambda __mlsql_e: system.main.list_contains(p, __mlsql_e))) END AS tp,
                        CASE WHEN a IS NOT NULL AND p IS NOT NULL THEN system.main.len(a) END AS na, CASE WHEN a IS NOT NULL AND p IS NOT NULL THEN system.main.len(p) END AS np, st.__mlsql_zd, st.__mlsql_beta, st.__mlsql_n_labels, st.__mlsql_hivemall_beta
                 FROM weighed CROSS JOIN settings st WHERE system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0)),
-        set_sums AS (SELECT g, r, system.main.sum((tp * kw) ORDER BY (tp * kw)) AS __mlsql_a0,
-               system.main.sum((np * kw) ORDER BY (np * kw)) AS __mlsql_a1,
-               system.main.sum((na * kw) ORDER BY (na * kw)) AS __mlsql_a2,
+        set_sums AS (SELECT g, r, _mlsql_sum_in_order((tp * kw)) AS __mlsql_a0,
+               _mlsql_sum_in_order((np * kw)) AS __mlsql_a1,
+               _mlsql_sum_in_order((na * kw)) AS __mlsql_a2,
                system.main.count(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a3,
-               system.main.sum(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a5,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
                system.main.count(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a8,
-               system.main.sum(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a10,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
                system.main.count(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a13,
-               system.main.sum(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a15,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
                system.main.count(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a18,
-               system.main.sum(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a20,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
                system.main.count(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a23,
-               system.main.sum(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a25,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
-               system.main.sum((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
-               system.main.sum((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
-               system.main.sum((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw) ORDER BY (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
+               _mlsql_sum_in_order((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
                system.main.count(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a33,
-               system.main.sum(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM set_rows GROUP BY g, r),
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM set_rows GROUP BY g, r),
         set_values AS (SELECT g, r, [CASE WHEN system.main.list_contains(measures, 'micro_precision') THEN _mlsql_precision(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
          CASE WHEN system.main.list_contains(measures, 'micro_recall') THEN _mlsql_recall(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
          CASE WHEN system.main.list_contains(measures, 'micro_fbeta') THEN _mlsql_fbeta(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_beta, __mlsql_zd) END,
@@ -670,12 +691,8 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
 -- _mlsql_compare_label_lists(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
 CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'compare') AS n, _mlsql_check_confidence(confidence, 'compare') AS c, _mlsql_check_seed(seed, 'compare') AS s, _mlsql_resample_measures(measures, 'compare', ['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp', 'micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure']) AS ms, CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN _mlsql_check_zero_division(zero_division, 'compare') END AS __mlsql_zd, CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN _mlsql_check_beta(beta, 'compare') END AS __mlsql_beta, CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN CASE WHEN system.main.list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'compare') END END AS __mlsql_n_labels, CASE WHEN system.main.list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta,
-               CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
-               CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
+               _mlsql_check_drop_unpaired(drop_unpaired) AS du,
+               _mlsql_check_test(test, measures) AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, model, '__mlsql_absent'))) AS mo,
@@ -683,14 +700,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'compare') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
-        SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND system.main.regexp_full_match(system.main.typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
-                 WHEN (system.main.typeof(mo) = 'VARCHAR' OR system.main.starts_with(system.main.typeof(mo), 'ENUM')) AND system.main.typeof(baseline) = 'VARCHAR' OR system.main.typeof(mo) = system.main.typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
-                 ELSE false END AS base, system.main.list_sort(system.main.list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), 'compare', 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted'), 'compare', 'actual', 'predicted'))) AS a, system.main.list_sort(system.main.list_distinct(_mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
+        SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, system.main.list_sort(system.main.list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), 'compare', 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted'), 'compare', 'actual', 'predicted'))) AS a, system.main.list_sort(system.main.list_distinct(_mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
     models AS (  -- rows per model value, and rows whose (group, id) repeats within it
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
@@ -711,16 +723,18 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         CROSS JOIN (SELECT coalesce(system.main.sum(n), 0) AS n FROM models WHERE base) bt
         WHERE NOT md.base),
     checked AS (  -- the Python call's checks, in its order
-        SELECT CASE WHEN NOT coalesce((SELECT system.main.bool_or(base) FROM models), false) THEN system.main.error('compare: the baseline ' || _mlsql_repr(baseline) || ' is not a value of the model column ' || _mlsql_repr(model) || '. Its values: ' || (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models) || '.')
-                    WHEN (SELECT system.main.sum(repeated) FROM models) > 0 THEN system.main.error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT system.main.sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
-                    WHEN NOT (SELECT du FROM settings) AND (SELECT system.main.sum(own + lack) FROM unpaired) > 0
-                    THEN system.main.error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT system.main.sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
+        SELECT _mlsql_check_pairing(
+            (SELECT system.main.bool_or(base) FROM models), (SELECT system.main.sum(repeated) FROM models),
+            (SELECT du FROM settings), (SELECT system.main.sum(own + lack) FROM unpaired), baseline, model, id,
+            (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models),
+            (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)),
+                                                lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired)) AS ok),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT system.main.list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN system.main.range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.mo, d.ba, d.bp, d.bw, d.xa, d.xp, d.xw, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -779,22 +793,22 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
         aggregated AS (
             SELECT g, mo, side, r, system.main.any_value(b) AS b, system.main.any_value(zd) AS zd,
                    system.main.count(tp) AS n_labels,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_precision,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_recall,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_f1,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_fbeta,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END AS weighted_jaccard,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
-                   CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(precision, system.main.any_value(zd)) END AS macro_precision,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(recall, system.main.any_value(zd)) END AS macro_recall,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(f1, system.main.any_value(zd)) END AS macro_f1,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(fbeta, system.main.any_value(zd)) END AS macro_fbeta,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_average_in_order(jaccard, system.main.any_value(zd)) END AS macro_jaccard,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(precision, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_precision,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(recall, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_recall,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(f1, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_f1,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(fbeta, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_fbeta,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average_in_order(jaccard, support, system.main.any_value(zd), (((_mlsql_sum_in_order(tp) + _mlsql_sum_in_order(fp)) + _mlsql_sum_in_order(fn)) = 0)) END AS weighted_jaccard,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS hamming_loss,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(_mlsql_sum_in_order(fp), _mlsql_sum_in_order(fn), _mlsql_avg_in_order(n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_avg_in_order(accuracy) END AS label_accuracy_macro,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tn + fn) = 0)) END AS clp,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order(((tp + fp) = 0)) END AS mlp,
+                   CASE WHEN (_mlsql_avg_in_order(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels_in_order((tp = 0)) END AS wlp
             FROM label_values GROUP BY g, mo, side, r),
         set_rows AS (  -- each weighed row's (tp, |A|, |P|) and row values
             SELECT *, _mlsql_precision(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v0,
@@ -807,41 +821,41 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                 SELECT g, mo, side, r, kw, CASE WHEN a IS NOT NULL AND p IS NOT NULL THEN system.main.len(system.main.list_filter(system.main.list_distinct(a), lambda __mlsql_e: system.main.list_contains(p, __mlsql_e))) END AS tp,
                        CASE WHEN a IS NOT NULL AND p IS NOT NULL THEN system.main.len(a) END AS na, CASE WHEN a IS NOT NULL AND p IS NOT NULL THEN system.main.len(p) END AS np, st.__mlsql_zd, st.__mlsql_beta, st.__mlsql_n_labels, st.__mlsql_hivemall_beta
                 FROM weighed CROSS JOIN settings st WHERE system.main.len(system.main.list_filter(measures, lambda m: system.main.list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0)),
-        set_sums AS (SELECT g, mo, side, r, system.main.sum((tp * kw) ORDER BY (tp * kw)) AS __mlsql_a0,
-               system.main.sum((np * kw) ORDER BY (np * kw)) AS __mlsql_a1,
-               system.main.sum((na * kw) ORDER BY (na * kw)) AS __mlsql_a2,
+        set_sums AS (SELECT g, mo, side, r, _mlsql_sum_in_order((tp * kw)) AS __mlsql_a0,
+               _mlsql_sum_in_order((np * kw)) AS __mlsql_a1,
+               _mlsql_sum_in_order((na * kw)) AS __mlsql_a2,
                system.main.count(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a3,
-               system.main.sum(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a5,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
                system.main.count(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a8,
-               system.main.sum(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a10,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
                system.main.count(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a13,
-               system.main.sum(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a15,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
                system.main.count(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a18,
-               system.main.sum(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a20,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
                system.main.count(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a23,
-               system.main.sum(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
+               _mlsql_sum_in_order(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
                system.main.count(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a25,
-               system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
-               system.main.sum((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw) ORDER BY (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
-               system.main.sum((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
-               system.main.sum(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
-               system.main.sum((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
-               system.main.sum((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw) ORDER BY (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
+               _mlsql_sum_in_order((CASE WHEN system.main.isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
+               _mlsql_sum_in_order((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
+               _mlsql_sum_in_order((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
                system.main.count(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a33,
-               system.main.sum(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM set_rows GROUP BY g, mo, side, r),
+               _mlsql_sum_in_order(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN system.main.error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM set_rows GROUP BY g, mo, side, r),
         set_values AS (SELECT g, mo, side, r, [CASE WHEN system.main.list_contains(measures, 'micro_precision') THEN _mlsql_precision(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
          CASE WHEN system.main.list_contains(measures, 'micro_recall') THEN _mlsql_recall(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
          CASE WHEN system.main.list_contains(measures, 'micro_fbeta') THEN _mlsql_fbeta(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_beta, __mlsql_zd) END,
@@ -1018,8 +1032,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'bootstrap') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1029,7 +1042,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN system.main.range(settings.n) AS resample(r)),
-    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.a, d.p, d.w, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -1079,12 +1092,8 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
 -- _mlsql_compare_classes(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
 CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'compare') AS n, _mlsql_check_confidence(confidence, 'compare') AS c, _mlsql_check_seed(seed, 'compare') AS s, _mlsql_resample_measures(measures, 'compare', ['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef']) AS ms,
-               CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
-               CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
+               _mlsql_check_drop_unpaired(drop_unpaired) AS du,
+               _mlsql_check_test(test, measures) AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, model, '__mlsql_absent'))) AS mo,
@@ -1092,14 +1101,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'compare') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
-        SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND system.main.regexp_full_match(system.main.typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
-                 WHEN (system.main.typeof(mo) = 'VARCHAR' OR system.main.starts_with(system.main.typeof(mo), 'ENUM')) AND system.main.typeof(baseline) = 'VARCHAR' OR system.main.typeof(mo) = system.main.typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
-                 ELSE false END AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
+        SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
     models AS (  -- rows per model value, and rows whose (group, id) repeats within it
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
@@ -1120,16 +1124,18 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         CROSS JOIN (SELECT coalesce(system.main.sum(n), 0) AS n FROM models WHERE base) bt
         WHERE NOT md.base),
     checked AS (  -- the Python call's checks, in its order
-        SELECT CASE WHEN NOT coalesce((SELECT system.main.bool_or(base) FROM models), false) THEN system.main.error('compare: the baseline ' || _mlsql_repr(baseline) || ' is not a value of the model column ' || _mlsql_repr(model) || '. Its values: ' || (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models) || '.')
-                    WHEN (SELECT system.main.sum(repeated) FROM models) > 0 THEN system.main.error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT system.main.sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
-                    WHEN NOT (SELECT du FROM settings) AND (SELECT system.main.sum(own + lack) FROM unpaired) > 0
-                    THEN system.main.error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT system.main.sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
+        SELECT _mlsql_check_pairing(
+            (SELECT system.main.bool_or(base) FROM models), (SELECT system.main.sum(repeated) FROM models),
+            (SELECT du FROM settings), (SELECT system.main.sum(own + lack) FROM unpaired), baseline, model, id,
+            (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models),
+            (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)),
+                                                lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired)) AS ok),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT system.main.list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN system.main.range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.mo, d.ba, d.bp, d.bw, d.xa, d.xp, d.xw, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -1269,8 +1275,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'bootstrap') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1280,7 +1285,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN system.main.range(settings.n) AS resample(r)),
-    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.a, d.p, d.w, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -1332,12 +1337,8 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
 -- _mlsql_compare_regression(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
 CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'compare') AS n, _mlsql_check_confidence(confidence, 'compare') AS c, _mlsql_check_seed(seed, 'compare') AS s, _mlsql_resample_measures(measures, 'compare', ['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance']) AS ms,
-               CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
-               CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
+               _mlsql_check_drop_unpaired(drop_unpaired) AS du,
+               _mlsql_check_test(test, measures) AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, model, '__mlsql_absent'))) AS mo,
@@ -1345,14 +1346,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'compare') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
-        SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND system.main.regexp_full_match(system.main.typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
-                 WHEN (system.main.typeof(mo) = 'VARCHAR' OR system.main.starts_with(system.main.typeof(mo), 'ENUM')) AND system.main.typeof(baseline) = 'VARCHAR' OR system.main.typeof(mo) = system.main.typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
-                 ELSE false END AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
+        SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
     models AS (  -- rows per model value, and rows whose (group, id) repeats within it
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
@@ -1373,16 +1369,18 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         CROSS JOIN (SELECT coalesce(system.main.sum(n), 0) AS n FROM models WHERE base) bt
         WHERE NOT md.base),
     checked AS (  -- the Python call's checks, in its order
-        SELECT CASE WHEN NOT coalesce((SELECT system.main.bool_or(base) FROM models), false) THEN system.main.error('compare: the baseline ' || _mlsql_repr(baseline) || ' is not a value of the model column ' || _mlsql_repr(model) || '. Its values: ' || (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models) || '.')
-                    WHEN (SELECT system.main.sum(repeated) FROM models) > 0 THEN system.main.error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT system.main.sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
-                    WHEN NOT (SELECT du FROM settings) AND (SELECT system.main.sum(own + lack) FROM unpaired) > 0
-                    THEN system.main.error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT system.main.sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
+        SELECT _mlsql_check_pairing(
+            (SELECT system.main.bool_or(base) FROM models), (SELECT system.main.sum(repeated) FROM models),
+            (SELECT du FROM settings), (SELECT system.main.sum(own + lack) FROM unpaired), baseline, model, id,
+            (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models),
+            (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)),
+                                                lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired)) AS ok),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT system.main.list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN system.main.range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.mo, d.ba, d.bp, d.bw, d.xa, d.xp, d.xw, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -1524,8 +1522,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'bootstrap') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1535,7 +1532,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN system.main.range(settings.n) AS resample(r)),
-    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.a, d.p, d.w, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -1579,12 +1576,8 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
 -- _mlsql_compare_scores(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on the measures of scores (logloss, auc, average_precision_score, area_under_pr, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m times; compare calls it.
 CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT _mlsql_check_n_resamples(n_resamples, 'compare') AS n, _mlsql_check_confidence(confidence, 'compare') AS c, _mlsql_check_seed(seed, 'compare') AS s, _mlsql_resample_measures(measures, 'compare', ['logloss', 'auc', 'average_precision_score', 'area_under_pr', 'brier_score_loss', 'expected_calibration_error']) AS ms,
-               CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
-               CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te),
+               _mlsql_check_drop_unpaired(drop_unpaired) AS du,
+               _mlsql_check_test(test, measures) AS te),
     rows AS (
         SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, model, '__mlsql_absent'))) AS mo,
@@ -1592,14 +1585,9 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN _mlsql_missing_column(source, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []), ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by'), 'compare') END AS __mlsql_absent
-        FROM _mlsql_renamed_source(source)) WHERE __mlsql_absent IS NULL)),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
-        SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND system.main.regexp_full_match(system.main.typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
-                 WHEN system.main.regexp_full_match(system.main.typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND system.main.regexp_full_match(system.main.typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
-                 WHEN (system.main.typeof(mo) = 'VARCHAR' OR system.main.starts_with(system.main.typeof(mo), 'ENUM')) AND system.main.typeof(baseline) = 'VARCHAR' OR system.main.typeof(mo) = system.main.typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
-                 ELSE false END AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
+        SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
     models AS (  -- rows per model value, and rows whose (group, id) repeats within it
         SELECT mo, base, system.main.count(*) AS n, system.main.count(*) - system.main.count(DISTINCT (g, i0)) AS repeated
@@ -1620,16 +1608,18 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         CROSS JOIN (SELECT coalesce(system.main.sum(n), 0) AS n FROM models WHERE base) bt
         WHERE NOT md.base),
     checked AS (  -- the Python call's checks, in its order
-        SELECT CASE WHEN NOT coalesce((SELECT system.main.bool_or(base) FROM models), false) THEN system.main.error('compare: the baseline ' || _mlsql_repr(baseline) || ' is not a value of the model column ' || _mlsql_repr(model) || '. Its values: ' || (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models) || '.')
-                    WHEN (SELECT system.main.sum(repeated) FROM models) > 0 THEN system.main.error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT system.main.sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
-                    WHEN NOT (SELECT du FROM settings) AND (SELECT system.main.sum(own + lack) FROM unpaired) > 0
-                    THEN system.main.error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT system.main.sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
+        SELECT _mlsql_check_pairing(
+            (SELECT system.main.bool_or(base) FROM models), (SELECT system.main.sum(repeated) FROM models),
+            (SELECT du FROM settings), (SELECT system.main.sum(own + lack) FROM unpaired), baseline, model, id,
+            (SELECT coalesce(system.main.string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models),
+            (SELECT system.main.list_transform([CAST(system.main.list_filter(system.main.flatten(system.main.list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)),
+                                                lambda x: x IS NOT NULL) AS VARCHAR[])], lambda __mlsql_s: CASE WHEN system.main.len(__mlsql_s) = 0 THEN '' ELSE system.main.list_aggr(__mlsql_s, 'string_agg', '; ') END)[1] FROM unpaired)) AS ok),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT system.main.list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.*, r, ((system.main.hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN system.main.range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, _mlsql_poisson_one(u) AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.mo, d.ba, d.bp, d.bw, d.xa, d.xp, d.xw, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND system.main.floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -1766,12 +1756,8 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_not_a_list(source, actual, predicted, m
 -- _mlsql_compare_refused(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on a list of measures whose first it does not resample: its error.
 CREATE OR REPLACE MACRO _mlsql_compare_refused(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     FROM (SELECT _mlsql_check_n_resamples(n_resamples, 'compare') AS n, _mlsql_check_confidence(confidence, 'compare') AS c, _mlsql_check_seed(seed, 'compare') AS s, _mlsql_resample_measures(measures, 'compare', ['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure']) AS ms, _mlsql_check_zero_division(zero_division, 'compare') AS __mlsql_zd, _mlsql_check_beta(beta, 'compare') AS __mlsql_beta, CASE WHEN system.main.list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'compare') END AS __mlsql_n_labels, CASE WHEN system.main.list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta,
-               CASE WHEN system.main.typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE system.main.error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
-               CASE WHEN system.main.typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN system.main.typeof(test) = 'VARCHAR' AND test IN ('student', 'fisher')
-                    THEN CASE WHEN system.main.len(system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))) > 0 THEN system.main.error('compare''s test ' || _mlsql_repr(test) || ' compares the per-id values of a measure that is a mean over rows (samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, accuracy, error_rate, mse, mae, mape). Got ' || system.main.list_filter(measures, lambda m: NOT system.main.list_contains(['samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'accuracy', 'error_rate', 'mse', 'mae', 'mape'], m))[1] || '.') ELSE test END
-                    ELSE system.main.error('The ''test'' parameter of compare must be one of ''bootstrap'', ''student'', ''fisher''. Got ' || _mlsql_repr(test) || ' instead.') END AS te);
+               _mlsql_check_drop_unpaired(drop_unpaired) AS du,
+               _mlsql_check_test(test, measures) AS te);
 
 -- _mlsql_compare_not_a_list(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, test, beta, zero_division, n_labels, options, average, weights, n_bins): compare on measures that are not a list of names: its error.
 CREATE OR REPLACE MACRO _mlsql_compare_not_a_list(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, test := 'bootstrap', beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 

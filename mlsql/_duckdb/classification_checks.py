@@ -28,10 +28,12 @@ from mlsql._duckdb.library import (
 )
 from mlsql._duckdb.ops import SqlOps
 from mlsql._duckdb.source_sql import (
+    CHECKED,
     MISSING,
     PICKS,
     RENAMED,
     SOURCE_TEXT,
+    checked_body_sql,
     missing_column_sql,
     picks_sql,
     renamed_body_sql,
@@ -396,7 +398,17 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         public=False,
         table=True,
     )
-    return [*_checks(), *_by_names(qualify), source, picks, missing, renamed]
+    checked = Macro(
+        FILE,
+        CHECKED,
+        ("source", "wanted", "roles", "by_names", "func", "by_ok"),
+        checked_body_sql(qualify),
+        "A table macro's source renamed, with NULL, or the error naming the first of the "
+        "wanted (of roles) or by_names columns it lacks, checked once when by_ok.",
+        public=False,
+        table=True,
+    )
+    return [*_checks(), *_by_names(qualify), source, picks, missing, renamed, checked]
 
 
 # ------------------------------------------------------------------ rendering

@@ -22,7 +22,7 @@ from mlsql import _params as P
 from mlsql import _weights as W
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
-from mlsql._duckdb.ops import IN_ORDER, FixedOrderOps, SqlOps, aggregating
+from mlsql._duckdb.ops import IN_ORDER, ORDERED, FixedOrderOps, SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
@@ -98,8 +98,19 @@ def _formulas(ops: SqlOps) -> list[Macro]:
     a formula that aggregates also weighted, ``_mlsql_average_by_weight(per_item,
     zero_division, sample_weight)`` (:class:`mlsql._weights.WeightedOps`), and summed in a
     fixed order, ``_mlsql_average_in_order(per_item, zero_division)``
-    (:class:`mlsql._duckdb.ops.FixedOrderOps`)."""
-    out = []
+    (:class:`mlsql._duckdb.ops.FixedOrderOps`), after the sum and the mean in order that
+    these call."""
+    out = [
+        Macro(
+            "formulas.sql",
+            macro,
+            ("x",),
+            f"{aggregate}(x ORDER BY x)",
+            f"{aggregate}(x) over the values in order (the same on every run).",
+            public=False,
+        )
+        for aggregate, macro in ORDERED.items()
+    ]
     for name, fn in FORMULAS.items():
         params = formula_params(name)
         args = [Sql(p) for p in params]

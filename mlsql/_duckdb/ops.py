@@ -103,6 +103,8 @@ class SqlOps:
 
 #: the suffix of an aggregating formula's macro that sums in a fixed order (:class:`FixedOrderOps`)
 IN_ORDER = "_in_order"
+#: the macros of a sum and a mean over their values in order: (name, aggregate)
+ORDERED = {"sum": f"_mlsql_sum{IN_ORDER}", "avg": f"_mlsql_avg{IN_ORDER}"}
 
 
 class FixedOrderOps(SqlOps):
@@ -114,15 +116,16 @@ class FixedOrderOps(SqlOps):
     of the values alone. The label and row tables summed here are small
     (one row per label, one per distinct row shape), so the sort is cheap.
 
-    A formula that aggregates is named by its in-order macro,
-    ``_mlsql_<name>_in_order`` (:data:`IN_ORDER`; its body is the formula under these
-    ops), not by ``_mlsql_<name>``, whose sums run in any order.
+    A sum is ``_mlsql_sum_in_order(x)``, ``sum(x ORDER BY x)`` (:data:`ORDERED`; the mean
+    likewise), so a long ``x`` is written once. A formula that aggregates is named by its
+    in-order macro, ``_mlsql_<name>_in_order`` (:data:`IN_ORDER`; its body is the formula
+    under these ops), not by ``_mlsql_<name>``, whose sums run in any order.
 
     Examples
     --------
     >>> ops = FixedOrderOps(lambda name: name)
     >>> str(ops.mean(Sql("x"))), str(ops.call_formula("share_of_labels", (Sql("c"),)))
-    ('avg(x ORDER BY x)', '_mlsql_share_of_labels_in_order(c)')
+    ('_mlsql_avg_in_order(x)', '_mlsql_share_of_labels_in_order(c)')
     """
 
     def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
@@ -131,10 +134,10 @@ class FixedOrderOps(SqlOps):
         return super().call_formula(name, args)
 
     def sum(self, x: Any) -> Sql:
-        return Sql(f"sum({x} ORDER BY {x})")
+        return call(self.qualify(ORDERED["sum"]), x)
 
     def mean(self, x: Any) -> Sql:
-        return Sql(f"avg({x} ORDER BY {x})")
+        return call(self.qualify(ORDERED["avg"]), x)
 
 
 @cache

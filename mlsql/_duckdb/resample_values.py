@@ -114,6 +114,19 @@ def poisson_one(u: str) -> str:
     return f"CASE {arms} ELSE {POISSON_ONE_TOP} END"
 
 
+def poisson_one_macro() -> Macro:
+    """``_mlsql_poisson_one(u)``: :func:`poisson_one` of ``u`` as a macro, written once."""
+    return Macro(
+        "resample.sql",
+        "_mlsql_poisson_one",
+        ("u",),
+        poisson_one("u"),
+        f"The Poisson(1) draw of the uniform u: the smallest k whose CDF is >= u (k <= "
+        f"{POISSON_ONE_TOP}).",
+        public=False,
+    )
+
+
 def _values(q: Qualify, kind: str, func: str) -> tuple[str, str]:
     """SQL of a row's (actual, predicted) as the tuple holds them, from ``a0`` and ``p0``:
     as they are, or for label lists checked (mlsql's message on bad lists) and made the
@@ -226,12 +239,12 @@ def _label_averages(q: Qualify, keys: str, func: str, sets: SetBranches | None) 
             {measures}"""
 
 
-def _drawn(tuples: str, keep: str) -> str:
+def _drawn(q: Qualify, tuples: str, keep: str) -> str:
     """SQL of the draws of ``tuples`` (columns m and u over resamples r), k > 0 only: Poisson(1)
     by :func:`poisson_one`, Poisson(m > 1) by an equi-join on ``cdf`` (:func:`buckets`);
     ``keep`` the columns carried along, k the draw."""
     d = ", ".join("d." + c.strip() for c in keep.split(","))
-    return f"""SELECT {keep}, r, {poisson_one("u")} AS k FROM {tuples} WHERE m = 1 AND u > {math.exp(-1)!r}
+    return f"""SELECT {keep}, r, {q("_mlsql_poisson_one")}(u) AS k FROM {tuples} WHERE m = 1 AND u > {math.exp(-1)!r}
         UNION ALL
         SELECT {d}, d.r, c.k FROM (FROM {tuples} WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND floor(d.u * {BUCKETS})::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
@@ -313,7 +326,7 @@ def bootstrap(
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, {_uniform("settings.s, r, t.g, t.a, t.p, t.w")} AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
-    drawn AS NOT MATERIALIZED ({_drawn("draws", "g, a, p, w")}),
+    drawn AS NOT MATERIALIZED ({_drawn(q, "draws", "g, a, p, w")}),
     weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
         UNION ALL
@@ -487,7 +500,7 @@ def compare(
         SELECT t.*, r, {_uniform("settings.s, r, t.g, t.mo, " + ", ".join("t." + c for c in pair))} AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED ({_drawn("draws", "g, mo, " + ", ".join(pair))}),
+    drawn AS NOT MATERIALIZED ({_drawn(q, "draws", "g, mo, " + ", ".join(pair))}),
     weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k (side 0 the baseline
                                    -- row's values, side 1 the model row's); r NULL: the data (k = m)
         SELECT g, mo, 0 AS side, r, ba AS a, bp AS p, bw * k AS kw FROM drawn

@@ -158,46 +158,51 @@ def missing_column_sql(q: Qualify) -> str:
             FROM (SELECT {source_columns_sql(q)} AS n, wanted AS w, roles AS r)))"""
 
 
-def require_columns_sql(
-    q: Qualify, named: Sequence[tuple[str, str]], func: str, by: str | None
-) -> str:
-    """SQL of NULL, or of the error (:data:`MISSING`) naming the first column the source
-    (the text parameter ``source``) lacks.
+#: the table macro of the source checked (:func:`checked_body_sql`), which every table macro
+#: reads (:func:`checked_source_sql`)
+CHECKED = "_mlsql_checked_source"
 
-    ``named`` holds (role, SQL of the name given) pairs, ``by`` the SQL of a list of group
-    column names (or None); ``func`` the SQL of the function's name.
-    """
-    groups = "[]" if by is None else f"coalesce({by}, [])"
-    wanted = f"[{', '.join(name for _, name in named)}] || {groups}"
-    roles = f"[{', '.join(repr(role) for role, _ in named)}] || list_transform({groups}, lambda b: 'by')"
-    return f"{q(MISSING)}(source, {wanted}, {roles}, {func})"
+
+def checked_body_sql(q: Qualify) -> str:
+    """SQL (the body of the table macro :data:`CHECKED`, parameters ``source``, ``wanted``,
+    ``roles``, ``by_names``, ``func`` and ``by_ok``) of the source renamed (:data:`RENAMED`)
+    with the columns :data:`ALL` and :data:`ABSENT`; it raises :data:`MISSING`'s error (once,
+    even on an empty source) naming the first of the ``wanted`` columns (of ``roles``) or of
+    the group columns ``by_names`` that the source lacks, when ``by_ok`` (the check of
+    ``by``, run first) is true."""
+    groups = "coalesce(by_names, [])"
+    wanted = f"wanted || {groups}"
+    roles = f"roles || list_transform({groups}, lambda b: 'by')"
+    check = f"{q(MISSING)}(source, {wanted}, {roles}, func)"
+    return (
+        f"SELECT * FROM (SELECT *, 0 AS {ALL}, CASE WHEN by_ok THEN {check} END AS {ABSENT}\n"
+        f"        FROM {renamed_source_sql(q)}) WHERE {ABSENT} IS NULL"
+    )
 
 
 def checked_source_sql(
     q: Qualify,
     named: Sequence[tuple[str, str]],
     func: str,
-    by: str | None,
+    by: str,
     typed: Mapping[str, str] | None = None,
     by_check: str | None = None,
 ) -> str:
-    """SQL of a subquery reading the source with the columns :data:`ALL` and :data:`ABSENT`;
-    it raises :func:`require_columns_sql`'s error (once, even on an empty source) when a named
-    column or a ``by`` column is not in the source, after ``by_check`` (SQL of true, or of the
-    error of a bad ``by``: ``mlsql._duckdb.classification_checks.check_by``), run once too.
+    """SQL of a subquery reading the source checked (:data:`CHECKED`): the error of a named
+    column (``named``: (role, SQL of the name given) pairs) or a ``by`` column (``by``: the SQL
+    of a list of group column names) not in the source, after ``by_check`` (SQL of true, or
+    of the error of a bad ``by``: ``mlsql._duckdb.classification_checks.check_by``), run once
+    too; ``func`` the SQL of the function's name.
 
     ``typed`` maps a role to a SQL type: :data:`ABSENT` cast to it is the column
     ``__mlsql_absent_<role>``, the stand-in :func:`pick_sql` binds to where a macro's
     overloads need a type (never read: the check has raised first).
     """
-    check = require_columns_sql(q, named, func, by)
-    if by_check is not None:
-        check = f"CASE WHEN (SELECT {by_check}) THEN {check} END"
+    wanted = f"[{', '.join(name for _, name in named)}]"
+    roles = f"[{', '.join(repr(role) for role, _ in named)}]"
+    by_ok = "true" if by_check is None else f"(SELECT {by_check})"
     casts = "".join(f", CAST({ABSENT} AS {t}) AS {ABSENT}_{r}" for r, t in (typed or {}).items())
-    return (
-        f"(SELECT *{casts} FROM (SELECT *, 0 AS {ALL}, {check} AS {ABSENT}\n"
-        f"        FROM {renamed_source_sql(q)}) WHERE {ABSENT} IS NULL)"
-    )
+    return f"(SELECT *{casts} FROM {q(CHECKED)}(source, {wanted}, {roles}, {by}, {func}, {by_ok}))"
 
 
 #: the scalar macro (:func:`picks_sql`) telling whether a source column is the one a table

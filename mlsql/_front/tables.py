@@ -20,7 +20,7 @@ from mlsql.measures import label_based as LB
 
 #: the error of a named column the source lacks: function, role (``actual``, ``by``, ...),
 #: the name given, the source's columns; the DuckDB table macros fill it in SQL
-#: (:func:`mlsql._duckdb.source_sql.require_columns_sql`), so it quotes the name plainly
+#: (:func:`mlsql._duckdb.source_sql.checked_body_sql`), so it quotes the name plainly
 MISSING_COLUMN = "{}: the {} column '{}' is not in the source. Its columns: {}."
 
 

@@ -550,28 +550,19 @@ def _native_label_state(q: Qualify) -> Macro:
     )
 
 
-def _aggregate(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> list[Macro]:
-    """The aggregate ``name`` (a column of the report): ``_mlsql_<name>_of_lists`` (weighted:
-    ``_mlsql_<name>_of_lists_by_weight``), the report's label formulas over the per-label
-    counts of ``_mlsql_label_state`` and the label universe, and the public macro's typed
-    overloads calling it (the label-type error of the micro aggregates for other lists)."""
-    ops = FixedOrderOps(ops.qualify)
-    func = f"'{name}'"
-    state = q("_mlsql_label_state_by_weight" if weighted else "_mlsql_label_state")
-    weight = f", {SAMPLE_WEIGHT}" if weighted else ""
-    # the declared parameters (but ``by``: GROUP BY groups an aggregate), each checked
-    declared = tuple(p for p in REGISTRY[name].params if p.name != "by")
-    checked = {p.name: check_param(p, q, name) for p in declared}
-    labels = f"{q('_mlsql_check_labels')}(labels, {func})"
-    zd, beta = checked["zero_division"], checked.get("beta", Sql("1.0"))
-    typed = f"{q('_mlsql_typed_universe')}(lb, list_transform(st.seen, lambda x: x.label), {func})"
+def _label_rows(q: Qualify) -> Macro:
+    """``_mlsql_label_rows(state, labels, zero_division, beta, func)``: a table macro of one
+    row per label of a group's universe with its counts and the report's per-label values,
+    from the group's per-label counts ``state`` (of ``_mlsql_label_state``), given the checked
+    ``labels``, ``zero_division`` and ``beta`` of ``func``.
+
+    The aggregates of :data:`~mlsql.measures.label_based.STANDALONE` each read it in a scalar
+    subquery (``state`` the group's aggregate): DuckDB expands the macro in place, so each
+    plan is the one it had with these rows written out in its own macro.
+    """
+    ops = FixedOrderOps(q)
+    typed = f"{q('_mlsql_typed_universe')}(lb, list_transform(st.seen, lambda x: x.label), func)"
     per_label = LB.label_values(ops, COUNTS, BETA, ZD)
-    by_label = LB.label_aggregates(ops, Sql, Sql("any_value(zd)"))
-    if name in by_label:
-        needed, final = {name: by_label[name]}, Sql(name)
-    else:  # the F of macro means, from macro precision and recall
-        needed = {n: by_label[n] for n in ("macro_precision", "macro_recall")}
-        final = LB.group_columns(ops, Sql, BETA, ZD)[name]
     used = {n: e for n, e in per_label.items() if n not in ("tp", "fp", "fn")}
     # one row per label of the universe: the labels seen (with counts), and those of
     # ``labels`` (zero counts, u), summed per label: given ``labels``, the labels of it;
@@ -579,11 +570,7 @@ def _aggregate(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> list[Macro
     entry = "{{'label': {}, 'tp': {}, 'fp': {}, 'fn': {}, 'u': {}}}"
     seen = entry.format("s.label", "s.tp", "s.fp", "s.fn", "false")
     universe = entry.format("l", 0, 0, 0, "true")
-    body = f"""(SELECT {final} FROM (
-        SELECT {_select(needed)},
-               any_value(b) AS b, any_value(zd) AS zd
-        FROM (
-            SELECT tp, fp, fn, n_rows, zd, b,
+    body = f"""SELECT tp, fp, fn, n_rows, zd, b,
                    {_select(used)}
             FROM (
                 SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
@@ -593,11 +580,46 @@ def _aggregate(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> list[Macro
                                list_transform(st.seen, lambda s: {seen}),
                                list_transform(list_distinct({typed}), lambda l: {universe}))) AS e,
                            st.n AS n_rows, lb, zd, b
-                    FROM (SELECT {state}(actual, predicted{weight}, {func}) AS st, {labels} AS lb,
-                                 {zd} AS zd, {beta} AS b))
+                    FROM (SELECT state AS st, labels AS lb, zero_division AS zd, beta AS b))
                 GROUP BY e.label
                 HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END))))"""
+                            ELSE bool_or(e.u) END)"""
+    return Macro(
+        FILE,
+        "_mlsql_label_rows",
+        ("state", "labels", "zero_division", "beta", "func"),
+        body,
+        "One row per label of a group's universe, its counts and per-label values, from "
+        "the group's per-label counts state, given the checked labels, zero_division and beta.",
+        public=False,
+        table=True,
+    )
+
+
+def _aggregate(q: Qualify, name: str, weighted: bool) -> list[Macro]:
+    """The aggregate ``name`` (a column of the report): ``_mlsql_<name>_of_lists`` (weighted:
+    ``_mlsql_<name>_of_lists_by_weight``), its label formula over the rows of
+    :func:`_label_rows` from the per-label counts of ``_mlsql_label_state``, and the public macro's typed overloads calling it (the label-type
+    error of the micro aggregates for other lists)."""
+    func = f"'{name}'"
+    state = q("_mlsql_label_state_by_weight" if weighted else "_mlsql_label_state")
+    weight = f", {SAMPLE_WEIGHT}" if weighted else ""
+    # the declared parameters (but ``by``: GROUP BY groups an aggregate), each checked
+    declared = tuple(p for p in REGISTRY[name].params if p.name != "by")
+    checked = {p.name: check_param(p, q, name) for p in declared}
+    labels = f"{q('_mlsql_check_labels')}(labels, {func})"
+    zd, beta = checked["zero_division"], checked.get("beta", Sql("1.0"))
+    by_label = LB.label_aggregates(FixedOrderOps(q), Sql, Sql("any_value(zd)"))
+    if name in by_label:
+        needed, final = {name: by_label[name]}, Sql(name)
+    else:  # the F of macro means, from macro precision and recall
+        needed = {n: by_label[n] for n in ("macro_precision", "macro_recall")}
+        final = LB.group_columns(FixedOrderOps(q), Sql, BETA, ZD)[name]
+    rows = f"{q('_mlsql_label_rows')}({state}(actual, predicted{weight}, {func}), {labels}, {zd}, {beta}, {func})"
+    body = f"""(SELECT {final} FROM (
+        SELECT {_select(needed)},
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM {rows}))"""
     # the parameters checked even when the group has no labels
     guard = " OR ".join(f"{checked[p]} IS NULL" for p in ("zero_division", "beta") if p in checked)
     body = f"CASE WHEN {guard} THEN NULL ELSE {body} END"
@@ -619,9 +641,9 @@ def _aggregate(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> list[Macro
 
 def _aggregates(q: Qualify, ops: SqlOps) -> list[Macro]:
     """The state macros, then every column of STANDALONE as an aggregate (two overloads)."""
-    out = [_label_state(q), _label_state(q, weighted=True)]
+    out = [_label_state(q), _label_state(q, weighted=True), _label_rows(q)]
     for name in LB.STANDALONE:
-        plain, weighted = _aggregate(q, ops, name, False), _aggregate(q, ops, name, True)
+        plain, weighted = _aggregate(q, name, False), _aggregate(q, name, True)
         out += [plain[0], weighted[0], *plain[1:], *weighted[1:]]
     return out
 

@@ -64,7 +64,7 @@ from mlsql import _weights as W
 from mlsql._duckdb import resample_values as V
 from mlsql._duckdb.families.label_based import label_list
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
-from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.ops import ORDERED, SqlOps
 from mlsql._duckdb.source_sql import ALL, LIST_ACTUAL, LIST_STAND_IN, pick_sql
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, flatten, formula_params
 from mlsql._formulas import pooled as F_pooled
@@ -159,10 +159,10 @@ class _Pooled(SqlOps):
         return Sql(self.pooled.setdefault(aggregate, f"__mlsql_a{len(self.pooled)}"))
 
     def sum(self, x: Any) -> Sql:
-        return self._column(f"sum({x} ORDER BY {x})")
+        return self._column(f"{self.qualify(ORDERED['sum'])}({x})")
 
     def mean(self, x: Any) -> Sql:
-        return self._column(f"avg({x} ORDER BY {x})")
+        return self._column(f"{self.qualify(ORDERED['avg'])}({x})")
 
     def count(self, x: Any) -> Sql:
         return self._column(f"count({x})")
@@ -599,10 +599,21 @@ def _is_baseline(x: str) -> str:
     )
 
 
-def _compare_settings(q: Qualify, kind: str) -> str:
-    """SQL of the settings row of ``compare`` on measures of ``kind``: bootstrap's, plus
-    drop_unpaired (du) and test (te: the bootstrap's, or Student's or Fisher's with per-row
-    measures). (The ``by`` names are checked with the source: ``V.source_sql``.)"""
+def _is_baseline_macro() -> Macro:
+    return Macro(
+        "resample.sql",
+        "_mlsql_is_baseline",
+        ("mo", "baseline"),
+        _is_baseline("mo"),
+        "Whether the model value mo equals baseline as Python's == would say (numbers as "
+        "numbers, text as text, other types only with their own type).",
+        public=False,
+    )
+
+
+def _compare_setting_macros(q: Qualify) -> list[Macro]:
+    """``_mlsql_check_drop_unpaired(drop_unpaired)`` and ``_mlsql_check_test(test,
+    measures)``: compare's drop_unpaired and test, checked, else the Python call's error."""
     drop = sql_message(
         DROP_UNPAIRED_MESSAGE.format(got="{}"), f"{q('_mlsql_shown')}(drop_unpaired)"
     )
@@ -621,50 +632,98 @@ def _compare_settings(q: Qualify, kind: str) -> str:
     tests = ", ".join(str(lit(t)) for t in PAIRED.TESTS if t not in PAIRED.SQL_TESTS)
     # the tests only the Python compare computes (none now; the arm stays for a new one)
     python_only = (
-        f"WHEN typeof(test) = 'VARCHAR' AND test IN ({tests}) THEN error({python_test})\n"
-        "                    "
+        f"WHEN typeof(test) = 'VARCHAR' AND test IN ({tests}) THEN error({python_test})\n         "
         if tests
         else ""
     )
+    return [
+        Macro(
+            "resample.sql",
+            "_mlsql_check_drop_unpaired",
+            ("drop_unpaired",),
+            "CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL "
+            f"THEN drop_unpaired\n         ELSE error({drop}) END",
+            "compare's drop_unpaired, checked: a boolean.",
+            public=False,
+        ),
+        Macro(
+            "resample.sql",
+            "_mlsql_check_test",
+            ("test", "measures"),
+            f"""CASE WHEN typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
+         WHEN typeof(test) = 'VARCHAR' AND test IN {V.ROW_TESTS}
+         THEN CASE WHEN len({other}) > 0 THEN error({not_per_row}) ELSE test END
+         {python_only}ELSE error({bad_test}) END""",
+            "compare's test, checked: 'bootstrap', or 'student' or 'fisher' with measures "
+            "of one value per row only.",
+            public=False,
+        ),
+    ]
+
+
+def _compare_settings(q: Qualify, kind: str) -> str:
+    """SQL of the settings row of ``compare`` on measures of ``kind``: bootstrap's, plus
+    drop_unpaired (du) and test (te: the bootstrap's, or Student's or Fisher's with per-row
+    measures). (The ``by`` names are checked with the source: ``V.source_sql``.)"""
     return f"""{_settings(q, COMPARE, kind)},
-               CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE error({drop}) END AS du,
-               CASE WHEN typeof(test) = 'VARCHAR' AND test = 'bootstrap' THEN test
-                    WHEN typeof(test) = 'VARCHAR' AND test IN {V.ROW_TESTS}
-                    THEN CASE WHEN len({other}) > 0 THEN error({not_per_row}) ELSE test END
-                    {python_only}ELSE error({bad_test}) END AS te"""
+               {q("_mlsql_check_drop_unpaired")}(drop_unpaired) AS du,
+               {q("_mlsql_check_test")}(test, measures) AS te"""
 
 
-def _pair_checks(q: Qualify) -> dict[str, str]:
-    """SQL of compare's checks on the pairing, shared by every kind: ``base`` (whether a row
-    ``mo`` is the baseline's), and the CTEs ``models`` (over ``stats``: g, mo, i0, base),
-    ``unpaired`` (over ``pairs``: mo, m) and ``checked`` (NULL, else the Python call's error)."""
+def _pairing_macro(q: Qualify) -> Macro:
+    """``_mlsql_check_pairing(found, repeated, du, unpaired, baseline, model, id,
+    model_values, details)``: NULL, else the Python call's error on compare's pairing, in its
+    order: no row of the baseline (``found`` not true; ``model_values`` the model values), ``repeated`` rows of an
+    id within a model, ``unpaired`` rows without a partner unless ``du`` (drop_unpaired)."""
     repr_ = q("_mlsql_repr")
     no_baseline = _message(
         FRONT.BASELINE_MESSAGE,
         baseline=f"{repr_}(baseline)",
         model=f"{repr_}(model)",
-        values=f"(SELECT coalesce(string_agg({repr_}(mo), ', ' ORDER BY mo NULLS FIRST), '') "
-        "FROM models)",
+        values="model_values",
     )
-    repeated = _message(
-        FRONT.DUPLICATE_MESSAGE,
+    repeated = _message(FRONT.DUPLICATE_MESSAGE, id=f"{repr_}(id)", n="CAST(repeated AS VARCHAR)")
+    unpaired = _message(
+        FRONT.UNPAIRED_MESSAGE,
         id=f"{repr_}(id)",
-        n="CAST((SELECT sum(repeated) FROM models) AS VARCHAR)",
+        n="CAST(unpaired AS VARCHAR)",
+        details="details",
     )
+    return Macro(
+        "resample.sql",
+        "_mlsql_check_pairing",
+        (
+            "found",
+            "repeated",
+            "du",
+            "unpaired",
+            "baseline",
+            "model",
+            "id",
+            "model_values",
+            "details",
+        ),
+        f"""CASE WHEN NOT coalesce(found, false) THEN error({no_baseline})
+         WHEN repeated > 0 THEN error({repeated})
+         WHEN NOT du AND unpaired > 0 THEN error({unpaired}) END""",
+        "NULL, else compare's error on its pairing: no baseline row (found not true), "
+        "repeated ids within a model, or unpaired rows without drop_unpaired (du).",
+        public=False,
+    )
+
+
+def _pair_checks(q: Qualify) -> dict[str, str]:
+    """SQL of compare's checks on the pairing, shared by every kind: ``base`` (whether a row
+    ``mo`` is the baseline's), and the CTEs ``models`` (over ``stats``: g, mo, i0, base),
+    ``unpaired`` (over ``pairs``: mo, m) and ``checked`` (NULL, else the Python call's error
+    of :func:`_pairing_macro`)."""
+    repr_ = q("_mlsql_repr")
     parts = (
         f"[CASE WHEN own > 0 THEN own || ' of model ' || {repr_}(mo) || ' without a baseline row' END, "
         f"CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || {repr_}(mo) END]"
     )
-    unpaired = _message(
-        FRONT.UNPAIRED_MESSAGE,
-        id=f"{repr_}(id)",
-        n="CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR)",
-        details=f"(SELECT array_to_string(list_filter(flatten(list({parts} ORDER BY mo NULLS FIRST)), "
-        "lambda x: x IS NOT NULL), '; ') FROM unpaired)",
-    )
     return {
-        "base": _is_baseline("mo"),
+        "base": f"{q('_mlsql_is_baseline')}(mo, baseline)",
         "models": """models AS (  -- rows per model value, and rows whose (group, id) repeats within it
         SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL)""",
@@ -675,10 +734,12 @@ def _pair_checks(q: Qualify) -> dict[str, str]:
         CROSS JOIN (SELECT coalesce(sum(n), 0) AS n FROM models WHERE base) bt
         WHERE NOT md.base)""",
         "checked": f"""checked AS (  -- the Python call's checks, in its order
-        SELECT CASE WHEN NOT coalesce((SELECT bool_or(base) FROM models), false) THEN error({no_baseline})
-                    WHEN (SELECT sum(repeated) FROM models) > 0 THEN error({repeated})
-                    WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
-                    THEN error({unpaired}) END AS ok)""",
+        SELECT {q("_mlsql_check_pairing")}(
+            (SELECT bool_or(base) FROM models), (SELECT sum(repeated) FROM models),
+            (SELECT du FROM settings), (SELECT sum(own + lack) FROM unpaired), baseline, model, id,
+            (SELECT coalesce(string_agg({repr_}(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models),
+            (SELECT array_to_string(list_filter(flatten(list({parts} ORDER BY mo NULLS FIRST)),
+                                                lambda x: x IS NOT NULL), '; ') FROM unpaired)) AS ok)""",
     }
 
 
@@ -983,6 +1044,10 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         _poisson_cdf(),
         _half_binomial_cdf(),
         _repr(),
+        _is_baseline_macro(),
+        *_compare_setting_macros(q),
+        _pairing_macro(q),
+        V.poisson_one_macro(),
         _mcnemar_p(),
         *_t_two_sided(q),
         V.literal_macro(),
