@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,10 +220,19 @@ def check_by(by: Any, func: str) -> list[str]:
     ['model']
     >>> check_by(None, "label_metrics")
     []
+    >>> check_by(3, "evaluate")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'by' parameter of evaluate must be column names (strings). Got 3 instead.
     """
     if by is None:
         return []
-    names = [by] if isinstance(by, str) else list(by)
+    if isinstance(by, str):
+        names = [by]
+    elif isinstance(by, Iterable) and not isinstance(by, (bytes, Mapping)):
+        names = list(by)
+    else:  # a number, a mapping: not names (SQL's verdict too), not a TypeError of list()
+        raise MlsqlError(BY_MESSAGE.format(func=func, by=by))
     if not all(isinstance(n, str) and n for n in names):
         raise MlsqlError(BY_MESSAGE.format(func=func, by=by))
     return names

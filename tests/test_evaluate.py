@@ -207,6 +207,17 @@ def test_by_named_as_an_output_is_refused(engine, by):
 
 
 @pytest.mark.parametrize(
+    ("by", "shown"), [(3, "3"), ({"g": 1}, "{'g': 1}"), (["g", 2], "['g', 2]")]
+)
+def test_a_by_that_is_not_names_is_refused(engine, by, shown):
+    """Not a TypeError of list(3) in Python, nor a by ignored in SQL: BY_MESSAGE everywhere."""
+    table = pa.table({"actual": ["x"], "predicted": ["x"], "g": ["u"]})
+    message = f"The 'by' parameter of evaluate must be column names (strings). Got {shown} instead."
+    with pytest.raises(MlsqlError, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", ["accuracy"], by=by)
+
+
+@pytest.mark.parametrize(
     ("given", "message"),
     [
         ("micro_f2", "evaluate: there is no measure 'micro_f2'. Did you mean 'micro_f1'? It takes"),
@@ -638,6 +649,18 @@ def test_the_sql_macro_refuses_a_by_named_as_an_output():
     message = "evaluate: the by column 'measure' has the name of an output column."
     with pytest.raises(Exception, match=re.escape(message)):
         _sql(con, table, "'actual', 'predicted', measures := ['accuracy'], \"by\" := 'measure'", [])
+
+
+def test_the_sql_macro_refuses_a_by_that_is_not_names():
+    """The macro checks the by it is given: before, it passed on the names it found in it, none
+    in a number, so a by := 3 was dropped and the measures came back for the whole table."""
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table({"actual": ["x"], "predicted": ["x"], "g": ["u"]})
+    message = "The 'by' parameter of evaluate must be column names (strings). Got 3 instead."
+    with pytest.raises(Exception, match=re.escape(message)):
+        _sql(con, table, "'actual', 'predicted', measures := ['accuracy'], \"by\" := 3", [])
 
 
 def test_duckdb_macros_take_the_parameters_by_position_the_catalog_says():

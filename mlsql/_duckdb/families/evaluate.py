@@ -310,7 +310,7 @@ def _evaluate(q: Qualify, ops: SqlOps) -> Macro:
     lowered = CC.by_lowered(q)
     rows = (
         f"'{q(ROWS)}(' || {literal}(source) || ', ' || {literal}(actual) || ', ' || "
-        f"{predicted} || ', ' || {literal}({by}) || ', ' || {literal}({SAMPLE_WEIGHT}) || ')'"
+        f"{predicted} || ', ' || {literal}(\"by\") || ', ' || {literal}({SAMPLE_WEIGHT}) || ')'"
     )
     regression, ctes, passes, value = _regression(q, ops, canonical, rows)
     call = (
