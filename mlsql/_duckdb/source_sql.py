@@ -77,9 +77,9 @@ def source_text_sql(source: str = "source") -> str:
     )
 
 
-def read_source_sql(q: Qualify, source: str = "source") -> str:
-    """SQL (for a table macro) reading the text parameter ``source`` by rules 2-4."""
-    return f"query({q(SOURCE_TEXT)}({source}))"
+def read_source_sql(q: Qualify) -> str:
+    """SQL (for a table macro) reading its text parameter ``source`` by rules 2-4."""
+    return f"query({q(SOURCE_TEXT)}(source))"
 
 
 #: the column a table macro adds to its source so that the group key is never empty
@@ -125,12 +125,13 @@ def renamed_source_sql(q: Qualify) -> str:
     return f"{q(RENAMED)}(source)"
 
 
-def source_columns_sql(q: Qualify, source: str = "source") -> str:
-    """SQL of the source's column names (a VARCHAR list), read without reading a row."""
+def source_columns_sql(q: Qualify) -> str:
+    """SQL of the column names (a VARCHAR list) of a macro's text parameter ``source``, read
+    without reading a row."""
     return (
         "(SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (\n"
         "            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)\n"
-        f"            LEFT JOIN (SELECT * FROM {read_source_sql(q, source)} LIMIT 0) ON true))"
+        f"            LEFT JOIN (SELECT * FROM {read_source_sql(q)} LIMIT 0) ON true))"
     )
 
 

@@ -97,9 +97,9 @@ def classwise_macros(q: Qualify) -> list[Macro]:
 class ClassAxisOps(SqlOps):
     """Formula primitives over the class axis: values are expressions in the lambda variable.
 
-    ``sum``, ``mean`` and ``count`` reduce ``x`` over the classes' ``positions`` (SQL of
-    the list 1..n) with list functions; formulas that aggregate are inlined (their ``sum`` becomes
-    a list sum), the others stay calls of their macros.
+    ``sum``, ``mean`` and ``count`` reduce ``x`` over the classes' ``positions`` (SQL of the
+    list 1..n) with list functions; formulas that aggregate are inlined (their ``sum``
+    becomes a list sum), the others stay calls of their macros.
 
     Examples
     --------
