@@ -207,6 +207,9 @@ def parse_hivemall_options(options: str | None) -> HivemallOptions:
 
 #: a ``by`` that is not a column name or a list of them
 BY_MESSAGE = "The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+#: a ``by`` that names a column twice (DuckDB's SQL compares names as it compares identifiers,
+#: case-insensitively)
+BY_REPEATED_MESSAGE = "The 'by' parameter of {func} names the column {name!r} more than once."
 #: a ``by`` column named as one of the table's output columns
 BY_OUTPUT_MESSAGE = "{func}: the by column {name!r} has the name of an output column."
 
@@ -235,6 +238,9 @@ def check_by(by: Any, func: str) -> list[str]:
         raise MlsqlError(BY_MESSAGE.format(func=func, by=by))
     if not all(isinstance(n, str) and n for n in names):
         raise MlsqlError(BY_MESSAGE.format(func=func, by=by))
+    for i, name in enumerate(names):
+        if name in names[:i]:  # one group column twice: a duplicate output column
+            raise MlsqlError(BY_REPEATED_MESSAGE.format(func=func, name=name))
     return names
 
 

@@ -147,6 +147,7 @@ CREATE OR REPLACE MACRO _mlsql_check_by(names, func, outputs) AS
     CASE WHEN names IS NULL THEN true
          WHEN _mlsql_by_names(names) IS NULL THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
          ELSE (CASE WHEN system.main.len(system.main.list_filter(_mlsql_by_names(names), lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
+         WHEN system.main.list_filter(_mlsql_by_names(names), lambda b, i: system.main.list_position(system.main.list_transform(_mlsql_by_names(names), lambda y: system.main.lower(y)), system.main.lower(b)) < i)[1] IS NOT NULL THEN system.main.error('The ''by'' parameter of ' || func || ' names the column ' || _mlsql_repr(system.main.list_filter(_mlsql_by_names(names), lambda b, i: system.main.list_position(system.main.list_transform(_mlsql_by_names(names), lambda y: system.main.lower(y)), system.main.lower(b)) < i)[1]) || ' more than once.')
          WHEN system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
          ELSE true END) END;
 

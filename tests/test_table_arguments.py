@@ -54,6 +54,24 @@ def test_a_by_column_named_as_an_output_column_is_refused(engine, func, name):
     assert_mlsql_error(engine, info.value)
 
 
+@pytest.mark.parametrize(
+    ("by", "wrong"),
+    [
+        (["day", "day"], "names the column 'day' more than once."),
+        (3, "must be column names (strings). Got 3 instead."),
+    ],
+)
+@pytest.mark.parametrize("func", CASES)
+def test_a_by_that_is_not_distinct_names_is_refused(engine, func, by, wrong):
+    """A column twice was two group columns of one name in DuckDB's Python call, a
+    DuplicateError in Polars' and one column in SQL; a number was Python's TypeError."""
+    columns = [c for _, c in CASES[func]]
+    message = f"The 'by' parameter of {func} {wrong}"
+    with pytest.raises(Exception, match=re.escape(message)) as info:
+        run_table(engine, func, TABLE, *columns, by=by)
+    assert_mlsql_error(engine, info.value)
+
+
 @pytest.mark.parametrize("func", CASES)
 def test_no_column_name_is_a_missing_column(engine, func):
     """A NULL name (None) names no column: SQL gave an empty table, as if every row were

@@ -311,7 +311,8 @@ def check_by(q: Qualify, func: str, outputs: Sequence[str]) -> str:
 def _by_names(q: Qualify) -> list[Macro]:
     """``_mlsql_by_names(names)`` and ``_mlsql_check_by(names, func, outputs)``: one column
     name or a list of them (typed overloads), checked as the Python functions check them
-    (:data:`mlsql._params.BY_MESSAGE`, :data:`mlsql._params.BY_OUTPUT_MESSAGE`)."""
+    (:data:`mlsql._params.BY_MESSAGE`, :data:`mlsql._params.BY_REPEATED_MESSAGE`,
+    :data:`mlsql._params.BY_OUTPUT_MESSAGE`)."""
     repr_ = q("_mlsql_repr")
     bad = sql_message(P.BY_MESSAGE.format(func="{}", by=_Hole()), "func", f"{repr_}(names)")
 
@@ -320,7 +321,13 @@ def _by_names(q: Qualify) -> list[Macro]:
         output = sql_message(
             P.BY_OUTPUT_MESSAGE.format(func="{}", name=_Hole()), "func", f"{repr_}({clash})"
         )
+        lowered = f"list_transform({names}, lambda y: lower(y))"
+        again = f"list_filter({names}, lambda b, i: list_position({lowered}, lower(b)) < i)[1]"
+        repeated = sql_message(
+            P.BY_REPEATED_MESSAGE.format(func="{}", name=_Hole()), "func", f"{repr_}({again})"
+        )
         return f"""CASE WHEN len(list_filter({names}, lambda b: b IS NULL OR b = '')) > 0 THEN error({bad})
+         WHEN {again} IS NOT NULL THEN error({repeated})
          WHEN {clash} IS NOT NULL THEN error({output})
          ELSE true END"""
 
