@@ -160,7 +160,7 @@ CREATE OR REPLACE MACRO _mlsql_source_text(source) AS
 
 -- _mlsql_picks(c, name, stand_in): Whether column c of a table macro's source is the one its parameter names (any case), or the stand-in column.
 CREATE OR REPLACE MACRO _mlsql_picks(c, name, stand_in) AS 
-    system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(name, '^__mlsql_', 'i') THEN '__mlsql_user_' || name ELSE name END) OR c = stand_in;
+    system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(CAST(name AS VARCHAR), '^__mlsql_', 'i') THEN '__mlsql_user_' || CAST(name AS VARCHAR) ELSE CAST(name AS VARCHAR) END) OR c = stand_in;
 
 -- _mlsql_missing_column(source, wanted, roles, func): NULL, or the error naming the first of the wanted column names (of roles) that a table macro's source lacks.
 CREATE OR REPLACE MACRO _mlsql_missing_column(source, wanted, roles, func) AS 

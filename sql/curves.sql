@@ -37,7 +37,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'precision_recall_curve', (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR)], ['actual', 'score'], _mlsql_by_names("by"), 'precision_recall_curve', (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -90,7 +90,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'precision_recall_curve', (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'precision_recall_curve', (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -145,7 +145,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'roc_curve', (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR)], ['actual', 'score'], _mlsql_by_names("by"), 'roc_curve', (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -198,7 +198,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, dro
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'roc_curve', (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'roc_curve', (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -253,7 +253,7 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, dro
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'det_curve', (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR)], ['actual', 'score'], _mlsql_by_names("by"), 'det_curve', (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -318,7 +318,7 @@ CREATE OR REPLACE MACRO det_curve(source, actual, score, zero_division := 0, dro
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'det_curve', (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'det_curve', (SELECT _mlsql_check_by("by", 'det_curve', ['label', 'threshold', 'fpr', 'fnr']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -385,7 +385,7 @@ CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "b
         FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score], ['actual', 'score'], _mlsql_by_names("by"), 'confusion_matrix_at_thresholds', (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR)], ['actual', 'score'], _mlsql_by_names("by"), 'confusion_matrix_at_thresholds', (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[]))))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -431,7 +431,7 @@ CREATE OR REPLACE MACRO confusion_matrix_at_thresholds(source, actual, score, "b
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, score, '__mlsql_absent'))) AS __mlsql_score,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, score, sample_weight], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'confusion_matrix_at_thresholds', (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(score AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'score', 'sample_weight'], _mlsql_by_names("by"), 'confusion_matrix_at_thresholds', (SELECT _mlsql_check_by("by", 'confusion_matrix_at_thresholds', ['label', 'threshold', 'tn', 'fp', 'fn', 'tp']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (

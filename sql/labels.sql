@@ -45,7 +45,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                     SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
                            system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted], ['actual', 'predicted'], "by", func, true))))))
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR)], ['actual', 'predicted'], "by", func, true))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -73,7 +73,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                            system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                            coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted, sample_weight], ['actual', 'predicted', 'sample_weight'], "by", func, true))))))
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], "by", func, true))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).

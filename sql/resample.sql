@@ -138,7 +138,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
+        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS (
         SELECT g, tp, na, np, w, system.main.count(*) AS m FROM (
             SELECT g, _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
@@ -255,7 +255,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent_actual'))), 1) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
+        FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(model AS VARCHAR), CAST(id AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
         SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base,
                _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
@@ -473,7 +473,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, system.main.list_sort(system.main.list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), 'bootstrap', 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), 'bootstrap', 'predicted'), 'bootstrap', 'actual', 'predicted'))) AS a, system.main.list_sort(system.main.list_distinct(_mlsql_label_list(p0, system.main.typeof(p0), 'bootstrap', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -700,7 +700,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(model AS VARCHAR), CAST(id AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, system.main.list_sort(system.main.list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), 'compare', 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted'), 'compare', 'actual', 'predicted'))) AS a, system.main.list_sort(system.main.list_distinct(_mlsql_label_list(p0, system.main.typeof(p0), 'compare', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
@@ -1032,7 +1032,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1101,7 +1101,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(model AS VARCHAR), CAST(id AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
@@ -1275,7 +1275,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1346,7 +1346,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(model AS VARCHAR), CAST(id AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
@@ -1522,7 +1522,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, coalesce(sample_weight, actual)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'bootstrap', (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[]))))),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, system.main.count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1585,7 +1585,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS a0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS p0,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS w0
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, model, id, coalesce(sample_weight, actual)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(model AS VARCHAR), CAST(id AS VARCHAR), CAST(coalesce(CAST(sample_weight AS VARCHAR), CAST(actual AS VARCHAR)) AS VARCHAR)], ['actual', 'predicted', 'model', 'id', 'sample_weight'], _mlsql_by_names("by"), 'compare', (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[]))))),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, _mlsql_is_baseline(mo, baseline) AS base, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),

@@ -437,7 +437,7 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
                system.main.count(*) AS count
         FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, label, '__mlsql_absent'))) AS __mlsql_label
-        FROM (SELECT * FROM _mlsql_checked_source(source, [label], ['label'], _mlsql_by_names("by"), 'class_distribution', (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(label AS VARCHAR)], ['label'], _mlsql_by_names("by"), 'class_distribution', (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])))))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
@@ -451,7 +451,7 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, label, '__mlsql_absent'))) AS __mlsql_label,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [label, sample_weight], ['label', 'sample_weight'], _mlsql_by_names("by"), 'class_distribution', (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(label AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['label', 'sample_weight'], _mlsql_by_names("by"), 'class_distribution', (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[]))))))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
@@ -467,7 +467,7 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
         FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS __mlsql_predicted
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted], ['actual', 'predicted'], _mlsql_by_names("by"), 'confusion_matrix', (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR)], ['actual', 'predicted'], _mlsql_by_names("by"), 'confusion_matrix', (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, system.main.count(*) AS n FROM known GROUP BY g, a, p)
@@ -486,7 +486,7 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS __mlsql_predicted,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, sample_weight], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'confusion_matrix', (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'confusion_matrix', (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, system.main.sum(w) AS n FROM known GROUP BY g, a, p)
@@ -507,7 +507,7 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
         FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS __mlsql_predicted
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted], ['actual', 'predicted'], _mlsql_by_names("by"), 'class_metrics', (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR)], ['actual', 'predicted'], _mlsql_by_names("by"), 'class_metrics', (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -540,7 +540,7 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, predicted, '__mlsql_absent'))) AS __mlsql_predicted,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, predicted, sample_weight], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'class_metrics', (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(predicted AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'predicted', 'sample_weight'], _mlsql_by_names("by"), 'class_metrics', (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),

@@ -25,7 +25,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, st
             SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, prob], ['actual', 'prob'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(prob AS VARCHAR)], ['actual', 'prob'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
         WHERE y IS NOT NULL AND p IS NOT NULL AND system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile') CROSS JOIN params
         GROUP BY g, b),
     counted AS (
@@ -33,7 +33,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, st
             SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, prob], ['actual', 'prob'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(prob AS VARCHAR)], ['actual', 'prob'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
         WHERE y IS NOT NULL AND p IS NOT NULL AND system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile'),
     -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
     edges AS (
@@ -68,7 +68,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, st
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, prob, sample_weight], ['actual', 'prob', 'sample_weight'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(prob AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'prob', 'sample_weight'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END AND system.main.lower(CAST(strategy AS VARCHAR)) IS DISTINCT FROM 'quantile') CROSS JOIN params
         GROUP BY g, b),
     counted AS (
@@ -77,7 +77,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, st
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, prob, '__mlsql_absent'))) AS __mlsql_prob,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT * FROM _mlsql_checked_source(source, [actual, prob, sample_weight], ['actual', 'prob', 'sample_weight'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
+        FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(prob AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'prob', 'sample_weight'], _mlsql_by_names("by"), 'calibration_table', (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END AND system.main.lower(CAST(strategy AS VARCHAR)) = 'quantile'),
     -- quantile: each group's n_bins + 1 edges, numpy's percentiles of its probabilities
     edges AS (
@@ -115,7 +115,7 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
             FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, scores, '__mlsql_absent_scores'))), 1) AS __mlsql_scores
-        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM _mlsql_checked_source(source, [actual, scores], ['actual', 'scores'], _mlsql_by_names("by"), 'label_thresholds', (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[]))))))
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(scores AS VARCHAR)], ['actual', 'scores'], _mlsql_by_names("by"), 'label_thresholds', (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[]))))))
         WHERE a IS NOT NULL AND e IS NOT NULL),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold
@@ -177,7 +177,7 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, actual, '__mlsql_absent'))) AS __mlsql_actual,
                system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: _mlsql_picks(c, scores, '__mlsql_absent_scores'))), 1) AS __mlsql_scores,
                coalesce(*COLUMNS(lambda c: _mlsql_picks(c, sample_weight, '__mlsql_absent'))) AS __mlsql_sample_weight
-        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM _mlsql_checked_source(source, [actual, scores, sample_weight], ['actual', 'scores', 'sample_weight'], _mlsql_by_names("by"), 'label_thresholds', (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[]))))))
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM _mlsql_checked_source(source, [CAST(actual AS VARCHAR), CAST(scores AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['actual', 'scores', 'sample_weight'], _mlsql_by_names("by"), 'label_thresholds', (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[]))))))
         WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold

@@ -84,6 +84,23 @@ def test_no_column_name_is_a_missing_column(engine, func):
         assert_mlsql_error(engine, info.value)
 
 
+@pytest.mark.parametrize("func", CASES)
+def test_a_name_that_is_not_text_is_a_missing_column(engine, func):
+    """A number as a column name (or sample_weight) is a column the source lacks, as the
+    Python calls say; SQL said DuckDB's Binder Error ("Cannot concatenate lists of types
+    INTEGER[] and VARCHAR[]")."""
+    for i, (role, _) in enumerate(CASES[func]):
+        columns: list[Any] = [c for _, c in CASES[func]]
+        columns[i] = 3
+        with pytest.raises(Exception, match=re.escape(expected(func, role, "3"))) as info:
+            run_table(engine, func, TABLE, *columns)
+        assert_mlsql_error(engine, info.value)
+    columns = [c for _, c in CASES[func]]
+    with pytest.raises(Exception, match=re.escape(expected(func, "sample_weight", "3"))) as info:
+        run_table(engine, func, TABLE, *columns, sample_weight=3)
+    assert_mlsql_error(engine, info.value)
+
+
 @pytest.mark.parametrize("func", [f for f in CASES if len(CASES[f]) == 2])
 def test_both_input_columns_missing_name_the_first(engine, func):
     """SQL's label tables said "cast_to_type cannot be used to cast to NULL"."""

@@ -35,7 +35,7 @@ from mlsql._duckdb.families.label_based import BETA as B
 from mlsql._duckdb.families.label_based import COUNTS, FixedOrderOps, label_list
 from mlsql._duckdb.families.label_based import ZD as Z
 from mlsql._duckdb.library import Macro, Qualify, sql_message
-from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
+from mlsql._duckdb.source_sql import ALL, checked_source_sql, name_or, pick_sql
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample import front as FRONT
 from mlsql._resample import measures as M
@@ -304,7 +304,7 @@ def bootstrap(
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
-        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+        (SAMPLE_WEIGHT, name_or(SAMPLE_WEIGHT, "actual")),
     ]
     source = source_sql(q, named, func)
     weight = weight_sql(q, func)
@@ -463,7 +463,7 @@ def compare(
         ("predicted", "predicted"),
         ("model", "model"),
         ("id", "id"),
-        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+        (SAMPLE_WEIGHT, name_or(SAMPLE_WEIGHT, "actual")),
     ]
     source = source_sql(q, named, func)
     weight = weight_sql(q, func)

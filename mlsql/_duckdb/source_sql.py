@@ -199,11 +199,17 @@ def checked_source_sql(
     ``__mlsql_absent_<role>``, the stand-in :func:`pick_sql` binds to where a macro's
     overloads need a type (never read: the check has raised first).
     """
-    wanted = f"[{', '.join(name for _, name in named)}]"
+    wanted = f"[{', '.join(f'CAST({name} AS VARCHAR)' for _, name in named)}]"
     roles = f"[{', '.join(repr(role) for role, _ in named)}]"
     by_ok = "true" if by_check is None else f"(SELECT {by_check})"
     casts = "".join(f", CAST({ABSENT} AS {t}) AS {ABSENT}_{r}" for r, t in (typed or {}).items())
     return f"(SELECT *{casts} FROM {q(CHECKED)}(source, {wanted}, {roles}, {by}, {func}, {by_ok}))"
+
+
+def name_or(name: str, other: str) -> str:
+    """SQL of the column name ``name``, else (NULL) ``other``, as text: names of other types
+    (a number) are refused as columns the source lacks, not by DuckDB's binder."""
+    return f"coalesce(CAST({name} AS VARCHAR), CAST({other} AS VARCHAR))"
 
 
 #: the scalar macro (:func:`picks_sql`) telling whether a source column is the one a table
@@ -215,7 +221,10 @@ def picks_sql() -> str:
     """SQL (the body of :data:`PICKS`, parameters ``c``, ``name`` and ``stand_in``) of whether
     column ``c`` of :func:`checked_source_sql` is the one named ``name`` (case-insensitive, a
     name of :data:`USER_PREFIX` renamed as the source was) or the stand-in column."""
-    user = f"CASE WHEN regexp_matches(name, '^__mlsql_', 'i') THEN '{USER_PREFIX}' || name ELSE name END"
+    # a name of another type (a number) is its text, as in the source's check, which says
+    # it is not a column: not DuckDB's binder error on lower(INTEGER)
+    text = "CAST(name AS VARCHAR)"
+    user = f"CASE WHEN regexp_matches({text}, '^__mlsql_', 'i') THEN '{USER_PREFIX}' || {text} ELSE {text} END"
     return f"lower(c) = lower({user}) OR c = stand_in"
 
 

@@ -34,7 +34,7 @@ from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb import evaluate_regression as ER
 from mlsql._duckdb.library import Macro, Qualify, check_macro, sql_message
 from mlsql._duckdb.ops import SqlOps
-from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
+from mlsql._duckdb.source_sql import ALL, checked_source_sql, name_or, pick_sql
 from mlsql._evaluate import front as EV
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample.measures import ENTRY_MESSAGE
@@ -107,8 +107,8 @@ def _rows(q: Qualify) -> Macro:
     func = str(lit(EV.FUNC))
     named = [
         ("actual", "actual"),
-        ("predicted", "coalesce(predicted, actual)"),
-        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+        ("predicted", name_or("predicted", "actual")),
+        (SAMPLE_WEIGHT, name_or(SAMPLE_WEIGHT, "actual")),
     ]
     by = CC.by_lowered(q)
     source = checked_source_sql(
@@ -120,7 +120,7 @@ def _rows(q: Qualify) -> Macro:
     body = f"""SELECT __mlsql_g, __mlsql_a, __mlsql_p, {weight} AS __mlsql_w FROM (
     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS __mlsql_g,
            {pick_sql(q, "actual")} AS __mlsql_a,
-           {pick_sql(q, "coalesce(predicted, actual)")} AS __mlsql_p,
+           {pick_sql(q, name_or("predicted", "actual"))} AS __mlsql_p,
            {pick_sql(q, SAMPLE_WEIGHT)} AS __mlsql_w0
     FROM {source})"""
     return Macro(

@@ -65,7 +65,7 @@ from mlsql._duckdb import resample_values as V
 from mlsql._duckdb.families.label_based import label_list
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import ORDERED, SqlOps
-from mlsql._duckdb.source_sql import ALL, LIST_ACTUAL, LIST_STAND_IN, pick_sql
+from mlsql._duckdb.source_sql import ALL, LIST_ACTUAL, LIST_STAND_IN, name_or, pick_sql
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, flatten, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import REGISTRY, measures
@@ -384,7 +384,7 @@ def _bootstrap(q: Qualify) -> Macro:
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
-        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+        (SAMPLE_WEIGHT, name_or(SAMPLE_WEIGHT, "actual")),
     ]
     source = V.source_sql(q, named, str(lit(FUNC)), LIST_STAND_IN)
     a0, p0 = (
@@ -756,7 +756,7 @@ def _compare(q: Qualify) -> Macro:
         ("predicted", "predicted"),
         ("model", "model"),
         ("id", "id"),
-        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+        (SAMPLE_WEIGHT, name_or(SAMPLE_WEIGHT, "actual")),
     ]
     func = str(lit(COMPARE))
     source = V.source_sql(q, named, func, LIST_STAND_IN)
