@@ -4,17 +4,20 @@ A table function (``roc_curve``, ``label_metrics``, ``calibration_table``, ...)
 takes a frame, the names of its input columns, then keyword-only parameters:
 the registry's (:class:`mlsql._registry.Measure` ``params``, with their
 defaults) and ``sample_weight``. :func:`table_function` writes that signature
-once for every engine; an engine supplies only the function that computes the
-table, called with every argument by name, and its docstring's ``Returns``
-and example (:func:`mlsql._front.docs.table_docstring`).
+once for every engine and checks the registry parameters against their
+constraints, in the registry's order; an engine supplies only the function that
+computes the table from the frame and a :class:`TableCall`, and its docstring's
+``Returns`` and example (:func:`mlsql._front.docs.table_docstring`).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from mlsql import _params as P
 from mlsql._front.docs import table_docstring
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, measures
@@ -62,6 +65,36 @@ def table_signature(name: str, source: str, result: str | None = None) -> inspec
     return inspect.Signature(params, return_annotation=source if result is None else result)
 
 
+@dataclass(frozen=True)
+class TableCall:
+    """One call of a table function, as its engine computes it.
+
+    ``columns``: the input columns by role (``actual``, ``predicted``, ``score``,
+    ...), in the signature's order; ``params``: the registry parameters but
+    ``by``, each checked against its constraint (:func:`mlsql._params.check`:
+    ``zero_division`` is a :class:`~mlsql._params.ZeroDivision`); ``by`` and
+    ``sample_weight`` as given.
+
+    Examples
+    --------
+    >>> call = TableCall("class_metrics", {"actual": "a", "predicted": "p"},
+    ...                  {"beta": 2.0}, None, None)
+    >>> call.keywords
+    {'beta': 2.0, 'by': None, 'sample_weight': None}
+    """
+
+    func: str
+    columns: dict[str, str]
+    params: dict[str, Any]
+    by: str | Sequence[str] | None
+    sample_weight: str | None
+
+    @property
+    def keywords(self) -> dict[str, Any]:
+        """The parameters, ``by`` and ``sample_weight`` by name."""
+        return {**self.params, "by": self.by, "sample_weight": self.sample_weight}
+
+
 def table_function(
     engine: Engine,
     name: str,
@@ -71,14 +104,26 @@ def table_function(
     result: str | None = None,
 ) -> Callable[..., Any]:
     """Table function ``name`` of ``engine``: :func:`table_signature` over ``engine``'s frame
-    type, calling ``compute`` with every argument by name (defaults filled in); its
-    docstring :func:`~mlsql._front.docs.table_docstring` of ``returns`` and ``example``."""
+    type, calling ``compute(source, call)`` with the :class:`TableCall` of the arguments
+    (defaults filled in, parameters checked); its docstring
+    :func:`~mlsql._front.docs.table_docstring` of ``returns`` and ``example``."""
     signature = table_signature(name, engine.frame_type, result)
+    m = REGISTRY[name]
+    inputs = [i for i in m.inputs if i != "source"]
+    params = [p for p in m.params if p.name != "by"]
 
     def table(*args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        return compute(**bound.arguments)
+        given = bound.arguments
+        call = TableCall(
+            name,
+            {i: given[i] for i in inputs},
+            {p.name: P.check(p, given[p.name], name) for p in params},
+            given["by"],
+            given["sample_weight"],
+        )
+        return compute(given["source"], call)
 
     table.__name__ = table.__qualname__ = name
     table.__module__ = engine.module

@@ -80,6 +80,7 @@ Notes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +96,24 @@ BY = Param("by", None)
 DI = P.DROP_INTERMEDIATE
 #: the curves that take ``drop_intermediate``
 DROPS = ("precision_recall_curve", "roc_curve", "det_curve")
+
+
+def curve_params(params: Mapping[str, Any]) -> tuple[P.ZeroDivision, bool]:
+    """A curve table's checked parameters as its plan reads them: ``zero_division`` (0 for
+    ``confusion_matrix_at_thresholds``, which has none) and ``drop_intermediate`` (False
+    where the curve takes none).
+
+    Examples
+    --------
+    >>> curve_params({"zero_division": P.check(ZD, 1, "roc_curve"), "drop_intermediate": True})
+    (ZeroDivision(kind='value', value=1.0), True)
+    >>> curve_params({})
+    (ZeroDivision(kind='value', value=0.0), False)
+    """
+    zd = params["zero_division"] if "zero_division" in params else P.check(ZD, 0, "curve")
+    return zd, bool(params.get("drop_intermediate", False))
+
+
 INPUTS = ("source", "actual", "score")
 #: each table's columns after the group columns
 COLUMNS = {

@@ -291,6 +291,25 @@ def class_values(ops: Any, s: ClassStats, beta: Any, zero_division: Any) -> dict
     }
 
 
+def class_row_values(
+    ops: Any, n: E, actual: E, predicted: E, correct: E, beta: Any, zero_division: Any
+) -> dict[str, E]:
+    """:func:`class_values` of one class from its counts, as a table's row holds them: the
+    known rows ``n``, those truly of the class (``actual``), predicted as it
+    (``predicted``) and both (``correct``)."""
+    s = ClassStats(
+        n=n,
+        index=None,
+        actual=actual,
+        predicted=predicted,
+        correct=correct,
+        axis=ops,
+        pair_sum=None,  # type: ignore[arg-type]
+        row_pair_sum=None,  # type: ignore[arg-type]
+    )
+    return class_values(ops, s, beta, zero_division)
+
+
 def averaged(ops: Any, s: ClassStats, ratio: Callable[..., E], average: Any, zd: Any) -> E:
     """A per-class ratio averaged over classes: micro (pooled), macro or weighted by support."""
     options = {

@@ -141,20 +141,17 @@ def _label_report(
     """The per-label measures of ``r`` per group: per (group, label) counts, then the
     registry's formulas averaged over the labels (the plan of ``multilabel_report``). Its
     messages name the first of the measures, as the aggregates' messages name theirs."""
+    from mlsql._front.table_functions import TableCall
     from mlsql.polars.families.label_based import report
 
-    out = report(
+    call = TableCall(
         r.items[0][1].name,
-        rows,
-        _ROLES["actual"],
-        _ROLES["predicted"],
-        labels=r.labels,
-        beta=r.beta,
-        zero_division=r.zero_division,
-        by=groups or None,
-        sample_weight=_WEIGHT if weighted else None,
-        in_memory=in_memory,
+        {"actual": _ROLES["actual"], "predicted": _ROLES["predicted"]},
+        {"labels": r.labels, "beta": r.beta, "zero_division": r.zero_division},
+        groups or None,
+        _WEIGHT if weighted else None,
     )
+    out = report(rows, call, in_memory)
     assert isinstance(out, pl.LazyFrame)  # the kind of ``rows``
     return out
 

@@ -788,17 +788,8 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
         LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
                            AND cells.p = cp.class)
     ORDER BY __mlsql_g, __mlsql_a, __mlsql_p"""
-    s = SL.ClassStats(
-        n=Sql("n"),
-        index=None,
-        actual=Sql("r"),
-        predicted=Sql("c"),
-        correct=Sql("d"),
-        axis=ops,
-        pair_sum=None,  # type: ignore[arg-type]
-        row_pair_sum=None,  # type: ignore[arg-type]
-    )
-    columns = SL.class_values(ops, s, Sql("b"), Sql("zd"))
+    n, r, c, d = (Sql(k) for k in ("n", "r", "c", "d"))
+    columns = SL.class_row_values(ops, n, r, c, d, Sql("b"), Sql("zd"))
     select = ",\n               ".join(f"{expr} AS {name}" for name, expr in columns.items())
     metrics = f"""WITH {known.format(func="class_metrics")},
     params AS (SELECT {q("_mlsql_check_beta")}(beta, 'class_metrics') AS b,

@@ -31,15 +31,12 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import polars as pl
 
-from mlsql import _params as P
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import curve_groups
-from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
 from mlsql.polars._checks import Pending, collecting, refuse, refused_columns
 from mlsql.polars._engine import POLARS
@@ -310,19 +307,14 @@ def _kept(func: str, keys: list[str], dropping: bool) -> pl.Expr:
     return CV.det_point_kept(*neighbours, over(pl.col(TP).max()))
 
 
-def _curve(
-    func: str,
-    source: Frame,
-    actual: str,
-    score: str,
-    zero_division: Any = 0,
-    by: Any = None,
-    sample_weight: str | None = None,
-    drop_intermediate: Any = False,
-) -> Frame:
-    zd = check_zero_division(zero_division, func)
-    if func in CV.DROPS:
-        drop_intermediate = P.check(CV.DI, drop_intermediate, func)
+def _curve(source: Frame, call: TableCall) -> Frame:
+    func, (actual, score), by, sample_weight = (
+        call.func,
+        call.columns.values(),
+        call.by,
+        call.sample_weight,
+    )
+    zd, drop_intermediate = CV.curve_params(call.params)
     lf = source.lazy()
     schema = lf.collect_schema()
     groups = curve_groups(func, schema.names(), actual, score, by, sample_weight)
@@ -389,7 +381,7 @@ def _curve(
 precision_recall_curve = table_function(
     POLARS,
     "precision_recall_curve",
-    partial(_curve, "precision_recall_curve"),
+    _curve,
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold,
@@ -409,7 +401,7 @@ precision_recall_curve = table_function(
 roc_curve = table_function(
     POLARS,
     "roc_curve",
-    partial(_curve, "roc_curve"),
+    _curve,
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -434,7 +426,7 @@ def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
 det_curve = table_function(
     POLARS,
     "det_curve",
-    partial(_curve, "det_curve"),
+    _curve,
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -454,7 +446,7 @@ det_curve = table_function(
 confusion_matrix_at_thresholds = table_function(
     POLARS,
     "confusion_matrix_at_thresholds",
-    partial(_curve, "confusion_matrix_at_thresholds"),
+    _curve,
     returns="""
     polars.DataFrame or polars.LazyFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, tn,

@@ -13,7 +13,6 @@ ones the SQL library renders.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +23,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as T
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
 from mlsql.polars._checks import checked
@@ -329,22 +328,14 @@ def _finish(frame: pl.LazyFrame, source: Frame) -> Frame:
 
 
 # ------------------------------------------------------------------ public functions
-def _label_metrics(
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None,
-    beta: float | None,
-    zero_division: Any,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> Frame:
-    func = "label_metrics"
-    b, zd = T.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
+def _label_metrics(source: Frame, call: TableCall) -> Frame:
+    func, (actual, predicted), params = call.func, call.columns.values(), call.params
+    b, zd = T.beta_and_zero_division(func, params["beta"], params["zero_division"])
+    rows, groups, universe = _prepared(
+        func, source, actual, predicted, params["labels"], call.by, call.sample_weight
+    )
     _, k, _ = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
-    columns = [c for c in LB.label_metrics_columns(beta is not None)]
+    columns = [c for c in LB.label_metrics_columns(params["beta"] is not None)]
     out = _label_values(k, b, zd).sort([*groups, "label"], nulls_last=True)
     shown = [g for g in groups if g != ALL]
     return _finish(out.select(*shown, *columns), source)
@@ -368,25 +359,18 @@ label_metrics = table_function(
 )
 
 
-def report(
-    func: str,
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None = None,
-    beta: float | None = None,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-    in_memory: bool | None = None,
-) -> Frame:
-    """:func:`multilabel_report`, its messages those of ``func`` (``evaluate`` reads it);
+def report(source: Frame, call: TableCall, in_memory: bool | None = None) -> Frame:
+    """:func:`multilabel_report` of ``call``, its messages those of ``call.func``
+    (``evaluate`` reads it; its ``beta`` and ``zero_division`` are checked here);
     ``in_memory``: the rows come from a DataFrame (the native plugin may group them), by
     default whether ``source`` is one."""
     held = isinstance(source, pl.DataFrame) if in_memory is None else in_memory
-    b, zd = T.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
+    func, (actual, predicted), params = call.func, call.columns.values(), call.params
+    beta = params["beta"]
+    b, zd = T.beta_and_zero_division(func, beta, params["zero_division"])
+    rows, groups, universe = _prepared(
+        func, source, actual, predicted, params["labels"], call.by, call.sample_weight
+    )
     group_rows, k, histogram = _counts(rows, groups, universe, held)
     by_label = (
         _label_values(k, b, zd)
@@ -414,7 +398,7 @@ def report(
 multilabel_report = table_function(
     POLARS,
     "multilabel_report",
-    functools.partial(report, "multilabel_report"),
+    report,
     returns="""
     polars.DataFrame or polars.LazyFrame
         Lazy if ``source`` is: the ``by`` columns, then the columns of the DuckDB

@@ -35,9 +35,8 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
 from mlsql._front.inputs import finite_costs, mapping_costs
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_columns
-from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
@@ -521,14 +520,13 @@ minority_class = _extreme_function(
 WEIGHT = "__mlsql_w"
 
 
-def _prepared(
-    source: Frame, columns: dict[str, str], by: Any, func: str, sample_weight: str | None = None
-) -> tuple[pl.LazyFrame, list[str]]:
-    """The source with its groups and the named columns (checked) renamed; known rows only.
+def _prepared(source: Frame, call: TableCall) -> tuple[pl.LazyFrame, list[str]]:
+    """The source with its groups and the call's columns (checked) renamed; known rows only.
 
-    With ``sample_weight`` (a column name) the weight is checked and kept as
+    With a ``sample_weight`` (a column name) the weight is checked and kept as
     ``__mlsql_w``, and a row whose weight is NULL is unknown.
     """
+    func, columns, by, sample_weight = call.func, call.columns, call.by, call.sample_weight
     groups = K.by_columns(by, func)
     lf = source.lazy()
     schema = lf.collect_schema()
@@ -553,17 +551,11 @@ def _tally(sample_weight: str | None) -> pl.Expr:
     return pl.len().cast(pl.Int64) if sample_weight is None else pl.col(WEIGHT).sum()
 
 
-def _class_distribution(
-    source: Frame,
-    label: str,
-    *,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> Frame:
-    lf, groups = _prepared(source, {"label": label}, by, "class_distribution", sample_weight)
+def _class_distribution(source: Frame, call: TableCall) -> Frame:
+    lf, groups = _prepared(source, call)
     out = (
         lf.group_by(*groups, pl.col("__mlsql_label").alias("class"))
-        .agg(_tally(sample_weight).alias("count"))
+        .agg(_tally(call.sample_weight).alias("count"))
         .with_columns(
             share=pl.col("count") / pl.col("count").sum().over(groups)
             if groups
@@ -601,16 +593,9 @@ def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
     return both.unique()
 
 
-def _confusion_matrix(
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> Frame:
-    columns = {"actual": actual, "predicted": predicted}
-    lf, groups = _prepared(source, columns, by, "confusion_matrix", sample_weight)
+def _confusion_matrix(source: Frame, call: TableCall) -> Frame:
+    lf, groups = _prepared(source, call)
+    sample_weight = call.sample_weight
     classes = _classes(lf, groups)
     grid = (
         classes.rename({"class": "actual"}).join(
@@ -652,18 +637,9 @@ confusion_matrix = table_function(
 )
 
 
-def _confusion_matrix_wide(
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> pl.DataFrame:
-    long = confusion_matrix(
-        source.lazy(), actual, predicted, by=by, sample_weight=sample_weight
-    ).collect()  # type: ignore[union-attr]
-    groups = K.by_columns(by, "confusion_matrix_wide")
+def _confusion_matrix_wide(source: Frame, call: TableCall) -> pl.DataFrame:
+    long = confusion_matrix(source.lazy(), *call.columns.values(), **call.keywords).collect()  # type: ignore[union-attr]
+    groups = K.by_columns(call.by, call.func)
     order = [str(c) for c in long["predicted"].unique().sort().to_list()]
     wide = long.with_columns(pl.col("predicted").cast(pl.String)).pivot(
         "predicted", index=[*groups, "actual"], values="count"
@@ -692,20 +668,9 @@ confusion_matrix_wide = table_function(
 )
 
 
-def _class_metrics(
-    source: Frame,
-    actual: str,
-    predicted: str,
-    *,
-    beta: float,
-    zero_division: Any,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> Frame:
-    func = "class_metrics"
-    b, zd = check_beta(beta, func), check_zero_division(zero_division, func)
-    columns = {"actual": actual, "predicted": predicted}
-    lf, groups = _prepared(source, columns, by, func, sample_weight)
+def _class_metrics(source: Frame, call: TableCall) -> Frame:
+    b, zd, sample_weight = call.params["beta"], call.params["zero_division"], call.sample_weight
+    lf, groups = _prepared(source, call)
     a, p = pl.col("__mlsql_actual"), pl.col("__mlsql_predicted")
     totals = (
         lf.group_by(*groups).agg(_tally(sample_weight).alias("n"))
@@ -742,17 +707,8 @@ def _class_metrics(
         if groups
         else per_class.join(totals, how="cross")
     )
-    s = SL.ClassStats(
-        n=pl.col("n"),
-        index=None,
-        actual=pl.col("r"),
-        predicted=pl.col("c"),
-        correct=pl.col("d"),
-        axis=OPS,
-        pair_sum=None,  # type: ignore[arg-type]
-        row_pair_sum=None,  # type: ignore[arg-type]
-    )
-    values = SL.class_values(OPS, s, b, zd)
+    n, r, c, d = (pl.col(k) for k in ("n", "r", "c", "d"))
+    values = SL.class_row_values(OPS, n, r, c, d, b, zd)
     out = joined.select(*groups, "class", **{name: e for name, e in values.items()}).sort(
         *groups, "class", nulls_last=True
     )

@@ -37,9 +37,8 @@ from typing import Any
 
 import polars as pl
 
-from mlsql import _params as P
 from mlsql._formulas import Counts
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql._registry import Measure
 from mlsql.measures import scores as SC
@@ -127,21 +126,13 @@ def _quantile_bins(rows: Any, groups: list[str], nb: int) -> tuple[Any, pl.Expr]
     return exploded, pl.col("bin")
 
 
-def _calibration_table(
-    source: Frame,
-    actual: str,
-    prob: str,
-    *,
-    n_bins: int,
-    strategy: str,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> Frame:
-    func = "calibration_table"
-    nb = P.check(SC.N_BINS, n_bins, func)
-    quantile = P.check(TH.STRATEGY, strategy, func) == "quantile"
-    named = {"actual": actual, "prob": prob}
-    lf, schema, groups, w = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
+def _calibration_table(source: Frame, call: TableCall) -> Frame:
+    func, named, sample_weight = call.func, call.columns, call.sample_weight
+    actual, prob = named["actual"], named["prob"]
+    nb, quantile = call.params["n_bins"], call.params["strategy"] == "quantile"
+    lf, schema, groups, w = _frame(
+        source, func, named, call.by, TH.CALIBRATION_COLUMNS, sample_weight
+    )
     a = pl.col(actual)
     y = K.binary_flag(func, "actual", a, schema[actual])
     # the probability's checks deferred to the bins (as the thresholds' to their counts): an
@@ -211,23 +202,13 @@ calibration_table = table_function(
 )
 
 
-def _label_thresholds(
-    source: Frame,
-    actual: str,
-    scores: str,
-    *,
-    beta: float,
-    zero_division: Any,
-    n_bins: int | None,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> Frame:
-    func = "label_thresholds"
-    b = P.check(P.BETA, beta, func)
-    zd = P.check(P.ZERO_DIVISION, zero_division, func)
-    nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
-    named = {"actual": actual, "scores": scores}
-    lf, schema, groups, w = _frame(source, func, named, by, TH.THRESHOLD_COLUMNS, sample_weight)
+def _label_thresholds(source: Frame, call: TableCall) -> Frame:
+    func, named, sample_weight = call.func, call.columns, call.sample_weight
+    actual, scores = named["actual"], named["scores"]
+    b, zd, nb = (call.params[k] for k in ("beta", "zero_division", "n_bins"))
+    lf, schema, groups, w = _frame(
+        source, func, named, call.by, TH.THRESHOLD_COLUMNS, sample_weight
+    )
     # the counts' type: Int64 unweighted, Float64 weighted
     kind: pl.DataType = pl.Int64() if sample_weight is None else pl.Float64()
 

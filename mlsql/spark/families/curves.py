@@ -26,18 +26,16 @@ Examples
 from __future__ import annotations
 
 import operator
-from functools import partial, reduce
+from functools import reduce
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import curve_groups
-from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bound, to_column
@@ -87,23 +85,18 @@ def _label_cells(func: str, rows: DataFrame, groups: list[str]) -> DataFrame:
     return scored.unionByName(truth)
 
 
-def _curve(
-    func: str,
-    source: DataFrame,
-    actual: str,
-    score: str,
-    zero_division: Any = 0,
-    by: Any = None,
-    sample_weight: str | None = None,
-    drop_intermediate: Any = False,
-) -> DataFrame:
+def _curve(source: DataFrame, call: TableCall) -> DataFrame:
+    func, (actual, score), by, sample_weight = (
+        call.func,
+        call.columns.values(),
+        call.by,
+        call.sample_weight,
+    )
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
         )
-    zd = check_zero_division(zero_division, func)
-    if func in CV.DROPS:
-        drop_intermediate = P.check(CV.DI, drop_intermediate, func)
+    zd, drop_intermediate = CV.curve_params(call.params)
     schema = {f.name: f.dataType for f in source.schema.fields}
     shown = curve_groups(func, list(schema), actual, score, by, sample_weight)
     a, s = to_column(actual, func, "actual"), to_column(score, func, "score")
@@ -236,7 +229,7 @@ def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
 precision_recall_curve = table_function(
     SPARK,
     "precision_recall_curve",
-    partial(_curve, "precision_recall_curve"),
+    _curve,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold,
@@ -256,7 +249,7 @@ precision_recall_curve = table_function(
 roc_curve = table_function(
     SPARK,
     "roc_curve",
-    partial(_curve, "roc_curve"),
+    _curve,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -276,7 +269,7 @@ roc_curve = table_function(
 det_curve = table_function(
     SPARK,
     "det_curve",
-    partial(_curve, "det_curve"),
+    _curve,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
@@ -296,7 +289,7 @@ det_curve = table_function(
 confusion_matrix_at_thresholds = table_function(
     SPARK,
     "confusion_matrix_at_thresholds",
-    partial(_curve, "confusion_matrix_at_thresholds"),
+    _curve,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, (``label`` over score maps,) then threshold, tn,

@@ -19,7 +19,6 @@ indicator columns to a label list and back.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from functools import reduce
 from typing import Any
@@ -33,7 +32,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as TB
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
@@ -266,24 +265,15 @@ def _ordered(source: str, by: str | Sequence[str] | None, func: str, columns: Se
 
 
 # ------------------------------------------------------------------ public functions
-def _label_metrics(
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None,
-    beta: float | None,
-    zero_division: Any,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> DataFrame:
-    func = "label_metrics"
-    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
+def _label_metrics(source: DataFrame, call: TableCall) -> DataFrame:
+    func, (actual, predicted), params = call.func, call.columns.values(), call.params
+    by, sample_weight = call.by, call.sample_weight
+    b, zd = TB.beta_and_zero_division(func, params["beta"], params["zero_division"])
     frame, rows, groups, universe, label_type = _prepared(
-        func, source, actual, predicted, labels, by, sample_weight
+        func, source, actual, predicted, params["labels"], by, sample_weight
     )
     values = _label_values(b, zd)
-    columns = LB.label_metrics_columns(beta is not None)
+    columns = LB.label_metrics_columns(params["beta"] is not None)
 
     def build(frame: str) -> str:
         spread = _spread(rows(frame), groups, universe, label_type, sample_weight is not None)
@@ -317,27 +307,16 @@ label_metrics = table_function(
 )
 
 
-def report(
-    func: str,
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    labels: Sequence[Any] | None = None,
-    beta: float | None = None,
-    zero_division: Any = 0,
-    by: str | Sequence[str] | None = None,
-    sample_weight: str | None = None,
-) -> DataFrame:
-    """:func:`multilabel_report`, its messages those of ``func`` (``evaluate`` reads it)."""
+def _multilabel_report(source: DataFrame, call: TableCall) -> DataFrame:
+    """:func:`multilabel_report`: :func:`reports` of its one report."""
+    p = call.params
     return reports(
-        [(func, beta, zero_division)],
+        [(call.func, p["beta"], p["zero_division"])],
         source,
-        actual,
-        predicted,
-        labels=labels,
-        by=by,
-        sample_weight=sample_weight,
+        *call.columns.values(),
+        labels=p["labels"],
+        by=call.by,
+        sample_weight=call.sample_weight,
         prefix=lambda _: "",
     )
 
@@ -345,7 +324,7 @@ def report(
 multilabel_report = table_function(
     SPARK,
     "multilabel_report",
-    functools.partial(report, "multilabel_report"),
+    _multilabel_report,
     returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then the columns of the DuckDB ``multilabel_report``;

@@ -79,7 +79,7 @@ from mlsql._errors import MlsqlError
 from mlsql._front.build import checked_params, function, lookup
 from mlsql._front.docs import CLASS_PARAM_DOCS
 from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_columns
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
@@ -1120,15 +1120,11 @@ cost_map.__doc__ = (cost_map.__doc__ or "") + (
 
 
 # ------------------------------------------------------------------ tables
-def _prepared(
-    source: DataFrame,
-    columns: dict[str, str],
-    by: Any,
-    func: str,
-    sample_weight: str | None = None,
-) -> tuple[DataFrame, list[str]]:
+def _prepared(source: DataFrame, call: TableCall) -> tuple[DataFrame, list[str]]:
     """Known rows: internal group columns ``__g<i>`` (or one constant group) and ``__<role>``,
-    and with ``sample_weight`` (a column name) the checked weight ``__w`` (NULL: unknown row)."""
+    and with a ``sample_weight`` (a column name) the checked weight ``__w`` (NULL: unknown
+    row)."""
+    func, columns, by, sample_weight = call.func, call.columns, call.by, call.sample_weight
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
@@ -1169,21 +1165,15 @@ def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     return df.orderBy(*(F.col(k).asc_nulls_last() for k in keys))
 
 
-def _class_distribution(
-    source: DataFrame,
-    label: str,
-    *,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> DataFrame:
-    func = "class_distribution"
-    rows, groups = _prepared(source, {"label": label}, by, func, sample_weight)
+def _class_distribution(source: DataFrame, call: TableCall) -> DataFrame:
+    rows, groups = _prepared(source, call)
     counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
-        _tally(sample_weight).alias("count")
+        _tally(call.sample_weight).alias("count")
     )
     share = F.col("count") / F.sum("count").over(Window.partitionBy(*groups))
     out = counted.withColumn("share", share)
-    return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", "count", "share")
+    shown = _shown(call.by, call.func)
+    return _ordered(out, [*groups, "class"]).select(*shown, "class", "count", "share")
 
 
 class_distribution = table_function(
@@ -1230,20 +1220,11 @@ def _long(rows: DataFrame, groups: list[str], sample_weight: str | None = None) 
     )
 
 
-def _confusion_matrix(
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> DataFrame:
-    func = "confusion_matrix"
-    columns = {"actual": actual, "predicted": predicted}
-    rows, groups = _prepared(source, columns, by, func, sample_weight)
-    out = _long(rows, groups, sample_weight)
+def _confusion_matrix(source: DataFrame, call: TableCall) -> DataFrame:
+    rows, groups = _prepared(source, call)
+    out = _long(rows, groups, call.sample_weight)
     return _ordered(out, [*groups, "actual", "predicted"]).select(
-        *_shown(by, func), "actual", "predicted", "count"
+        *_shown(call.by, call.func), "actual", "predicted", "count"
     )
 
 
@@ -1267,23 +1248,15 @@ confusion_matrix = table_function(
 )
 
 
-def _confusion_matrix_wide(
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> DataFrame:
-    func = "confusion_matrix_wide"
-    columns = {"actual": actual, "predicted": predicted}
-    rows, groups = _prepared(source, columns, by, func, sample_weight)
-    long = _long(rows, groups, sample_weight)
+def _confusion_matrix_wide(source: DataFrame, call: TableCall) -> DataFrame:
+    rows, groups = _prepared(source, call)
+    long = _long(rows, groups, call.sample_weight)
     classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
     names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
     wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
     renamed = [wide["`" + n.replace("`", "``") + "`"].alias(n) for n in names]
-    return _ordered(wide, [*groups, "actual"]).select(*_shown(by, func), "actual", *renamed)
+    shown = _shown(call.by, call.func)
+    return _ordered(wide, [*groups, "actual"]).select(*shown, "actual", *renamed)
 
 
 confusion_matrix_wide = table_function(
@@ -1307,20 +1280,9 @@ confusion_matrix_wide = table_function(
 )
 
 
-def _class_metrics(
-    source: DataFrame,
-    actual: str,
-    predicted: str,
-    *,
-    beta: float,
-    zero_division: Any,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> DataFrame:
-    func = "class_metrics"
-    b, zd = P.check_beta(beta, func), P.check_zero_division(zero_division, func)
-    columns = {"actual": actual, "predicted": predicted}
-    rows, groups = _prepared(source, columns, by, func, sample_weight)
+def _class_metrics(source: DataFrame, call: TableCall) -> DataFrame:
+    b, zd, sample_weight = call.params["beta"], call.params["zero_division"], call.sample_weight
+    rows, groups = _prepared(source, call)
     a, p = F.col("__actual"), F.col("__predicted")
     one, zero = (F.lit(1), F.lit(0)) if sample_weight is None else (F.col("__w"), F.lit(0.0))
     both = F.array(
@@ -1338,19 +1300,11 @@ def _class_metrics(
         *(F.sum(k).cast(total).alias(k) for k in ("r", "c", "d"))
     )
     with_n = per_class.withColumn("n", F.sum("r").over(Window.partitionBy(*groups)))
-    s = SL.ClassStats(
-        n=F.col("n"),
-        index=None,
-        actual=F.col("r"),
-        predicted=F.col("c"),
-        correct=F.col("d"),
-        axis=OPS,
-        pair_sum=None,  # type: ignore[arg-type]
-        row_pair_sum=None,  # type: ignore[arg-type]
-    )
-    values = SL.class_values(OPS, s, b, zd)
+    n, r, c, d = (F.col(k) for k in ("n", "r", "c", "d"))
+    values = SL.class_row_values(OPS, n, r, c, d, b, zd)
     out = with_n.select(*groups, "class", *(column(e).alias(n) for n, e in values.items()))
-    return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", *values)
+    shown = _shown(call.by, call.func)
+    return _ordered(out, [*groups, "class"]).select(*shown, "class", *values)
 
 
 class_metrics = table_function(

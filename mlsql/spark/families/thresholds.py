@@ -30,7 +30,7 @@ from pyspark.sql import types as T
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import Counts
-from mlsql._front.table_functions import table_function
+from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
@@ -138,21 +138,13 @@ def _quantile_bins(rows: DataFrame, internal: list[str], nb: int) -> tuple[DataF
     return joined, b
 
 
-def _calibration_table(
-    source: DataFrame,
-    actual: str,
-    prob: str,
-    *,
-    n_bins: int,
-    strategy: str,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> DataFrame:
-    func = "calibration_table"
-    nb = P.check(SC.N_BINS, n_bins, func)
-    quantile = P.check(TH.STRATEGY, strategy, func) == "quantile"
-    named = {"actual": actual, "prob": prob}
-    groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
+def _calibration_table(source: DataFrame, call: TableCall) -> DataFrame:
+    func, named, sample_weight = call.func, call.columns, call.sample_weight
+    actual, prob = named["actual"], named["prob"]
+    nb, quantile = call.params["n_bins"], call.params["strategy"] == "quantile"
+    groups, keys, internal = _keys(
+        source, func, named, call.by, TH.CALIBRATION_COLUMNS, sample_weight
+    )
     w = _weight(func, source, sample_weight)
     a, p = bound(source, actual), bound(source, prob)
     K.binary_inputs(func, ["actual"], [a])
@@ -204,23 +196,13 @@ calibration_table = table_function(
 )
 
 
-def _label_thresholds(
-    source: DataFrame,
-    actual: str,
-    scores: str,
-    *,
-    beta: float,
-    zero_division: Any,
-    n_bins: int | None,
-    by: str | Sequence[str] | None,
-    sample_weight: str | None,
-) -> DataFrame:
-    func = "label_thresholds"
-    b = P.check(P.BETA, beta, func)
-    zd = P.check(P.ZERO_DIVISION, zero_division, func)
-    nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
-    named = {"actual": actual, "scores": scores}
-    groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS, sample_weight)
+def _label_thresholds(source: DataFrame, call: TableCall) -> DataFrame:
+    func, named, sample_weight = call.func, call.columns, call.sample_weight
+    actual, scores = named["actual"], named["scores"]
+    b, zd, nb = (call.params[k] for k in ("beta", "zero_division", "n_bins"))
+    groups, keys, internal = _keys(
+        source, func, named, call.by, TH.THRESHOLD_COLUMNS, sample_weight
+    )
     a, s = bound(source, actual), bound(source, scores)
     _scores_check(func, ["actual", "scores"], [a, s])
     # the weight after the scores' checks (their message first); the counts' type: long
