@@ -8,12 +8,12 @@ exactly as the DuckDB and Spark engines do (same seed, same result).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
-from mlsql._resample import front
+from mlsql._resample import front, function
 from mlsql.measures import class_scores as CS
 from mlsql.polars import stats as st
 from mlsql.polars._dtypes import inner, kind, label_lists, same_kind
@@ -130,42 +130,16 @@ def _weight(
     return w.alias(f"__mlsql_s{n}")
 
 
-@front.documented(
-    _WORDS,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
-    ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
-    >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
-    ('micro_f1', 0.5714285714285714)
-    """,
-)
-def bootstrap(
-    frame: pl.DataFrame | pl.LazyFrame,
-    actual: str,
-    predicted: str,
-    measures: Sequence[Any],
-    *,
-    by: str | Sequence[str] | None = None,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    sample_weight: str | pl.Expr | None = None,
+def _bootstrap(
+    frame: pl.DataFrame | pl.LazyFrame, req: front.Request, a: Mapping[str, Any]
 ) -> pl.DataFrame:
+    """``mp.bootstrap`` of the checked call ``req`` (``a``: its arguments)."""
     lazy = frame.lazy()
     schema = lazy.collect_schema()
-    req = front.request(
-        "bootstrap",
-        schema.names(),
-        front.with_weight({"actual": actual, "predicted": predicted}, _name(sample_weight)),
-        by,
-        measures,
-        n_resamples,
-        confidence,
-        seed,
-    )
-    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, schema, sample_weight)]
+    stats = [
+        *_checked(req, schema, a["actual"], a["predicted"]),
+        _weight(req, lazy, schema, a["sample_weight"]),
+    ]
     keys = [*(_column(schema, b) for b in req.by), *stats]
     rows = _rows(lazy.group_by(keys).agg(pl.len()), req)
     from mlsql._resample import run  # numpy: imported when a call runs
@@ -174,51 +148,17 @@ def bootstrap(
     return _frame([*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by), schema)
 
 
-@front.documented(
-    _WORDS,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
-    ...                    "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
-    >>> mp.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).row(0)[:5]
-    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
-    """,
-)
-def compare(
-    frame: pl.DataFrame | pl.LazyFrame,
-    actual: str,
-    predicted: str,
-    measures: Sequence[Any],
-    *,
-    model: str = "model",
-    id: str = "id",
-    baseline: Any = "A",
-    by: str | Sequence[str] | None = None,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    sample_weight: str | pl.Expr | None = None,
-    drop_unpaired: bool = False,
-    test: str = "bootstrap",
+def _compare(
+    frame: pl.DataFrame | pl.LazyFrame, req: front.Request, a: Mapping[str, Any]
 ) -> pl.DataFrame:
+    """``mp.compare`` of the checked call ``req`` (``a``: its arguments)."""
     lazy = frame.lazy()
     schema = lazy.collect_schema()
-    req = front.request(
-        "compare",
-        schema.names(),
-        front.with_weight(
-            {"actual": actual, "predicted": predicted, "model": model, "id": id},
-            _name(sample_weight),
-        ),
-        by,
-        measures,
-        n_resamples,
-        confidence,
-        seed,
-        test,
-    )
-    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, schema, sample_weight)]
+    model, id, baseline = a["model"], a["id"], a["baseline"]
+    stats = [
+        *_checked(req, schema, a["actual"], a["predicted"]),
+        _weight(req, lazy, schema, a["sample_weight"]),
+    ]
     from mlsql._resample.measures import STATS  # numpy: imported when a call runs
 
     names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
@@ -243,8 +183,53 @@ def compare(
         joined = others.join(base, on=[*by, _ID], how="inner", nulls_equal=True)
         group = [*by, _MODEL, *(f"{n}_b" for n in names), *names]
         paired_rows = _rows(joined.group_by(group).agg(pl.len()), req)
-    out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
+    out = front.compared(
+        req, model, id, baseline, totals, paired_rows, repeated, a["drop_unpaired"]
+    )
     return _frame([*req.by, *front.COMPARE_COLUMNS], out, len(req.by), schema, model)
+
+
+_TYPES = ("pl.DataFrame | pl.LazyFrame", "str | pl.Expr", "pl.DataFrame")
+
+
+def _names(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    return frame.lazy().collect_schema().names()
+
+
+bootstrap = function.resampling_function(
+    "bootstrap",
+    "mlsql.polars",
+    _WORDS,
+    _TYPES,
+    """
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
+    ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
+    >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
+    ('micro_f1', 0.5714285714285714)
+    """,
+    _names,
+    _name,
+    _bootstrap,
+)
+compare = function.resampling_function(
+    "compare",
+    "mlsql.polars",
+    _WORDS,
+    _TYPES,
+    """
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
+    ...                    "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
+    >>> mp.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).row(0)[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    """,
+    _names,
+    _name,
+    _compare,
+)
 
 
 #: the public functions of this module (frame in, frame out)

@@ -10,12 +10,12 @@ GROUPING SETS runs in SQL). :mod:`mlsql._slices.front` names the slices and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
-from mlsql._slices import front
+from mlsql._slices import front, function
 from mlsql.polars import resample as R
 
 _LEN = "__mlsql_m"
@@ -54,59 +54,15 @@ def _cuts(
     }
 
 
-def slices(
-    frame: pl.DataFrame | pl.LazyFrame,
-    actual: str,
-    predicted: str,
-    candidates: str | Sequence[str],
-    measure: Any,
-    *,
-    depth: int = 1,
-    n_bins: int = 4,
-    min_rows: int = front.MIN_ROWS,
-    min_weight: float | None = None,
-    sample_weight: str | pl.Expr | None = None,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    adjust: str = "bh",
-) -> pl.DataFrame:
-    """Where is the model worst? A measure on every slice of the data, from the worst.
-
-    The result and the method are those of DuckDB's ``mlsql.slices``; the
-    same seed gives the same table.
-
-    Parameters
-    ----------
-    frame : polars.DataFrame or polars.LazyFrame
-        The predictions.
-    actual, predicted : str
-        The columns of true and predicted label lists, or of one label per row.
-    candidates : str or sequence of str
-        The columns that define slices (numeric ones binned into quantiles).
-    measure : str or (str, dict)
-        One aggregate measure that ``mp.bootstrap`` resamples: of label lists
-        (micro_*, samples_*, macro_* and weighted_* averages, label
-        accuracies, clp, mlp, wlp, subset_accuracy, zero_one_loss,
-        hamming_loss, fmeasure), of one label per row (accuracy, error_rate,
-        the class-wise precision, recall and F scores, balanced accuracy,
-        Cohen's kappa, MCC), of numbers (mse, mae, r2 and the other
-        regression measures) or of a 0/1 label and a score (auc,
-        average_precision_score, logloss, brier_score_loss,
-        expected_calibration_error).
-    depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
-        As ``mlsql.slices`` takes them.
-    sample_weight : str or polars.Expr, optional
-        Row weights, as the weighted measures take them.
-
-    Returns
-    -------
-    polars.DataFrame
-        slice, rows, estimate, low, high, difference, diff_low, diff_high,
-        p_value, p_adjusted, significant; from the worst slice.
-
-    Notes
-    -----
+_WORDS = function.Words(
+    frame="frame",
+    frame_type="polars.DataFrame or polars.LazyFrame",
+    weight_type="str or polars.Expr",
+    result_type="polars.DataFrame",
+    prefix="mp",
+    how="",
+    measure_note="",
+    notes="""
     Memory and time: the statistic tuples of every grouping set and of all
     the data, as ``mlsql.slices`` says: a few per slice for the label-set and
     class measures, about one per row for the regression and score measures
@@ -114,9 +70,8 @@ def slices(
     million and says so past that (slice a sample of the rows, fewer
     candidates or depth 1), and resampling numbers costs about rows x slices
     x ``n_resamples``.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({"lang": ["de", "en"] * 40, "actual": [["a"], ["a"]] * 40,
@@ -125,25 +80,15 @@ def slices(
     ("lang = 'de'", 40, 0.0)
     >>> mp.slices(df, "actual", "predicted", "lang", "macro_f1", n_resamples=200).rows()[0][:3]
     ("lang = 'de'", 40, 0.0)
-    """
+    """,
+)
+
+
+def _slices(frame: pl.DataFrame | pl.LazyFrame, req: front.Request, a: Mapping[str, Any]) -> Any:
+    """``mp.slices`` of the checked call ``req`` (``a``: its arguments)."""
     lazy = frame.lazy()
     schema = lazy.collect_schema()
-    req = front.request(
-        schema.names(),
-        actual,
-        predicted,
-        candidates,
-        measure,
-        depth=depth,
-        n_bins=n_bins,
-        min_rows=min_rows,
-        sample_weight=R._name(sample_weight),
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        adjust=adjust,
-        min_weight=min_weight,
-    )
+    actual, predicted, sample_weight = a["actual"], a["predicted"], a["sample_weight"]
     checked = req.resampling
     stats = [
         *R._checked(checked, schema, actual, predicted),
@@ -185,6 +130,15 @@ def _table(rows: list[tuple[Any, ...]], types: dict[str, Any]) -> Any:
         {n: pa.array(list(v), type=t) for (n, t), v in zip(types.items(), columns, strict=True)}
     )
 
+
+slices = function.slices_function(
+    "mlsql.polars",
+    _WORDS,
+    ("pl.DataFrame | pl.LazyFrame", "str | pl.Expr", "pl.DataFrame"),
+    lambda frame: frame.lazy().collect_schema().names(),
+    R._name,
+    _slices,
+)
 
 #: the public functions of this module (frame in, frame out)
 FUNCTIONS = {"slices": slices}

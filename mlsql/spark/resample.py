@@ -45,14 +45,14 @@ the statistics table, one tuple per distinct statistics with its rows m.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from mlsql._resample import front, paired, run
+from mlsql._resample import front, function, paired, run
 from mlsql._resample.measures import STATS
 from mlsql.spark import resample_exec as X
 from mlsql.spark import resample_tests as XT
@@ -130,39 +130,10 @@ def _weight(req: front.Request, df: DataFrame, sample_weight: str | Column | Non
     return w.alias(f"__mlsql_s{len(STATS[req.stats])}")
 
 
-@front.documented(
-    _WORDS,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(["a", "b"], ["a"]), (["b"], ["b"]), (["a"], ["b"])] * 20,
-    ...                            "actual array<string>, predicted array<string>")
-    >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
-    ('micro_f1', 0.5714285714285714)
-    """,
-)
-def bootstrap(
-    df: DataFrame,
-    actual: str,
-    predicted: str,
-    measures: Sequence[Any],
-    *,
-    by: str | Sequence[str] | None = None,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    sample_weight: str | Column | None = None,
-) -> DataFrame:
-    req = front.request(
-        "bootstrap",
-        df.columns,
-        front.with_weight({"actual": actual, "predicted": predicted}, _name(sample_weight)),
-        by,
-        measures,
-        n_resamples,
-        confidence,
-        seed,
+def _bootstrap(df: DataFrame, req: front.Request, a: Mapping[str, Any]) -> DataFrame:
+    """``ms.bootstrap`` of the checked call ``req`` (``a``: its arguments)."""
+    actual, predicted, sample_weight, measures = (
+        a[k] for k in ("actual", "predicted", "sample_weight", "measures")
     )
     stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
     groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
@@ -181,50 +152,13 @@ def bootstrap(
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
 
 
-@front.documented(
-    _WORDS,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(1, "A", "x", "x"), (2, "A", "y", "x"), (3, "A", "x", "x"),
-    ...      (1, "B", "x", "x"), (2, "B", "y", "y"), (3, "B", "x", "x")],
-    ...     "id int, model string, actual string, predicted string")
-    >>> ms.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).first()[:5]
-    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
-    """,
-)
-def compare(
-    df: DataFrame,
-    actual: str,
-    predicted: str,
-    measures: Sequence[Any],
-    *,
-    model: str = "model",
-    id: str = "id",
-    baseline: Any = "A",
-    by: str | Sequence[str] | None = None,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    sample_weight: str | Column | None = None,
-    drop_unpaired: bool = False,
-    test: str = "bootstrap",
-) -> DataFrame:
-    req = front.request(
-        "compare",
-        df.columns,
-        front.with_weight(
-            {"actual": actual, "predicted": predicted, "model": model, "id": id},
-            _name(sample_weight),
-        ),
-        by,
-        measures,
-        n_resamples,
-        confidence,
-        seed,
-        test,
+def _compare(df: DataFrame, req: front.Request, a: Mapping[str, Any]) -> DataFrame:
+    """``ms.compare`` of the checked call ``req`` (``a``: its arguments)."""
+    actual, predicted, sample_weight, measures = (
+        a[k] for k in ("actual", "predicted", "sample_weight", "measures")
+    )
+    model, id, baseline, drop_unpaired = (
+        a[k] for k in ("model", "id", "baseline", "drop_unpaired")
     )
     stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
     names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
@@ -272,6 +206,53 @@ def compare(
         paired_rows = collected
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
+
+
+_TYPES = ("DataFrame", "str | Column", "DataFrame")
+
+
+def _names(df: DataFrame) -> list[str]:
+    return df.columns
+
+
+bootstrap = function.resampling_function(
+    "bootstrap",
+    "mlsql.spark",
+    _WORDS,
+    _TYPES,
+    """
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(["a", "b"], ["a"]), (["b"], ["b"]), (["a"], ["b"])] * 20,
+    ...                            "actual array<string>, predicted array<string>")
+    >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
+    ('micro_f1', 0.5714285714285714)
+    """,
+    _names,
+    _name,
+    _bootstrap,
+)
+compare = function.resampling_function(
+    "compare",
+    "mlsql.spark",
+    _WORDS,
+    _TYPES,
+    """
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(1, "A", "x", "x"), (2, "A", "y", "x"), (3, "A", "x", "x"),
+    ...      (1, "B", "x", "x"), (2, "B", "y", "y"), (3, "B", "x", "x")],
+    ...     "id int, model string, actual string, predicted string")
+    >>> ms.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).first()[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    """,
+    _names,
+    _name,
+    _compare,
+)
 
 
 #: Spark's word on seeds, in place of the shared summary's "in every engine"

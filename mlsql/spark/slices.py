@@ -13,14 +13,14 @@ for DuckDB and Polars: the same seed gives the same table in every engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from mlsql._slices import front
+from mlsql._slices import front, function
 from mlsql.spark import resample as R
 from mlsql.spark._types import bound
 
@@ -119,74 +119,32 @@ def _mask(n: int, positions: Sequence[int]) -> int:
     return sum(1 << (n - 1 - i) for i in range(n) if i not in positions)
 
 
-def slices(
-    df: DataFrame,
-    actual: str,
-    predicted: str,
-    candidates: str | Sequence[str],
-    measure: Any,
-    *,
-    depth: int = 1,
-    n_bins: int = 4,
-    min_rows: int = front.MIN_ROWS,
-    min_weight: float | None = None,
-    sample_weight: str | Column | None = None,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    adjust: str = "bh",
-) -> DataFrame:
-    """Where is the model worst? A measure on every slice of the data, from the worst.
-
-    The result and the method are those of DuckDB's ``mlsql.slices``; the
-    same seed gives the same table (Spark computes the slices' statistic
-    tuples, the driver resamples them as the other engines do).
-
-    Parameters
-    ----------
-    df : pyspark.sql.DataFrame
-        The predictions.
-    actual, predicted : str
-        The columns of true and predicted label lists, or of one label per row.
-    candidates : str or sequence of str
-        The columns that define slices (numeric ones binned into quantiles).
-    measure : str or (str, dict)
-        One aggregate measure that ``ms.bootstrap`` resamples: of label lists
-        (micro_*, samples_*, macro_* and weighted_* averages, label
-        accuracies, clp, mlp, wlp, subset_accuracy, zero_one_loss,
-        hamming_loss, fmeasure), of one label per row (accuracy, error_rate,
-        the class-wise precision, recall and F scores, balanced accuracy,
-        Cohen's kappa, MCC), of numbers (mse, mae, r2 and the other
-        regression measures) or of a 0/1 label and a score (auc,
-        average_precision_score, logloss, brier_score_loss,
-        expected_calibration_error). The driver collects the distinct
-        statistic tuples of every slice, at most a million (about 500 MB;
-        past that it says so): a few per slice for the label-set and class
-        measures, about one per row for the regression and score measures
-        (their exact resamples need each row's numbers: slice a sample of the
-        rows, fewer candidates or depth 1 past the bound).
-    depth, n_bins, min_rows, min_weight, n_resamples, confidence, seed, adjust
-        As ``mlsql.slices`` takes them.
-    sample_weight : str or pyspark.sql.Column, optional
-        Row weights, as the weighted measures take them.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        slice, rows, estimate, low, high, difference, diff_low, diff_high,
-        p_value, p_adjusted, significant; from the worst slice.
-
-    Notes
-    -----
+_WORDS = function.Words(
+    frame="df",
+    frame_type="pyspark.sql.DataFrame",
+    weight_type="str or pyspark.sql.Column",
+    result_type="pyspark.sql.DataFrame",
+    prefix="ms",
+    how=(
+        " (Spark computes the slices' statistic tuples, the driver resamples them as the "
+        "other engines do)"
+    ),
+    measure_note=(
+        "The driver collects the distinct statistic tuples of every slice, at most a "
+        "million (about 500 MB; past that it says so): a few per slice for the label-set "
+        "and class measures, about one per row for the regression and score measures "
+        "(their exact resamples need each row's numbers: slice a sample of the rows, fewer "
+        "candidates or depth 1 past the bound)."
+    ),
+    notes="""
     One ``groupingSets`` job gives every slice's statistic tuples (numeric
     candidates need two more for their quantile edges, Spark's
     ``percentile_disc``); the driver holds only those tuples, at most
     (slices + 1) x distinct tuples, not the rows. Spark's ``percentile_disc``
     computes in doubles: the edges of integers beyond 2^53 or of decimals of
     more than 15 digits may be off by a rounding.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
@@ -194,23 +152,13 @@ def slices(
     ...                            "lang string, actual array<string>, predicted array<string>")
     >>> ms.slices(df, "actual", "predicted", "lang", "micro_f1", n_resamples=200).first()[:3]
     ("lang = 'de'", 40, 0.0)
-    """
-    req = front.request(
-        df.columns,
-        actual,
-        predicted,
-        candidates,
-        measure,
-        depth=depth,
-        n_bins=n_bins,
-        min_rows=min_rows,
-        sample_weight=R._name(sample_weight),
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        adjust=adjust,
-        min_weight=min_weight,
-    )
+    """,
+)
+
+
+def _slices(df: DataFrame, req: front.Request, a: Mapping[str, Any]) -> DataFrame:
+    """``ms.slices`` of the checked call ``req`` (``a``: its arguments)."""
+    actual, predicted, sample_weight = a["actual"], a["predicted"], a["sample_weight"]
     checked = req.resampling
     stats = [
         *R._checked(checked, df, actual, predicted),
@@ -236,6 +184,15 @@ def _frame(df: DataFrame, rows: list[tuple[Any, ...]]) -> DataFrame:
     )
     return df.sparkSession.createDataFrame(rows, schema)
 
+
+slices = function.slices_function(
+    "mlsql.spark",
+    _WORDS,
+    ("DataFrame", "str | Column", "DataFrame"),
+    lambda df: df.columns,
+    R._name,
+    _slices,
+)
 
 #: the public functions of this module (DataFrame in, DataFrame out)
 FUNCTIONS = {"slices": slices}
