@@ -54,6 +54,24 @@ def test_a_by_column_named_as_an_output_column_is_refused(engine, func, name):
     assert_mlsql_error(engine, info.value)
 
 
+#: (table function, its input columns, the parameter whose message comes first when both
+#: beta and zero_division are wrong: the label tables check zero_division first, as
+#: DuckDB's SQL macros always did)
+BOTH_WRONG = [
+    ("label_metrics", ("tags", "guess"), "zero_division"),
+    ("multilabel_report", ("tags", "guess"), "zero_division"),
+    ("class_metrics", ("cls_a", "cls_p"), "beta"),
+]
+
+
+@pytest.mark.parametrize(("func", "columns", "first"), BOTH_WRONG)
+def test_two_wrong_parameters_get_the_same_first_message(engine, func, columns, first):
+    message = f"The '{first}' parameter of {func} must be"
+    with pytest.raises(Exception, match=re.escape(message)) as info:
+        run_table(engine, func, TABLE, *columns, beta=-1.0, zero_division="x")
+    assert_mlsql_error(engine, info.value)
+
+
 @pytest.mark.parametrize(
     ("by", "wrong"),
     [

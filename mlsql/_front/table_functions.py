@@ -5,7 +5,7 @@ takes a frame, the names of its input columns, then keyword-only parameters:
 the registry's (:class:`mlsql._registry.Measure` ``params``, with their
 defaults) and ``sample_weight``. :func:`table_function` writes that signature
 once for every engine and checks the registry parameters against their
-constraints, in the registry's order; an engine supplies only the function that
+constraints, in the registry's order (but :data:`CHECKED_FIRST`); an engine supplies only the function that
 computes the table from the frame and a :class:`TableCall`, and its docstring's
 ``Returns`` and example (:func:`mlsql._front.docs.table_docstring`).
 """
@@ -33,6 +33,12 @@ ANNOTATIONS = {
     "strategy": "str",
     "sample_weight": "str",
 }
+
+
+#: the parameters a table checks before the others: the label tables check
+#: ``zero_division`` before ``beta``, as their SQL macros, ibis and PostgreSQL do
+#: (:func:`mlsql._front.tables.beta_and_zero_division`); the others in the registry's order
+CHECKED_FIRST = {"label_metrics": ("zero_division",), "multilabel_report": ("zero_division",)}
 
 
 def _annotation(name: str, default: Any) -> str:
@@ -110,7 +116,8 @@ def table_function(
     signature = table_signature(name, engine.frame_type, result)
     m = REGISTRY[name]
     inputs = [i for i in m.inputs if i != "source"]
-    params = [p for p in m.params if p.name != "by"]
+    first = CHECKED_FIRST.get(name, ())
+    params = sorted((p for p in m.params if p.name != "by"), key=lambda p: p.name not in first)
 
     def table(*args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(*args, **kwargs)

@@ -308,12 +308,8 @@ def _kept(func: str, keys: list[str], dropping: bool) -> pl.Expr:
 
 
 def _curve(source: Frame, call: TableCall) -> Frame:
-    func, (actual, score), by, sample_weight = (
-        call.func,
-        call.columns.values(),
-        call.by,
-        call.sample_weight,
-    )
+    func, by, sample_weight = call.func, call.by, call.sample_weight
+    actual, score = call.columns.values()
     zd, drop_intermediate = CV.curve_params(call.params)
     lf = source.lazy()
     schema = lf.collect_schema()

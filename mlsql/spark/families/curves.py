@@ -86,12 +86,8 @@ def _label_cells(func: str, rows: DataFrame, groups: list[str]) -> DataFrame:
 
 
 def _curve(source: DataFrame, call: TableCall) -> DataFrame:
-    func, (actual, score), by, sample_weight = (
-        call.func,
-        call.columns.values(),
-        call.by,
-        call.sample_weight,
-    )
+    func, by, sample_weight = call.func, call.by, call.sample_weight
+    actual, score = call.columns.values()
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
