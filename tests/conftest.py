@@ -172,10 +172,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also run the long tests (marked 'long'; `-m long` runs them alone)",
     )
     parser.addoption(
+        "--long-shard",
         "--spark-shard",
+        dest="long_shard",
         default=None,
         metavar="K/N",
-        help="of the long Spark cases, run only shard K of N (K = 0..N-1; .ci/run: see there)",
+        help="of the rotating long cases (Spark's, and the tests marked 'rotating'), run only "
+        "shard K of N (K = 0..N-1; .ci/run: see there)",
     )
 
 
@@ -224,11 +227,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.long)
     if not config.getoption("--long", default=False):
         _deselect(config, items, long)
-    shard = config.getoption("--spark-shard", default=None)
+    shard = config.getoption("long_shard", default=None)
     if shard is not None:
         k, n = parse_shard(shard)
         _deselect(
-            config, items, [i for i in items if is_spark_long(i) and not in_shard(i.nodeid, k, n)]
+            config, items, [i for i in items if is_rotating(i) and not in_shard(i.nodeid, k, n)]
         )
     items[:] = sorted(items, key=first_rank)
 
@@ -247,16 +250,21 @@ def parse_shard(text: str) -> tuple[int, int]:
         k, n = (int(part) for part in text.split("/"))
     except ValueError:
         raise pytest.UsageError(
-            f"--spark-shard takes K/N (two whole numbers). Got {text!r}."
+            f"--long-shard takes K/N (two whole numbers). Got {text!r}."
         ) from None
     if not 0 <= k < n:
-        raise pytest.UsageError(f"--spark-shard K/N needs 0 <= K < N. Got {text!r}.")
+        raise pytest.UsageError(f"--long-shard K/N needs 0 <= K < N. Got {text!r}.")
     return k, n
 
 
-def is_spark_long(item: pytest.Item) -> bool:
-    """A long case of Spark: a long test whose id names Spark (its engine, module or name)."""
-    return item.get_closest_marker("long") is not None and "spark" in item.nodeid.lower()
+def is_rotating(item: pytest.Item) -> bool:
+    """A long case that ``--long-shard`` spreads over successive CI runs: a long case of Spark
+    (a long test whose id names Spark: its engine, module or name), or a case of a long test
+    marked ``rotating`` (the largest of the others, whose cases are parts of one check: the
+    bad-input catalogue's parts, random seeds, a second route to numbers checked each run)."""
+    if item.get_closest_marker("long") is None:
+        return False
+    return "spark" in item.nodeid.lower() or item.get_closest_marker("rotating") is not None
 
 
 def in_shard(nodeid: str, k: int, n: int) -> bool:

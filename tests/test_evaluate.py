@@ -457,6 +457,7 @@ def _sql(con: Any, table: pa.Table, args: str, values: list[Any]) -> list[tuple[
 
 
 @pytest.mark.long
+@pytest.mark.rotating  # (the Python call is checked against the references each run)
 @pytest.mark.parametrize(("data", "actual", "predicted"), _cases())
 def test_the_sql_macro_gives_the_python_calls_rows(data, actual, predicted):
     """Every measure of a kind with its default parameters, grouped and weighted, in SQL alone."""

@@ -151,8 +151,10 @@ WHOLE_CATALOGUE_PATHS = tuple(p for p in V.PATHS if p != "spark")
 SHARDS = 4
 
 
-# long: the whole catalogue of bad and edge inputs on five engine paths (issue 35)
+# long: the whole catalogue of bad and edge inputs on five engine paths (issue 35); rotating:
+# its parts are spread over successive CI runs (--long-shard), the sample above runs in each
 @pytest.mark.long
+@pytest.mark.rotating
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_the_whole_catalogue_has_one_verdict_per_case(shard: int) -> None:
     """Every case on DuckDB's and Polars' paths (long); Spark runs the sample."""

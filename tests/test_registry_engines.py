@@ -11,7 +11,6 @@ import pytest
 
 from mlsql._docs.reference import index_page
 from mlsql._registry import ENGINES, Measure, measures
-from tests.conftest import reference_pages
 
 MEASURES = measures()
 
@@ -91,9 +90,3 @@ def test_reference_lists_every_engine_gap_with_its_reason():
     section = text[text.index(heading) :]
     expected = gaps_section()
     assert expected in section, f"the reference's gaps section should hold:\n{expected}"
-
-
-def test_reference_names_every_function_and_alias():
-    text = "".join(text for _, text in sorted(reference_pages().items()))
-    missing = [name for m in MEASURES for name in (m.name, *m.aliases) if f"`{name}`" not in text]
-    assert not missing, f"the reference pages do not mention {missing}"

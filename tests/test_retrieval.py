@@ -250,6 +250,7 @@ def random_queries(seed: int, n: int = 40) -> list[tuple[list[int], list[int]]]:
 
 
 @pytest.mark.long
+@pytest.mark.rotating  # (random queries: each CI run takes some of the seeds and engines)
 @pytest.mark.parametrize("seed", range(3))
 def test_ranx_itself_on_random_queries(engine, seed):
     """Per-query scores from ranx (``return_mean=False``), averaged, against each engine.
@@ -411,6 +412,7 @@ def random_judged_queries(seed: int, n: int = 40) -> list[tuple[list[int], list[
 
 
 @pytest.mark.long
+@pytest.mark.rotating  # (random queries: each CI run takes some of the seeds and engines)
 @pytest.mark.parametrize("seed", range(3))
 def test_ranx_bpref_itself_on_random_queries(engine, seed):
     """ranx's per-query bpref (qrels at grade 1 and 0, ``return_mean=False``), averaged, against

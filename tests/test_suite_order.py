@@ -67,7 +67,7 @@ def collect(directory: Path, *args: str, engines: str = "") -> subprocess.Comple
     """``pytest --collect-only`` in ``directory``, with this suite's conftest hooks, on every
     engine or on ``engines`` (``MLSQL_TEST_ENGINES``)."""
     (directory / "pytest.ini").write_text(
-        "[pytest]\nmarkers =\n    long\n    long_cases\n    first\n"
+        "[pytest]\nmarkers =\n    long\n    long_cases\n    rotating\n    first\n"
         "addopts = --strict-markers -p no:cacheprovider\n"
     )
     (directory / "conftest.py").write_text(
@@ -108,20 +108,37 @@ def test_a_case_marked_long_is_left_out_without_long(tmp_path: Path) -> None:
     assert collected(tmp_path, "--long", "-m", "long") == [n for n in everything if n in long]
 
 
+#: a long test whose cases rotate over CI runs as Spark's long cases do
+ROTATING = """
+
 @pytest.mark.long
-def test_spark_shards_split_the_long_spark_cases_and_keep_the_rest(tmp_path: Path) -> None:
-    """``--spark-shard K/N`` keeps shard K of the long Spark cases and every other case; the N
-    shards together are the whole run, no Spark case in two; a bad K/N is a usage error."""
-    (tmp_path / "test_small.py").write_text(SMALL_SUITE)
+@pytest.mark.rotating
+@pytest.mark.parametrize("part", range(3))
+def test_rotating(part):
+    pass
+"""
+
+
+@pytest.mark.long
+def test_long_shards_split_the_rotating_cases_and_keep_the_rest(tmp_path: Path) -> None:
+    """``--long-shard K/N`` keeps shard K of the rotating long cases (Spark's, and those of a
+    test marked ``rotating``) and every other case; the N shards together are the whole run, no
+    rotating case in two; the old name ``--spark-shard`` is the same option; a bad K/N is a
+    usage error."""
+    (tmp_path / "test_small.py").write_text(SMALL_SUITE + ROTATING)
     everything = collected(tmp_path, "--long")
-    spark_long = {"test_cases[spark-a]", "test_cases[spark-b]"}
-    shards = [set(collected(tmp_path, "--long", f"--spark-shard={k}/2")) for k in range(2)]
+    rotating = {"test_cases[spark-a]", "test_cases[spark-b]"}
+    rotating |= {f"test_rotating[{part}]" for part in range(3)}
+    assert rotating < set(everything)
+    shards = [set(collected(tmp_path, "--long", f"--long-shard={k}/2")) for k in range(2)]
     assert shards[0] | shards[1] == set(everything)
-    assert shards[0] & shards[1] == set(everything) - spark_long
-    assert collected(tmp_path, "--spark-shard=0/1", "--long") == everything
-    out = collect(tmp_path, "--spark-shard=2/2")
+    assert shards[0] & shards[1] == set(everything) - rotating
+    assert all(shard & rotating for shard in shards)  # (the ids' checksums split them so)
+    assert set(collected(tmp_path, "--long", "--spark-shard=1/2")) == shards[1]
+    assert collected(tmp_path, "--long-shard=0/1", "--long") == everything
+    out = collect(tmp_path, "--long-shard=2/2")
     assert out.returncode != 0
-    assert "--spark-shard K/N needs 0 <= K < N. Got '2/2'." in out.stdout + out.stderr
+    assert "--long-shard K/N needs 0 <= K < N. Got '2/2'." in out.stdout + out.stderr
 
 
 def test_parameters_keep_the_rank_of_their_test(tmp_path: Path) -> None:
