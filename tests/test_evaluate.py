@@ -338,6 +338,69 @@ def test_duckdb_evaluates_regression_from_grouped_sums_not_rows(weighted):
         assert abs(estimate - want) <= 1e-12 * abs(want), (g, measure, estimate, want)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_duckdb_evaluates_class_measures_from_one_class_list_per_group(weighted):
+    """DuckDB's ``evaluate`` builds each group's class lists once and runs every class-wise
+    measure's formula over them (no measure's own macro, which would build its own lists);
+    with ``sample_weight`` the lists are built from the rows' cells (actual, predicted) with
+    their summed weight, not from the rows. The values are scikit-learn's per group."""
+    import mlsql
+    from mlsql._duckdb.evaluate import evaluate_sql
+    from mlsql._evaluate import front as EV
+
+    sk = pytest.importorskip("sklearn.metrics")
+    rng = random.Random(7)
+    rows = [
+        {
+            "g": rng.choice("xy"),
+            "a": rng.choice("abc"),
+            "p": rng.choice("abcd"),
+            "w": rng.choice([0.5, 1.0, 2.0, 3.0]),
+        }
+        for _ in range(400)
+    ]
+    table = pa.Table.from_pylist(rows)
+    weight = "w" if weighted else None
+    asked: list[Any] = [
+        ("f1_score", {"average": "macro"}),
+        ("precision_score", {"average": "weighted", "labels": ["a", "b", "z"]}),
+        "matthews_corrcoef",
+        ("fbeta_score", {"beta": 2, "average": "micro"}),
+    ]
+    con = mlsql.connect()
+    con.register("t", table)
+    req = EV.request(table.column_names, "a", "p", asked, "g", weight)
+    sql = evaluate_sql(req, "FROM t", "a", "p", con)
+    called = r"(?<!')\b(f1_score|precision_score|matthews_corrcoef|fbeta_score)\("  # not a label
+    assert not re.search(called, sql), sql
+    lists = "_mlsql_weighted_class_lists(" if weighted else "_mlsql_class_lists("
+    assert sql.count(lists) == 1, sql
+    if weighted:
+        assert "_mlsql_weighted_class_lists(__mlsql_ca, " in sql, sql
+    reference = {
+        "f1_score(average='macro')": lambda y, p, w: sk.f1_score(
+            y, p, average="macro", sample_weight=w, zero_division=0
+        ),
+        "precision_score(average='weighted', labels=['a', 'b', 'z'])": lambda y, p, w: (
+            sk.precision_score(
+                y, p, average="weighted", labels=["a", "b", "z"], sample_weight=w, zero_division=0
+            )
+        ),
+        "matthews_corrcoef": lambda y, p, w: sk.matthews_corrcoef(y, p, sample_weight=w),
+        "fbeta_score(average='micro', beta=2)": lambda y, p, w: sk.fbeta_score(
+            y, p, beta=2, average="micro", sample_weight=w
+        ),
+    }
+    out = mlsql.evaluate(table, "a", "p", asked, by="g", sample_weight=weight, con=con)
+    got = out.fetchall()
+    assert len(got) == 8
+    for g, measure, estimate in got:
+        group = [r for r in rows if r["g"] == g]
+        w = [r["w"] for r in group] if weighted else None
+        want = reference[measure]([r["a"] for r in group], [r["p"] for r in group], w)
+        assert estimate == pytest.approx(want, rel=1e-12, abs=1e-15), (g, measure)
+
+
 @pytest.mark.long
 def test_duckdb_regression_passes_read_one_rounding_of_each_mean():
     """At a million rows per group DuckDB's parallel ``avg`` rounds differently from one run

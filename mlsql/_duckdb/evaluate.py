@@ -6,7 +6,11 @@ messages are :mod:`mlsql._evaluate.front`'s. Memory is DuckDB's for the measures
 aggregates: each holds per group what its macro holds (counts for the set and class
 measures; the rows' values for the sort-based AUC, AP and the medians). The regression
 measures, whose macros hold each group's values until its mean is known, run instead as
-grouped passes (:mod:`mlsql._duckdb.evaluate_regression`): a few numbers per group. The per-label
+grouped passes (:mod:`mlsql._duckdb.evaluate_regression`): a few numbers per group. The
+class-wise single-label measures (f1_score, precision_score, matthews_corrcoef, ...) read each
+group's class lists, built once for all of them (from the rows' cells with
+``sample_weight``: memory groups x cells), through their formula macros
+(:mod:`mlsql._duckdb.evaluate_classes`). The per-label
 averages of label lists (macro_*, weighted_*, ...) are their aggregate macros, two levels
 in one: per (group, label) counts, then the registry's per-label formulas averaged; on
 ``mlsql.connect()`` the counts come from the native per-label aggregate (groups x labels),
@@ -20,26 +24,11 @@ from typing import Any
 
 import duckdb
 
+from mlsql._duckdb import evaluate_classes as EC
 from mlsql._duckdb import evaluate_regression as ER
 from mlsql._duckdb.families.evaluate import by_position
 from mlsql._evaluate import front as EV
-from mlsql._sqlexpr import Sql, lit, quote_ident
-
-
-def value_sql(value: Any) -> Sql:
-    """A parameter's value as a DuckDB literal: lists as lists, dicts as MAPs.
-
-    Examples
-    --------
-    >>> str(value_sql([1, 2])), str(value_sql({"a": {"b": 2.0}})), str(value_sql("x"))
-    ('[1, 2]', "MAP {'a': MAP {'b': 2.0}}", "'x'")
-    """
-    if isinstance(value, (list, tuple)):
-        return Sql("[" + ", ".join(str(value_sql(v)) for v in value) + "]")
-    if isinstance(value, dict):
-        pairs = ", ".join(f"{value_sql(k)}: {value_sql(v)}" for k, v in value.items())
-        return Sql("MAP {" + pairs + "}")
-    return lit(value)
+from mlsql._sqlexpr import lit, quote_ident
 
 
 def call_sql(
@@ -49,10 +38,10 @@ def call_sql(
     parameters ``by_position`` are given by position (their default where not given)."""
     args = EV.inputs(item, names)
     defaults = {p.name: p.default for p in item.measure.params}
-    args += [str(value_sql(item.params.get(k, defaults.get(k)))) for k in by_position]
+    args += [str(EC.literal(item.params.get(k, defaults.get(k)))) for k in by_position]
     if weight is not None:
         args.append(f"sample_weight := {weight}")
-    args += [f"{k} := {value_sql(v)}" for k, v in item.params.items() if k not in by_position]
+    args += [f"{k} := {EC.literal(v)}" for k, v in item.params.items() if k not in by_position]
     return f"{item.name}({', '.join(args)})"
 
 
@@ -61,34 +50,54 @@ def evaluate_sql(
     clause: str,
     actual: str,
     predicted: str,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> str:
-    """The one query: a GROUP BY of every measure, unpivoted, ordered."""
+    """The one query: a GROUP BY of every measure, unpivoted, ordered (the class-wise
+    measures' parameters checked on ``con`` first where it is given:
+    :func:`mlsql._duckdb.evaluate_classes.checked_values`)."""
     groups = [quote_ident(b) for b in req.by]
     names = {"actual": quote_ident(actual), "predicted": quote_ident(predicted)}
     weight = None
     if req.sample_weight is not None:  # checked once, in messages of evaluate
         weight = f"_mlsql_weight({quote_ident(req.sample_weight)}, {lit(EV.FUNC)})"
     regression = [(i, item) for i, item in enumerate(req.items) if ER.applies(item)]
+    classwise = [(i, item) for i, item in enumerate(req.items) if EC.applies(item)]
     ctes: list[str] = []
-    if regression:  # the passes read the source several times: its parameters bind once
+    if regression or (classwise and weight is not None):
+        # the passes (the cells) read the source again: its parameters bind once
         ctes.append(f"__mlsql_src AS NOT MATERIALIZED (SELECT * {clause})")
         clause = "FROM __mlsql_src"
     values = [
         f"{call_sql(item, names, weight, by_position(item.name))} AS __mlsql_v{i}"
         for i, item in enumerate(req.items)
-        if not ER.applies(item)
+        if not ER.applies(item) and not EC.applies(item)
     ]
+    if classwise and weight is None:  # the class lists: one more aggregate of the GROUP BY
+        first = classwise[0][1].measure.name
+        values.append(f"{EC.lists_sql(first, names['actual'], names['predicted'])} AS {EC.LISTS}")
     group_by = f" GROUP BY {', '.join(groups)}" if groups else ""
     wide = f"SELECT {', '.join([*groups, *values] or ['count(*) AS __mlsql_n'])} {clause}{group_by}"
+    if classwise and weight is not None:  # the class lists over the cells, joined
+        first = classwise[0][1].measure.name
+        cells = EC.cells_sql(clause, groups, names["actual"], names["predicted"], weight, first)
+        wide = _joined(wide, cells, groups, [EC.LISTS])
+    if classwise:  # each measure's formula over its group's lists
+        checked = (
+            [None] * len(classwise)
+            if con is None
+            else EC.checked_values(con, [x for _, x in classwise])
+        )
+        formulas = ", ".join(
+            f"{EC.value_sql(item, params=params)} AS __mlsql_v{i}"
+            for (i, item), params in zip(classwise, checked, strict=True)
+        )
+        wide = f"SELECT *, {formulas} FROM ({wide})"
     if regression:  # grouped passes (memory per group, not per row), joined to the rest
         more, passes = ER.values_sql(regression, clause, actual, predicted, groups, weight)
         ctes += more
-        picked = ", ".join(["w.*", *(f"x.__mlsql_v{i}" for i, _ in regression)])
-        if groups:
-            on = " AND ".join(f"w.{g} IS NOT DISTINCT FROM x.{g}" for g in groups)
-            wide = f"SELECT {picked} FROM ({wide}) AS w JOIN ({passes}) AS x ON {on}"
-        else:
-            wide = f"SELECT {picked} FROM ({wide}) AS w CROSS JOIN ({passes}) AS x"
+        keyed = [f"{g} AS __mlsql_k{k}" for k, g in enumerate(groups)]
+        passes = f"SELECT {', '.join([*keyed, '*'])} FROM ({passes})"
+        wide = _joined(wide, passes, groups, [f"__mlsql_v{i}" for i, _ in regression])
     unpacked = (
         "unnest(list_value("
         + ", ".join(
@@ -105,6 +114,16 @@ def evaluate_sql(
         f"{source}SELECT {keep} FROM (SELECT {', '.join([*groups, unpacked])} FROM ({wide})) "
         f"ORDER BY {order}"
     )
+
+
+def _joined(wide: str, more: str, groups: Sequence[str], picked: Sequence[str]) -> str:
+    """The rows of ``wide`` (one per group) with the columns ``picked`` of ``more`` (one row
+    per group, its keys ``__mlsql_k0``, ``__mlsql_k1``, ...), joined null-safe on the keys."""
+    columns = ", ".join(["w.*", *(f"x.{c}" for c in picked)])
+    if not groups:
+        return f"SELECT {columns} FROM ({wide}) AS w CROSS JOIN ({more}) AS x"
+    on = " AND ".join(f"w.{g} IS NOT DISTINCT FROM x.__mlsql_k{k}" for k, g in enumerate(groups))
+    return f"SELECT {columns} FROM ({wide}) AS w JOIN ({more}) AS x ON {on}"
 
 
 def evaluate(
@@ -159,8 +178,11 @@ def evaluate(
     that name, with its parameters), and the row per group is unpivoted. The
     regression measures run as grouped passes instead (the means per group,
     then centred sums over the rows joined to them): their memory grows with
-    the groups, where their macros hold each group's values. The
-    estimate equals the aggregate's value: ``evaluate(t, 'a', 'p', ['micro_f1'],
+    the groups, where their macros hold each group's values. The class-wise
+    single-label measures read each group's class lists, built once for all of
+    them (with ``sample_weight``, from the rows' distinct (actual, predicted)
+    cells and their summed weights: memory groups x cells, where the weighted
+    macros hold the group's rows). The estimate equals the aggregate's value: ``evaluate(t, 'a', 'p', ['micro_f1'],
     by='g')`` is ``SELECT g, micro_f1(a, p) FROM t GROUP BY g``. The SQL table
     macro ``evaluate`` gives the same rows in SQL alone.
 
@@ -184,7 +206,7 @@ def evaluate(
     given = con
     with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)
-        sql = evaluate_sql(req, clause, actual, predicted)
+        sql = evaluate_sql(req, clause, actual, predicted, con)
         table = con.sql(sql, params=params).to_arrow_table()
     if given is None:  # DuckDB 1.x closes a connection with its last reference
         return duckdb.from_arrow(table)

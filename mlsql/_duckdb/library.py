@@ -155,11 +155,13 @@ def check_macro(p: Param) -> str:
     return f"_mlsql_check_{p.check_key}"
 
 
-def check_param(p: Param, q: Qualify, func: str) -> Sql:
-    """Parameter ``p`` of macro ``func`` as SQL, wrapped in its check (as is without one)."""
+def check_param(p: Param, q: Qualify, func: str, value: Sql | None = None) -> Sql:
+    """Parameter ``p`` of macro ``func`` as SQL (or the SQL ``value`` given for it), wrapped
+    in its check (as is without one)."""
+    given = Sql(p.name) if value is None else value
     if p.constraint is None:
-        return Sql(p.name)
-    return call(q(check_macro(p)), Sql(p.name), func)
+        return given
+    return call(q(check_macro(p)), given, func)
 
 
 def _param_checks(q: Qualify) -> list[Macro]:
