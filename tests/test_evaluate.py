@@ -349,6 +349,8 @@ def test_duckdb_evaluates_class_measures_from_one_class_list_per_group(weighted)
     from mlsql._evaluate import front as EV
 
     sk = pytest.importorskip("sklearn.metrics")
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    np = pytest.importorskip("numpy")
     rng = random.Random(7)
     rows = [
         {
@@ -366,17 +368,29 @@ def test_duckdb_evaluates_class_measures_from_one_class_list_per_group(weighted)
         ("precision_score", {"average": "weighted", "labels": ["a", "b", "z"]}),
         "matthews_corrcoef",
         ("fbeta_score", {"beta": 2, "average": "micro"}),
+        ("cohen_kappa_score", {"weights": "quadratic"}),
+        "cohen_kappa_std_error",
     ]
     con = mlsql.connect()
     con.register("t", table)
     req = EV.request(table.column_names, "a", "p", asked, "g", weight)
     sql = evaluate_sql(req, "FROM t", "a", "p", con)
-    called = r"(?<!')\b(f1_score|precision_score|matthews_corrcoef|fbeta_score)\("  # not a label
+    called = r"(?<!')\b(f1_score|precision_score|matthews_corrcoef|fbeta_score|cohen_kappa_\w+)\("
     assert not re.search(called, sql), sql
     lists = "_mlsql_weighted_class_lists(" if weighted else "_mlsql_class_lists("
     assert sql.count(lists) == 1, sql
+    assert sql.count(lists.replace("lists", "pairs")) == 1, sql
     if weighted:
         assert "_mlsql_weighted_class_lists(__mlsql_ca, " in sql, sql
+        assert "_mlsql_weighted_class_pairs(__mlsql_ca, " in sql, sql
+
+    def kappa_std_error(y: list[str], p: list[str], w: list[float] | None) -> float:
+        classes = sorted(set(y) | set(p))
+        table = np.zeros((len(classes), len(classes)))
+        for k, (a, b) in enumerate(zip(y, p, strict=True)):
+            table[classes.index(a), classes.index(b)] += 1.0 if w is None else w[k]
+        return float(inter_rater.cohens_kappa(table).std_kappa)
+
     reference = {
         "f1_score(average='macro')": lambda y, p, w: sk.f1_score(
             y, p, average="macro", sample_weight=w, zero_division=0
@@ -390,10 +404,14 @@ def test_duckdb_evaluates_class_measures_from_one_class_list_per_group(weighted)
         "fbeta_score(average='micro', beta=2)": lambda y, p, w: sk.fbeta_score(
             y, p, beta=2, average="micro", sample_weight=w
         ),
+        "cohen_kappa_score(weights='quadratic')": lambda y, p, w: sk.cohen_kappa_score(
+            y, p, weights="quadratic", sample_weight=w
+        ),
+        "cohen_kappa_std_error": kappa_std_error,
     }
     out = mlsql.evaluate(table, "a", "p", asked, by="g", sample_weight=weight, con=con)
     got = out.fetchall()
-    assert len(got) == 8
+    assert len(got) == 12
     for g, measure, estimate in got:
         group = [r for r in rows if r["g"] == g]
         w = [r["w"] for r in group] if weighted else None

@@ -238,6 +238,7 @@ LOWERED_NAMES = frozenset(m.name for m in LOWERED_MEASURES)
 
 # ---------------------------------------------------------------- the registry's measures
 @pytest.mark.long
+@pytest.mark.rotating  # (one evaluate per random table and family: CI runs some families a run)
 @pytest.mark.parametrize("family", sorted(LOWERED))
 def test_measures_match_their_reference(live: Live, family: str) -> None:
     """Every aggregate of a lowered family with every parameter set of its reference, on the

@@ -72,15 +72,16 @@ def evaluate_sql(
         for i, item in enumerate(req.items)
         if not ER.applies(item) and not EC.applies(item)
     ]
+    first = classwise[0][1].measure.name if classwise else ""
+    paired = any(EC.pairs(item) for _, item in classwise)
     if classwise and weight is None:  # the class lists: one more aggregate of the GROUP BY
-        first = classwise[0][1].measure.name
-        values.append(f"{EC.lists_sql(first, names['actual'], names['predicted'])} AS {EC.LISTS}")
+        values += EC.lists_sql(first, names["actual"], names["predicted"], paired=paired)
     group_by = f" GROUP BY {', '.join(groups)}" if groups else ""
     wide = f"SELECT {', '.join([*groups, *values] or ['count(*) AS __mlsql_n'])} {clause}{group_by}"
     if classwise and weight is not None:  # the class lists over the cells, joined
-        first = classwise[0][1].measure.name
-        cells = EC.cells_sql(clause, groups, names["actual"], names["predicted"], weight, first)
-        wide = _joined(wide, cells, groups, [EC.LISTS])
+        a, p = names["actual"], names["predicted"]
+        cells = EC.cells_sql(clause, groups, a, p, weight, first, paired)
+        wide = _joined(wide, cells, groups, [EC.LISTS, *([EC.PAIRS] if paired else [])])
     if classwise:  # each measure's formula over its group's lists
         checked = (
             [None] * len(classwise)
@@ -88,7 +89,7 @@ def evaluate_sql(
             else EC.checked_values(con, [x for _, x in classwise])
         )
         formulas = ", ".join(
-            f"{EC.value_sql(item, params=params)} AS __mlsql_v{i}"
+            f"{EC.value_sql(item, params, weight is not None)} AS __mlsql_v{i}"
             for (i, item), params in zip(classwise, checked, strict=True)
         )
         wide = f"SELECT *, {formulas} FROM ({wide})"

@@ -1,22 +1,27 @@
 """``mlsql.evaluate`` of the class-wise single-label measures: the class lists once per group.
 
-Each class-wise macro (``f1_score``, ``precision_score``, ``matthews_corrcoef``, ...:
-:data:`CLASSWISE`) builds its group's class lists, one aggregate
-(:mod:`mlsql._duckdb.families.single_label`), and runs its formula macro
-``_mlsql_<name>_of`` over them. Called as it is, each macro's text is bound whole, its
-checked parameters written into the formula at every use: one macro-averaged ``f1_score``
-took 0.30 s to plan and run on a 3-row table (2 cores, 5 Dec 2026), its formula over
-lists already built 0.045 s. ``evaluate`` knows the whole query, so it builds the lists
-once per group and gives each measure its formula over them:
+Each class-wise macro (``f1_score``, ``precision_score``, ``matthews_corrcoef``, Cohen's
+kappa and its tests, Bowker's test, ...: :data:`CLASSWISE`) builds its group's class lists,
+one aggregate (:mod:`mlsql._duckdb.families.single_label`), kappa and Bowker's test also
+its (actual, predicted) pairs, and runs its formula macro ``_mlsql_<name>_of`` over them.
+Called as it is, each macro's text is bound whole, its checked parameters written into the
+formula at every use: one macro-averaged ``f1_score`` took 0.30 s to plan and run on a
+3-row table (2 cores, 5 Dec 2026), its formula over lists already built 0.045 s.
+``evaluate`` knows the whole query, so it builds the lists (and pairs) once per group and
+gives each measure its formula over them, its parameters checked once beforehand
+(:func:`checked_values`):
 
-- without ``sample_weight``, ``_mlsql_class_lists`` (histograms: memory per group of the
-  order of its classes) is one more aggregate of the one ``GROUP BY``;
+- without ``sample_weight``, ``_mlsql_class_lists`` and ``_mlsql_class_pairs``
+  (histograms: memory per group of the order of its classes, and of its cells) are more
+  aggregates of the one ``GROUP BY``;
 - with ``sample_weight``, the rows first become their distinct cells ``(by..., actual,
-  predicted)`` with their summed checked weight, and ``_mlsql_weighted_class_lists``, which
-  holds the (actual, predicted, weight) entries it is given, holds the group's cells: memory
-  groups x cells, where the weighted macro over the rows holds the group's rows. The sums of
-  the cells add the same weights in another order: the values agree to rounding.
+  predicted)`` with their summed checked weight, and ``_mlsql_weighted_class_lists`` and
+  ``_mlsql_weighted_class_pairs``, which hold the (actual, predicted, weight) entries they
+  are given, hold the group's cells: memory groups x cells, where the weighted macros over
+  the rows hold the group's rows. The sums of the cells add the same weights in another
+  order: the values agree to rounding.
 
+Kappa over given ``labels`` (the rows outside them unknown, other lists) runs as its macro.
 The parameters are checked by the same check macros as the measure's own macro (so the
 same messages), and the rows by the same label checks, which name the first class-wise
 measure asked for.
@@ -30,14 +35,15 @@ from typing import Any
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.library import check_param
 from mlsql._evaluate import front as EV
+from mlsql._params import KAPPA_LABELS
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import single_label as SL
 
-#: the class-wise measures whose formula reads only the class lists (the kappa tests, the
-#: weighted kappa and Bowker's test also read the (actual, predicted) pairs: their macros)
-CLASSWISE = frozenset(SL.CLASS_MEASURES) - frozenset(SL.PAIR_MEASURES)
-#: the column of each group's class lists
-LISTS = "__mlsql_cl"
+#: the class-wise measures: their formulas read the class lists (kappa and Bowker's test also
+#: the (actual, predicted) pairs)
+CLASSWISE = frozenset(SL.CLASS_MEASURES)
+#: the columns of each group's class lists and (actual, predicted) pairs
+LISTS, PAIRS = "__mlsql_cl", "__mlsql_cpairs"
 _A, _P, _W = "__mlsql_ca", "__mlsql_cp", "__mlsql_cw"
 
 
@@ -69,32 +75,63 @@ def applies(item: EV.Item) -> bool:
     >>> from mlsql._evaluate import front as EV
     >>> req = EV.request(["a", "p"], "a", "p", ["f1_score", "cohen_kappa_score"], None, None)
     >>> [applies(i) for i in req.items]
-    [True, False]
+    [True, True]
     """
-    return item.measure.name in CLASSWISE
+    if item.measure.name not in CLASSWISE:
+        return False
+    if not _over(item):
+        return True
+    # kappa over given labels reads other lists (the rows outside them unknown): its macro
+    return item.params.get("labels") is None and not isinstance(
+        item.params.get("weights"), (list, tuple)
+    )
 
 
-def lists_sql(func: str, actual: str, predicted: str, weight: str | None = None) -> str:
-    """The aggregate of a group's class lists, the label checks naming ``func``: over the
-    rows (``weight`` None) or over the cells of :func:`cells_sql` (``weight`` their weight).
+def _over(item: EV.Item) -> bool:
+    """Whether ``item`` takes kappa's labels (and a weights matrix): its formula reads one."""
+    return any(p.check_key == KAPPA_LABELS.check_key for p in item.measure.params)
+
+
+def pairs(item: EV.Item) -> bool:
+    """Whether ``item`` also reads the (actual, predicted) pairs (kappa, Bowker's test)."""
+    return item.measure.name in SL.PAIR_MEASURES
+
+
+def lists_sql(
+    func: str, actual: str, predicted: str, weight: str | None = None, paired: bool = False
+) -> list[str]:
+    """The aggregates of a group's class lists (``LISTS``) and, ``paired``, of its
+    (actual, predicted) pairs (``PAIRS``), the label checks naming ``func``: over the rows
+    (``weight`` None) or over the cells of :func:`cells_sql` (``weight`` their weight).
 
     Examples
     --------
     >>> lists_sql("f1_score", "a", "p")
-    "_mlsql_class_lists(a, _mlsql_label_as(p, a, p, 'f1_score'), 'f1_score')"
+    ["_mlsql_class_lists(a, _mlsql_label_as(p, a, p, 'f1_score'), 'f1_score') AS __mlsql_cl"]
     """
-    p = call("_mlsql_label_as", Sql(predicted), Sql(actual), Sql(predicted), func)
+    a = Sql(actual)
+    p = call("_mlsql_label_as", Sql(predicted), a, Sql(predicted), func)
     if weight is None:
-        return str(call("_mlsql_class_lists", Sql(actual), p, func))
-    return str(call("_mlsql_weighted_class_lists", Sql(actual), p, Sql(weight), func))
+        out = [f"{call('_mlsql_class_lists', a, p, func)} AS {LISTS}"]
+        found = call("_mlsql_class_pairs", a, p)
+    else:
+        out = [f"{call('_mlsql_weighted_class_lists', a, p, Sql(weight), func)} AS {LISTS}"]
+        found = call("_mlsql_weighted_class_pairs", a, p, Sql(weight), func)
+    return [*out, f"{found} AS {PAIRS}"] if paired else out
 
 
 def cells_sql(
-    clause: str, groups: Sequence[str], actual: str, predicted: str, weight: str, func: str
+    clause: str,
+    groups: Sequence[str],
+    actual: str,
+    predicted: str,
+    weight: str,
+    func: str,
+    paired: bool = False,
 ) -> str:
-    """Each group's class lists from the rows' distinct cells (by..., actual, predicted)
-    and their summed checked ``weight`` (NULL where every weight of the cell is NULL): one
-    row per group, ``LISTS`` beside the group keys ``__mlsql_k0``, ``__mlsql_k1``, ...
+    """Each group's class lists (and ``paired``, its pairs) from the rows' distinct cells
+    (by..., actual, predicted) and their summed checked ``weight`` (NULL where every weight
+    of the cell is NULL): one row per group, beside the group keys ``__mlsql_k0``, ...
 
     Examples
     --------
@@ -107,7 +144,7 @@ def cells_sql(
         f"sum({weight}) AS {_W} {clause} GROUP BY ALL"
     )
     outer = [f"__mlsql_k{k}" for k in range(len(groups))]
-    picked = ", ".join([*outer, f"{lists_sql(func, _A, _P, _W)} AS {LISTS}"])
+    picked = ", ".join([*outer, *lists_sql(func, _A, _P, _W, paired)])
     return f"SELECT {picked} FROM ({cells})" + (" GROUP BY ALL" if groups else "")
 
 
@@ -145,25 +182,31 @@ def checked_values(con: Any, items: Sequence[EV.Item]) -> list[dict[str, Sql]]:
     return out
 
 
-def value_sql(item: EV.Item, lists: str = LISTS, params: dict[str, Sql] | None = None) -> str:
-    """``item``'s value over the class lists ``lists``: its checked parameters (``params``,
-    from :func:`checked_values`; by default its check macros, the measure's own checks)
-    and its formula macro, aligned to its ``labels`` where it takes them, as its macro
-    computes it.
+def value_sql(item: EV.Item, params: dict[str, Sql] | None = None, weighted: bool = False) -> str:
+    """``item``'s value over the class lists ``LISTS`` (and the pairs ``PAIRS``): its
+    checked parameters (``params``, from :func:`checked_values`; by default its check
+    macros, the measure's own checks) and its formula macro (the one of weighted pairs,
+    ``weighted``), aligned to its ``labels`` where it takes them, as its macro computes it.
 
     Examples
     --------
     >>> from mlsql._evaluate import front as EV
     >>> item = EV.request(["a", "p"], "a", "p", ["matthews_corrcoef"], None, None).items[0]
-    >>> value_sql(item, "cl")
-    "CASE WHEN _mlsql_check_zero_division(0, 'matthews_corrcoef') IS NULL THEN NULL ELSE _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(0, 'matthews_corrcoef')) END"
+    >>> value_sql(item)
+    "CASE WHEN _mlsql_check_zero_division(0, 'matthews_corrcoef') IS NULL THEN NULL ELSE _mlsql_matthews_corrcoef_of(__mlsql_cl, _mlsql_check_zero_division(0, 'matthews_corrcoef')) END"
     """
     m = item.measure
     params = dict(checked_sql(item) if params is None else params)
-    if "labels" in params:  # the averages' labels: the lists aligned to them
+    paired = pairs(item)
+    name = f"_mlsql_{m.name}{'_weighted' if weighted and paired else ''}_of"
+    read = [
+        *((Sql(PAIRS),) if paired else ()),
+        *((Sql("NULL::DOUBLE[][]"),) if _over(item) else ()),
+    ]
+    if "labels" in params and not _over(item):  # the averages' labels: the lists aligned
         params["labels"] = call("_mlsql_as_list", params["labels"])
-        aligned = call("_mlsql_classes_over", Sql(lists), params["labels"], m.name)
-        body = call(f"_mlsql_{m.name}_of", Sql("cl"), *params.values())
+        aligned = call("_mlsql_classes_over", Sql(LISTS), params["labels"], m.name)
+        body = call(name, Sql("cl"), *read, *params.values())
         return str(CC.guard_zero_division(CC.let(aligned, "cl", body), params))
-    body = call(f"_mlsql_{m.name}_of", Sql(lists), *params.values())
+    body = call(name, Sql(LISTS), *read, *params.values())
     return str(CC.guard_zero_division(body, params))
