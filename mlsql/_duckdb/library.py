@@ -555,8 +555,14 @@ NATIVE_LISTS = (
 LABEL_LIST_TYPES = ("VARCHAR[]", "INTEGER[]", "BIGINT[]", "HUGEINT[]", "UHUGEINT[]")
 
 
-def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> list[Macro]:
-    """``m`` as overloads on the label list types, plus a fallback naming both types.
+def typed(
+    m: Macro,
+    q: Qualify,
+    types: tuple[str, ...] = LABEL_LIST_TYPES,
+    func: str | Sql | None = None,
+) -> list[Macro]:
+    """``m`` as overloads on the label list types, plus a fallback naming both types (and
+    ``func``, by default ``m``'s name, as the function that takes them).
 
     DuckDB picks the overload by the argument types, so a text list against an
     integer list, or a list of no labels (floats, booleans, nested lists, ...),
@@ -565,10 +571,27 @@ def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> li
     """
     rest = m.params[2:]
     out = [replace(m, params=(f"actual {t}", f"predicted {t}", *rest)) for t in types]
+    named = m.name if func is None else func
     error = call(
-        q("_mlsql_label_type_error"), Sql("actual"), Sql("predicted"), m.name, "actual", "predicted"
+        q("_mlsql_label_type_error"), Sql("actual"), Sql("predicted"), named, "actual", "predicted"
     )
     return [*out, replace(m, body=str(error))]
+
+
+def _label_pair_check(q: Qualify) -> list[Macro]:
+    """``_mlsql_label_pair_check(actual, predicted, func)``: NULL where the label-list
+    macros (:func:`typed`) take the two lists' types, else their error naming ``func``.
+    ``mlsql.evaluate``, which writes the label-set formulas into its query
+    (:mod:`mlsql._duckdb.evaluate_sets`), checks its columns with it first."""
+    check = Macro(
+        "internal.sql",
+        "_mlsql_label_pair_check",
+        ("actual", "predicted", "func"),
+        "NULL::BOOLEAN",
+        "NULL where the label-list macros take actual's and predicted's types, else their error.",
+        public=False,
+    )
+    return typed(check, q, func=Sql("func"))
 
 
 def _from_registry(
@@ -582,25 +605,35 @@ def _from_registry(
     """A registry measure as a macro; ``stats`` replaces the multi-label row statistics,
     ``build`` the measure's formula (:func:`by_weight`)."""
     params = _checked_params(m, q)
-    build = m.build if build is None else build
     if m.kind == "from_counts":
-        k = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
-        body = build(ops, k, **params)
-    else:
-        body = build(ops, row_stats(q) if stats is None else stats, **params)
-    if "zero_division" in params:  # check it even when no ratio turns out undefined
-        body = Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")
+        stats = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
+    body = registry_body(m, ops, row_stats(q) if stats is None else stats, params, build)
     return Macro(file, m.name, _signature(m), str(body), m.summary)
 
 
-#: the weight of a row in a weighted macro: its ``sample_weight`` parameter, as a DOUBLE
-#: (TRY_CAST: a weight of no number type is left to the check's message, not a cast error)
-WEIGHT = Sql(f"TRY_CAST({SAMPLE_WEIGHT} AS DOUBLE)")
+def registry_body(
+    m: Measure,
+    ops: SqlOps,
+    stats: Any,
+    params: dict[str, Sql],
+    build: Callable[..., Any] | None = None,
+) -> Sql:
+    """Registry measure ``m``'s formula (or ``build``) over ``stats``, its parameters the SQL
+    ``params`` (check macros in the library's macros; checked constants where
+    ``mlsql.evaluate`` writes the formula into its query)."""
+    body = (m.build if build is None else build)(ops, stats, **params)
+    if "zero_division" in params:  # check it even when no ratio turns out undefined
+        body = Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")
+    return Sql(str(body))
 
 
-def by_weight(formula: Callable[..., Any], func: str | Sql) -> Callable[..., Any]:
-    """``formula`` with every row weighted by :data:`WEIGHT` (:func:`mlsql._weights.weighted`),
-    each row's weight checked once by ``_mlsql_weight`` in messages of ``func``.
+def by_weight(
+    formula: Callable[..., Any], func: str | Sql, weight: str = SAMPLE_WEIGHT
+) -> Callable[..., Any]:
+    """``formula`` with every row weighted by the SQL ``weight`` (the weighted macros'
+    ``sample_weight`` parameter) as a DOUBLE (:func:`mlsql._weights.weighted`; TRY_CAST: a
+    weight of no number type is left to the check's message, not a cast error), each row's
+    weight checked once by ``_mlsql_weight`` in messages of ``func``.
 
     The formula names the weight many times; a macro's argument is expanded at each
     mention, so the check (a CASE over the type and the value) runs in one aggregate of
@@ -609,8 +642,8 @@ def by_weight(formula: Callable[..., Any], func: str | Sql) -> Callable[..., Any
     """
 
     def run(ops: Any, *args: Any, **params: Any) -> Any:
-        checked = call(ops.qualify("_mlsql_weight"), Sql(SAMPLE_WEIGHT), lit(func))
-        out = W.weighted(formula, WEIGHT, ops, *args, **params)
+        checked = call(ops.qualify("_mlsql_weight"), Sql(weight), lit(func))
+        out = W.weighted(formula, Sql(f"TRY_CAST({weight} AS DOUBLE)"), ops, *args, **params)
 
         def guarded(x: Any) -> Sql:
             return Sql(f"CASE WHEN bool_and({checked} >= 0) = false THEN NULL ELSE {x} END")
@@ -847,7 +880,8 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
     (which must be loaded where the macros are used); every other macro is the same.
     """
     ops = SqlOps(qualify)
-    out = [*_internal(qualify), *_row_stat_macros(native), *_formulas(ops)]
+    out = [*_internal(qualify), *_label_pair_check(qualify), *_row_stat_macros(native)]
+    out += _formulas(ops)
     for m in _sets(qualify):
         out += typed(m, qualify)
     for m in measures():
