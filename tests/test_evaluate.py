@@ -338,15 +338,49 @@ def test_duckdb_evaluates_regression_from_grouped_sums_not_rows(weighted):
         assert abs(estimate - want) <= 1e-12 * abs(want), (g, measure, estimate, want)
 
 
+def _duckdb_query(table: pa.Table, asked: list[Any], weight: str | None) -> tuple[Any, str]:
+    """An mlsql connection holding ``table`` as ``t``, and DuckDB evaluate's query of the
+    measures ``asked`` of its columns ``a`` and ``p`` by ``g``."""
+    import mlsql
+    from mlsql._duckdb.evaluate import evaluate_sql
+    from mlsql._evaluate import front as EV
+
+    con = mlsql.connect()
+    con.register("t", table)
+    req = EV.request(table.column_names, "a", "p", asked, "g", weight)
+    return con, evaluate_sql(req, "FROM t", "a", "p", con)
+
+
+def _assert_equals_per_group(
+    con: Any,
+    rows: list[dict[str, Any]],
+    asked: list[Any],
+    weight: str | None,
+    reference: dict[str, Any],
+    encode: Any = list,
+) -> None:
+    """DuckDB evaluate's estimate of each measure ``asked`` of ``rows`` by ``g`` is
+    ``reference[label](actual, predicted, weights)`` over the group's rows (each column's
+    values through ``encode``)."""
+    import mlsql
+
+    table = pa.Table.from_pylist(rows)
+    got = mlsql.evaluate(table, "a", "p", asked, by="g", sample_weight=weight, con=con).fetchall()
+    assert len(got) == 2 * len(asked)
+    for g, measure, estimate in got:
+        group = [r for r in rows if r["g"] == g]
+        w = [r["w"] for r in group] if weight else None
+        y, p = (encode([r[c] for r in group]) for c in "ap")
+        want = reference[measure](y, p, w)
+        assert estimate == pytest.approx(want, rel=1e-12, abs=1e-15), (g, measure)
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_duckdb_evaluates_class_measures_from_one_class_list_per_group(weighted):
     """DuckDB's ``evaluate`` builds each group's class lists once and runs every class-wise
     measure's formula over them (no measure's own macro, which would build its own lists);
     with ``sample_weight`` the lists are built from the rows' cells (actual, predicted) with
     their summed weight, not from the rows. The values are scikit-learn's per group."""
-    import mlsql
-    from mlsql._duckdb.evaluate import evaluate_sql
-    from mlsql._evaluate import front as EV
 
     sk = pytest.importorskip("sklearn.metrics")
     inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
@@ -371,10 +405,7 @@ def test_duckdb_evaluates_class_measures_from_one_class_list_per_group(weighted)
         ("cohen_kappa_score", {"weights": "quadratic"}),
         "cohen_kappa_std_error",
     ]
-    con = mlsql.connect()
-    con.register("t", table)
-    req = EV.request(table.column_names, "a", "p", asked, "g", weight)
-    sql = evaluate_sql(req, "FROM t", "a", "p", con)
+    con, sql = _duckdb_query(table, asked, weight)
     called = r"(?<!')\b(f1_score|precision_score|matthews_corrcoef|fbeta_score|cohen_kappa_\w+)\("
     assert not re.search(called, sql), sql
     lists = "_mlsql_weighted_class_lists(" if weighted else "_mlsql_class_lists("
@@ -409,14 +440,65 @@ def test_duckdb_evaluates_class_measures_from_one_class_list_per_group(weighted)
         ),
         "cohen_kappa_std_error": kappa_std_error,
     }
-    out = mlsql.evaluate(table, "a", "p", asked, by="g", sample_weight=weight, con=con)
-    got = out.fetchall()
-    assert len(got) == 12
-    for g, measure, estimate in got:
-        group = [r for r in rows if r["g"] == g]
-        w = [r["w"] for r in group] if weighted else None
-        want = reference[measure]([r["a"] for r in group], [r["p"] for r in group], w)
-        assert estimate == pytest.approx(want, rel=1e-12, abs=1e-15), (g, measure)
+    _assert_equals_per_group(con, rows, asked, weight, reference)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_duckdb_writes_the_label_set_formulas_with_checked_parameters(weighted):
+    """DuckDB's ``evaluate`` writes the label-set aggregates' formulas into its query, their
+    parameters checked constants (no measure's macro, whose checks bind at every use of a
+    parameter); the values are scikit-learn's per group, the column types are checked as
+    the macros check them, in the same words."""
+    import mlsql
+
+    sk = pytest.importorskip("sklearn.metrics")
+    binarizer = pytest.importorskip("sklearn.preprocessing").MultiLabelBinarizer(
+        classes=list("abcd")
+    )
+    rng = random.Random(11)
+    rows = [
+        {
+            "g": rng.choice("xy"),
+            "a": rng.sample("abcd", rng.randint(1, 3)),
+            "p": rng.sample("abcd", rng.randint(1, 3)),
+            "w": rng.choice([0.5, 1.0, 2.0, 3.0]),
+        }
+        for _ in range(300)
+    ]
+    table = pa.Table.from_pylist(rows)
+    weight = "w" if weighted else None
+    asked: list[Any] = [
+        ("micro_fbeta", {"beta": 2}),
+        "micro_jaccard",
+        ("samples_fbeta", {"beta": 0.5}),
+        "samples_precision",
+        "subset_accuracy",
+        ("hamming_loss", {"n_labels": 4}),
+    ]
+    con, sql = _duckdb_query(table, asked, weight)
+    called = r"(?<!')\b(micro_\w+|samples_\w+|subset_accuracy|hamming_loss|_mlsql_check_\w+)\("
+    assert not re.search(called, sql), sql
+
+    def scores(metric: Any, **kw: Any) -> Any:
+        return lambda y, p, w: metric(y, p, sample_weight=w, zero_division=0, **kw)
+
+    reference = {
+        "micro_fbeta(beta=2)": scores(sk.fbeta_score, beta=2, average="micro"),
+        "micro_jaccard": scores(sk.jaccard_score, average="micro"),
+        "samples_fbeta(beta=0.5)": scores(sk.fbeta_score, beta=0.5, average="samples"),
+        "samples_precision": scores(sk.precision_score, average="samples"),
+        "subset_accuracy": lambda y, p, w: sk.accuracy_score(y, p, sample_weight=w),
+        "hamming_loss(n_labels=4)": lambda y, p, w: sk.hamming_loss(y, p, sample_weight=w),
+    }
+    _assert_equals_per_group(con, rows, asked, weight, reference, binarizer.fit_transform)
+    # a text list against an integer list: the macro's error
+    con.execute("CREATE TABLE mixed AS SELECT ['a'] AS a, [1] AS p, 1.0 AS w")
+    with pytest.raises(Exception) as macro:
+        con.sql("SELECT samples_fbeta(a, p, beta := 0.5) FROM mixed").fetchall()
+    with pytest.raises(Exception) as evaluated:
+        mlsql.evaluate("mixed", "a", "p", asked[2:], sample_weight=weight, con=con)
+    assert "samples_fbeta needs actual and predicted of the same label type" in str(macro.value)
+    assert str(evaluated.value) == str(macro.value)
 
 
 @pytest.mark.long

@@ -10,7 +10,9 @@ grouped passes (:mod:`mlsql._duckdb.evaluate_regression`): a few numbers per gro
 class-wise single-label measures (f1_score, precision_score, matthews_corrcoef, ...) read each
 group's class lists, built once for all of them (from the rows' cells with
 ``sample_weight``: memory groups x cells), through their formula macros
-(:mod:`mlsql._duckdb.evaluate_classes`). The per-label
+(:mod:`mlsql._duckdb.evaluate_classes`). The label-set aggregates (micro_*, samples_*,
+subset_accuracy, ...) are their formulas written into the query, their parameters checked
+once as constants (:mod:`mlsql._duckdb.evaluate_sets`). The per-label
 averages of label lists (macro_*, weighted_*, ...) are their aggregate macros, two levels
 in one: per (group, label) counts, then the registry's per-label formulas averaged; on
 ``mlsql.connect()`` the counts come from the native per-label aggregate (groups x labels),
@@ -26,6 +28,7 @@ import duckdb
 
 from mlsql._duckdb import evaluate_classes as EC
 from mlsql._duckdb import evaluate_regression as ER
+from mlsql._duckdb import evaluate_sets as ES
 from mlsql._duckdb.families.evaluate import by_position
 from mlsql._evaluate import front as EV
 from mlsql._sqlexpr import lit, quote_ident
@@ -62,6 +65,10 @@ def evaluate_sql(
         weight = f"_mlsql_weight({quote_ident(req.sample_weight)}, {lit(EV.FUNC)})"
     regression = [(i, item) for i, item in enumerate(req.items) if ER.applies(item)]
     classwise = [(i, item) for i, item in enumerate(req.items) if EC.applies(item)]
+    inline = [(i, item) for i, item in enumerate(req.items) if ES.applies(item)]
+    items = [x for _, x in classwise + inline]
+    checked = [None] * len(items) if con is None else EC.checked_values(con, items)
+    checked_classes, checked_sets = checked[: len(classwise)], checked[len(classwise) :]
     ctes: list[str] = []
     if regression or (classwise and weight is not None):
         # the passes (the cells) read the source again: its parameters bind once
@@ -70,7 +77,13 @@ def evaluate_sql(
     values = [
         f"{call_sql(item, names, weight, by_position(item.name))} AS __mlsql_v{i}"
         for i, item in enumerate(req.items)
-        if not ER.applies(item) and not EC.applies(item)
+        if not ER.applies(item) and not EC.applies(item) and not ES.applies(item)
+    ]
+    raw = None if req.sample_weight is None else quote_ident(req.sample_weight)
+    values += [
+        f"{ES.value_sql(item, constants, names['actual'], names['predicted'], raw)} AS __mlsql_v{i}"
+        for (i, item), given in zip(inline, checked_sets, strict=True)
+        for constants in [EC.checked_sql(item) if given is None else given]
     ]
     first = classwise[0][1].measure.name if classwise else ""
     paired = any(EC.pairs(item) for _, item in classwise)
@@ -83,14 +96,9 @@ def evaluate_sql(
         cells = EC.cells_sql(clause, groups, a, p, weight, first, paired)
         wide = _joined(wide, cells, groups, [EC.LISTS, *([EC.PAIRS] if paired else [])])
     if classwise:  # each measure's formula over its group's lists
-        checked = (
-            [None] * len(classwise)
-            if con is None
-            else EC.checked_values(con, [x for _, x in classwise])
-        )
         formulas = ", ".join(
             f"{EC.value_sql(item, params, weight is not None)} AS __mlsql_v{i}"
-            for (i, item), params in zip(classwise, checked, strict=True)
+            for (i, item), params in zip(classwise, checked_classes, strict=True)
         )
         wide = f"SELECT *, {formulas} FROM ({wide})"
     if regression:  # grouped passes (memory per group, not per row), joined to the rest
@@ -183,7 +191,10 @@ def evaluate(
     single-label measures read each group's class lists, built once for all of
     them (with ``sample_weight``, from the rows' distinct (actual, predicted)
     cells and their summed weights: memory groups x cells, where the weighted
-    macros hold the group's rows). The estimate equals the aggregate's value: ``evaluate(t, 'a', 'p', ['micro_f1'],
+    macros hold the group's rows). The label-set aggregates (micro_*,
+    samples_*, subset_accuracy, zero_one_loss, hamming_loss) are their macros'
+    formulas written into the query with their parameters checked once: the
+    same values, planned several times faster. The estimate equals the aggregate's value: ``evaluate(t, 'a', 'p', ['micro_f1'],
     by='g')`` is ``SELECT g, micro_f1(a, p) FROM t GROUP BY g``. The SQL table
     macro ``evaluate`` gives the same rows in SQL alone.
 
@@ -207,6 +218,9 @@ def evaluate(
     given = con
     with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)
+        sets = [item.measure.name for item in req.items if ES.applies(item)]
+        if sets:  # the types the label-set macros take, as they would check them
+            ES.check_lists(con, clause, params, actual, predicted, sets[0])
         sql = evaluate_sql(req, clause, actual, predicted, con)
         table = con.sql(sql, params=params).to_arrow_table()
     if given is None:  # DuckDB 1.x closes a connection with its last reference
