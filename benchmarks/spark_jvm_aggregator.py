@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,8 @@ from spark_cpu import session_cpu  # noqa: E402
 
 
 def build_jar(out: Path) -> Path | None:
-    """The prototype's jar, compiled against PySpark's jars (None without a JDK)."""
+    """The prototypes' jar (every ``jvm/*.java``), compiled against PySpark's jars (None
+    without a JDK)."""
     javac, jar = shutil.which("javac"), shutil.which("jar")
     if javac is None or jar is None:
         return None
@@ -52,13 +54,27 @@ def build_jar(out: Path) -> Path | None:
     jars = Path(pyspark.__file__).parent / "jars"
     classes = out / "classes"
     classes.mkdir()
-    source = HERE / "jvm" / "PoissonSums.java"
-    subprocess.run(
-        [javac, "-nowarn", "-cp", f"{jars}/*", "-d", str(classes), str(source)], check=True
-    )
+    sources = [str(p) for p in sorted((HERE / "jvm").glob("*.java"))]
+    subprocess.run([javac, "-nowarn", "-cp", f"{jars}/*", "-d", str(classes), *sources], check=True)
     target = out / "mlsqlbench.jar"
     subprocess.run([jar, "cf", str(target), "-C", str(classes), "mlsqlbench"], check=True)
     return target
+
+
+def session(jar: Path, driver_memory: str) -> Any:
+    """A quiet ``local[2]`` SparkSession with ``jar`` on the driver's class path."""
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.driver.extraClassPath", str(jar))
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("OFF")
+    return spark
 
 
 def main() -> None:
@@ -76,18 +92,9 @@ def main() -> None:
     if jar is None:
         print("skipped: no JDK (javac and jar) on the PATH")
         return
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.driver.memory", args.driver_memory)
-        .config("spark.driver.extraClassPath", str(jar))
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("OFF")
+    spark = session(jar, args.driver_memory)
     import mlsql.spark as ms
     from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
 
