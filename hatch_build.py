@@ -6,11 +6,13 @@ system C compiler (``$CC``, else ``cc``):
 - the DuckDB extension, ``native/build_duckdb.py`` (it fetches DuckDB's C API
   headers from DuckDB's source distribution on the package index);
 - the Polars plugin, ``native/build_polars.py``;
-- the resample kernels of bootstrap and compare, ``native/build_resample.py``.
+- the resample kernels of bootstrap and compare, ``native/build_resample.py``;
+- the JVM function of the Spark engine, ``native/build_spark.py``, with the JDK's
+  ``javac`` against PySpark's jars (the build environment holds the ``spark`` extra).
 
 Each lands in ``mlsql/_native/`` inside the wheel; an editable install
 (``pip install -e .``) compiles them into the source tree's ``mlsql/_native/``,
-where the package finds them. Where a compiler or the headers are missing,
+where the package finds them. Where a compiler (a JDK) or the headers are missing,
 the hook warns and that piece is left out: mlsql then runs on its portable
 macros and expressions, with the same numbers. ``MLSQL_BUILD_NATIVE=0`` skips
 native code altogether.
@@ -39,7 +41,7 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: the builders, each a module in native/ with ``build(out_dir, cc) -> Path``
-BUILDERS = ("build_duckdb", "build_polars", "build_resample")
+BUILDERS = ("build_duckdb", "build_polars", "build_resample", "build_spark")
 
 
 def _module(path: Path) -> ModuleType:

@@ -74,12 +74,13 @@ _DUCKDB = {
 
 
 def native_status() -> dict[str, dict[str, Any]]:
-    """Per engine (``duckdb``, ``polars``), whether mlsql's native code is built, loads and is used.
+    """Per engine (``duckdb``, ``polars``, ``spark``), whether mlsql's native code is built, loads
+    and is used.
 
     Returns
     -------
     dict
-        ``{"duckdb": {...}, "polars": {...}}``; each holds at least
+        ``{"duckdb": {...}, "polars": {...}, "spark": {...}}``; each holds at least
         ``available`` (the compiled code loads and works on this engine
         version), ``enabled`` (what mlsql uses now: native if True),
         ``reason`` (why not, or None) and ``package`` (the directory of the
@@ -92,9 +93,10 @@ def native_status() -> dict[str, dict[str, Any]]:
     >>> import mlsql
     >>> status = mlsql.native_status()
     >>> sorted(status), isinstance(status["duckdb"]["enabled"], bool)
-    (['duckdb', 'polars'], True)
+    (['duckdb', 'polars', 'spark'], True)
     """
     from mlsql._duckdb.native import duckdb_native_status
+    from mlsql._native_switch import spark_native_status
 
     try:
         from mlsql.polars._native import polars_native_status
@@ -106,7 +108,7 @@ def native_status() -> dict[str, dict[str, Any]]:
         }
     else:
         polars = polars_native_status()
-    status = {"duckdb": duckdb_native_status(), "polars": polars}
+    status = {"duckdb": duckdb_native_status(), "polars": polars, "spark": spark_native_status()}
     for found in status.values():
         _say_which_copy(found)
     return status
@@ -133,7 +135,8 @@ def _say_which_copy(status: dict[str, Any]) -> None:
     where = (
         f"the installed copy is at {installed}: run Python from another directory"
         if installed is not None and installed != here and installed.is_dir()
-        else "build it here (python native/build_duckdb.py, python native/build_polars.py) "
+        else "build it here (python native/build_duckdb.py, python native/build_polars.py, "
+        "python native/build_spark.py) "
         "or run Python from another directory"
     )
     status["reason"] = (

@@ -550,13 +550,14 @@ def test_label_table_aggregate_edge_cases(extension: Path, a: str, p: str) -> No
 # ---------------------------------------------------------------- which path, and why
 
 
-def test_status_names_both_engines(native: Path) -> None:
+def test_status_names_every_engine(native: Path) -> None:
     status = mlsql.native_status()
-    assert set(status) == {"duckdb", "polars"}
+    assert set(status) == {"duckdb", "polars", "spark"}
     duck = status["duckdb"]
     assert duck["built"] and duck["available"] and duck["enabled"] and duck["reason"] is None
     assert duck["path"] == str(native) and duck["duckdb"] == duckdb.__version__
     assert {"available", "enabled", "reason"} <= set(status["polars"])
+    assert {"available", "enabled", "reason"} <= set(status["spark"])
 
 
 def test_switched_off_by_env(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,7 +48,8 @@ from typing import Any
 import polars as pl
 
 from mlsql._formulas import RowStats
-from mlsql._native_switch import ENV, FOLDER, switched_off
+from mlsql._native_switch import ENV as ENV  # the switch, where callers and tests read it
+from mlsql._native_switch import FOLDER, status
 from mlsql.polars import _lowering as S
 
 #: a path to a plugin library to use instead of the packaged one (tests, sanitizer builds)
@@ -306,16 +307,7 @@ def polars_native_status() -> dict[str, Any]:
         reason = f"no plugin library at {path}"
     else:
         reason = _probe(path)
-    available = reason is None
-    if available and switched_off():
-        reason = f"{ENV}=0"
-    return {
-        "enabled": reason is None,
-        "available": available,
-        "path": str(path) if path is not None else None,
-        "polars": pl.__version__,
-        "reason": reason,
-    }
+    return status(reason, str(path) if path is not None else None, polars=pl.__version__)
 
 
 def enabled() -> bool:

@@ -1,31 +1,32 @@
-// A prototype JVM function for Spark's per-row label-set statistics (issue 30: what a Java
-// function built with the JDK would add to micro_f1). Not part of mlsql: the benchmark
-// benchmarks/spark_set_counts_udf.py compiles it against PySpark's own jars and times it
-// beside mlsql's Spark micro_f1 and the bare scan.
+// mlsql's JVM function for Spark: a row's label-set statistics in one call.
 //
-// mlsql_set_counts(actual, predicted): NULL where either list is NULL, else tp = |A ∩ P|,
+// Built by native/build_spark.py (the package's build hook) with the JDK against PySpark's
+// own jars into mlsql/_native/mlsql_spark.jar; mlsql.spark.jvm adds the jar to a classic
+// session and calls the function where it builds a row's statistics (mlsql.spark.stats).
+// Without it, Spark SQL's array functions give the same numbers.
+//
+// SetCounts(actual, predicted): NULL where either list is NULL, else tp = |A ∩ P|,
 // n_actual = |A| and n_predicted = |P| over distinct non-NULL labels (DESIGN.md section 1),
-// packed in one long as tp + n_actual * 2^21 + n_predicted * 2^42 (each below 2^21), so
-// that the three sums of micro_f1 are three sums of bit fields of one column. Short lists
-// are compared pairwise (no set is built, nothing allocated beyond Spark's conversion of
-// the arrays); lists longer than SHORT use hash sets.
-package mlsqlbench;
+// packed in one long as tp + n_actual * 2^21 + n_predicted * 2^42, so that a formula's
+// three sums are sums of bit fields of one column. A row with 2^21 or more distinct labels
+// on a side gives NULL too: the caller computes every NULL row with Spark SQL (for a NULL
+// list, a NULL at once). Short lists are compared
+// pairwise (no set is built, nothing allocated beyond Spark's conversion of the arrays);
+// longer lists use hash sets. Labels are compared as Spark compares them: strings by their
+// characters, integers by value whatever their width.
+package mlsql.spark;
 
 import java.util.HashSet;
 
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF2;
-import org.apache.spark.sql.types.DataTypes;
 import scala.collection.Seq;
 
 public final class SetCounts implements UDF2<Seq<Object>, Seq<Object>, Long> {
   /** Lists up to this long are compared pairwise. */
   static final int SHORT = 32;
 
-  /** Registers {@code mlsql_set_counts} on {@code spark}. */
-  public static void register(SparkSession spark) {
-    spark.udf().register("mlsql_set_counts", new SetCounts(), DataTypes.LongType);
-  }
+  /** A count this large or larger does not fit its 21 bits: the row gives NULL. */
+  static final long LIMIT = 1L << 21;
 
   @Override
   public Long call(Seq<Object> actual, Seq<Object> predicted) {
@@ -71,13 +72,22 @@ public final class SetCounts implements UDF2<Seq<Object>, Seq<Object>, Long> {
       na = sa.size();
       np = sp.size();
     }
+    if (na >= LIMIT || np >= LIMIT) {
+      return null;
+    }
     return tp + (na << 21) + (np << 42);
   }
 
   private static Object[] toArray(Seq<Object> s) {
     Object[] out = new Object[s.length()];
     for (int i = 0; i < out.length; i++) {
-      out[i] = s.apply(i);
+      Object x = s.apply(i);
+      // Spark compares an int list with a bigint list as bigints (array_intersect's
+      // common type); a Java Integer never equals a Long, so every integer is a Long here
+      if (x instanceof Integer || x instanceof Short || x instanceof Byte) {
+        x = Long.valueOf(((Number) x).longValue());
+      }
+      out[i] = x;
     }
     return out;
   }

@@ -1,0 +1,194 @@
+"""mlsql's JVM function for Spark (native/spark/SetCounts.java, mlsql/spark/jvm.py).
+
+Where the jar is built (CI: the editable install's build hook, checked by
+``mlsql.native_status()`` in ``.ci/run``), label-set Columns call it; each row's
+|A ∩ P|, |A| and |P| must equal the plain-Python oracle (tests/oracle.py) on random
+lists with NULL lists, NULL labels, repeats, lists long enough for its hash sets, integer
+lists of two widths against each other, and a row too large for its packing. The
+session setting and ``MLSQL_NATIVE=0`` switch it off, and it registers no name a user
+could have taken.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from mlsql._native_switch import SPARK_JAR
+from tests import oracle
+from tests.engines import spark_engine
+
+pytestmark = pytest.mark.skipif(
+    not SPARK_JAR.is_file(), reason="mlsql's Spark jar was not built (no JDK at install time)"
+)
+
+
+@pytest.fixture(scope="module")
+def spark() -> Any:
+    return spark_engine.session()
+
+
+@contextmanager
+def jvm_setting(spark: Any, value: str) -> Iterator[None]:
+    """The session's ``spark.mlsql.jvm`` set to ``value`` for the block."""
+    spark.conf.set("spark.mlsql.jvm", value)
+    try:
+        yield
+    finally:
+        spark.conf.unset("spark.mlsql.jvm")
+
+
+def _plan(df: Any) -> str:
+    return str(df._jdf.queryExecution().analyzed())
+
+
+def _labels(rng: random.Random, pool: list[Any]) -> list[Any] | None:
+    kind = rng.random()
+    if kind < 0.08:
+        return None
+    if kind < 0.15:
+        return []
+    size = rng.choice([1, 2, 3, 5, 40, 70]) if kind > 0.3 else rng.randint(1, 4)
+    return [None if rng.random() < 0.1 else rng.choice(pool) for _ in range(size)]
+
+
+def _rows(seed: int, pool: list[Any], n: int = 300) -> list[tuple[Any, Any]]:
+    rng = random.Random(seed)
+    return [(_labels(rng, pool), _labels(rng, pool)) for _ in range(n)]
+
+
+def _stats(df: Any) -> list[tuple[Any, ...]]:
+    from mlsql.spark.stats import row_stats
+
+    s = row_stats(df.actual, df.predicted)
+    out = df.select(df.i, s.tp.alias("tp"), s.n_actual.alias("a"), s.n_predicted.alias("p"))
+    return sorted(tuple(r) for r in out.collect())
+
+
+def _expected(rows: list[tuple[Any, Any]]) -> list[tuple[Any, ...]]:
+    out = []
+    for i, (a, p) in enumerate(rows):
+        sa, sp = oracle.as_set(a), oracle.as_set(p)
+        if sa is None or sp is None:
+            out.append((i, None, None, None))
+        else:
+            out.append((i, len(sa & sp), len(sa), len(sp)))
+    return out
+
+
+CASES = {
+    "strings": (["cat", "dog", "émeu", "x" * 30, "", "Cat"], "string", "string"),
+    "ints_against_bigints": (list(range(-3, 60)), "int", "bigint"),
+    "tinyints": (list(range(-5, 5)), "tinyint", "tinyint"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_row_counts_equal_the_oracle(spark, case):
+    pool, actual_type, predicted_type = CASES[case]
+    rows = _rows(len(case), pool)
+    schema = f"i int, actual array<{actual_type}>, predicted array<{predicted_type}>"
+    df = spark.createDataFrame([(i, a, p) for i, (a, p) in enumerate(rows)], schema)
+    from mlsql.spark.stats import row_stats
+
+    assert "mlsql_set_counts" in _plan(df.select(row_stats(df.actual, df.predicted).tp))
+    assert _stats(df) == _expected(rows)
+
+
+def test_micro_f1_and_hamming_equal_the_oracle_and_spark_sql(spark):
+    import mlsql.spark as ms
+
+    rows = _rows(7, ["a", "b", "c", "d", "e"])
+    df = spark.createDataFrame(
+        [(i, a, p) for i, (a, p) in enumerate(rows)],
+        "i int, actual array<string>, predicted array<string>",
+    )
+    known = oracle.known(rows)
+    tp = sum(len(a & p) for a, p in known)
+    fp = sum(len(p - a) for a, p in known)
+    fn = sum(len(a - p) for a, p in known)
+    f1 = Fraction(2 * tp, 2 * tp + fp + fn)
+    hamming = Fraction(fp + fn, 5 * len(known))
+    columns = [
+        ms.micro_f1("actual", "predicted"),
+        ms.hamming_loss("actual", "predicted", n_labels=5),
+    ]
+    with jvm_setting(spark, "true"):
+        on = df.agg(*columns)
+        assert "mlsql_set_counts" in _plan(on)
+        got_on = tuple(on.first())
+    with jvm_setting(spark, "false"):
+        columns = [
+            ms.micro_f1("actual", "predicted"),
+            ms.hamming_loss("actual", "predicted", n_labels=5),
+        ]
+        off = df.agg(*columns)
+        assert "mlsql_set_counts" not in _plan(off)
+        got_off = tuple(off.first())
+    assert got_on == got_off
+    assert got_on == pytest.approx((float(f1), float(hamming)), abs=1e-15)
+
+
+def test_a_row_too_large_for_the_packing_is_counted_by_spark_sql(spark):
+    from pyspark.sql import functions as F
+
+    from mlsql.spark.stats import row_stats
+
+    n = (1 << 21) + 5
+    df = spark.range(1).select(
+        F.sequence(F.lit(1), F.lit(n)).alias("actual"), F.array(F.lit(7), F.lit(n + 1)).alias("p")
+    )
+    s = row_stats(df.actual, df.p)
+    assert "mlsql_set_counts" in _plan(df.select(s.tp))
+    assert tuple(df.select(s.tp, s.n_actual, s.n_predicted).first()) == (1, n, 2)
+
+
+def test_native_off_and_the_session_setting_leave_spark_sql(spark, monkeypatch):
+    import mlsql.spark as ms
+
+    df = spark.createDataFrame(
+        [(["a"], ["a", "b"])], "actual array<string>, predicted array<string>"
+    )
+    assert "mlsql_set_counts" in _plan(df.agg(ms.micro_f1("actual", "predicted")))
+    with jvm_setting(spark, "False"):
+        assert "mlsql_set_counts" not in _plan(df.agg(ms.micro_f1("actual", "predicted")))
+    monkeypatch.setenv("MLSQL_NATIVE", "0")
+    plan = _plan(df.agg(ms.micro_f1("actual", "predicted")))
+    assert "mlsql_set_counts" not in plan
+    assert "array_intersect" in plan
+
+
+def test_a_function_the_user_registered_under_its_name_stays(spark):
+    import mlsql.spark as ms
+
+    spark.udf.register("mlsql_set_counts", lambda a, b: 42, "int")
+    try:
+        df = spark.createDataFrame(
+            [(["a"], ["a", "b"])], "actual array<string>, predicted array<string>"
+        )
+        assert df.agg(ms.micro_f1("actual", "predicted")).first()[0] == pytest.approx(2 / 3)
+        assert spark.sql("SELECT mlsql_set_counts(1, 2)").first()[0] == 42
+    finally:
+        spark.sql("DROP TEMPORARY FUNCTION IF EXISTS mlsql_set_counts")
+
+
+def test_status_says_the_jar_is_used_unless_switched_off(monkeypatch):
+    from mlsql._native_switch import spark_native_status
+
+    assert spark_native_status() == {
+        "enabled": True,
+        "available": True,
+        "path": str(SPARK_JAR),
+        "reason": None,
+    }
+    monkeypatch.setenv("MLSQL_NATIVE", "0")
+    status = spark_native_status()
+    assert status["available"] and not status["enabled"]
+    assert status["reason"] == "MLSQL_NATIVE=0"
