@@ -92,7 +92,8 @@ class Case:
     portable : bool
         DuckDB: register the portable macros on a plain connection instead of
         ``mlsql.connect()`` (which uses the native extension where built);
-        Polars: ``MLSQL_NATIVE=0`` (the portable expressions and plans).
+        Polars: ``MLSQL_NATIVE=0`` (the portable expressions and plans); Spark:
+        ``MLSQL_NATIVE=0`` (Spark SQL's label-set statistics, not mlsql's JVM function).
     cache : str
         DuckDB setup: ``"stored"`` runs ``mlsql.connect()`` once in another
         process first, so the library is stored when the timed one runs;
@@ -515,6 +516,7 @@ CASES: list[Case] = [
     Case("spark", "JVM start (SparkSession)", None, files=(), setup_only=True, repeat=1),
     Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),
     Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),
+    Case("spark", "mlsql micro_f1 portable", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True, portable=True),
     Case("spark", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.spark.read.parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000).collect()[0][1:], mlsql=True, baseline=("spark", "mlsql micro_f1")),
     Case("spark", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.spark.read.parquet(e.f), "actual", "predicted").collect()[0][:5], mlsql=True),
 

@@ -175,6 +175,8 @@ def setup(case: Case, path: str, driver_memory: str) -> tuple[Env, float, float 
     elif case.engine in ("spark", "mllib"):
         import pyspark.sql  # noqa: F401
 
+        if case.portable:  # Spark SQL's statistics instead of mlsql's JVM function
+            os.environ["MLSQL_NATIVE"] = "0"
         start = time.perf_counter()
         env.spark, env.F = start_spark(driver_memory)
     else:
