@@ -87,6 +87,7 @@ CASES = {
     "strings": (["cat", "dog", "émeu", "x" * 30, "", "Cat"], "string", "string"),
     "ints_against_bigints": (list(range(-3, 60)), "int", "bigint"),
     "tinyints": (list(range(-5, 5)), "tinyint", "tinyint"),
+    "smallints_against_ints": (list(range(-40, 40)), "smallint", "int"),
 }
 
 
@@ -165,18 +166,48 @@ def test_native_off_and_the_session_setting_leave_spark_sql(spark, monkeypatch):
     assert "array_intersect" in plan
 
 
-def test_a_function_the_user_registered_under_its_name_stays(spark):
+def test_no_name_is_registered_and_a_users_function_of_that_name_stays(spark):
     import mlsql.spark as ms
 
+    df = spark.createDataFrame(
+        [(["a"], ["a", "b"])], "actual array<string>, predicted array<string>"
+    )
+    assert df.agg(ms.micro_f1("actual", "predicted")).first()[0] == pytest.approx(2 / 3)
+    assert not spark.catalog.functionExists("mlsql_set_counts")
     spark.udf.register("mlsql_set_counts", lambda a, b: 42, "int")
     try:
-        df = spark.createDataFrame(
-            [(["a"], ["a", "b"])], "actual array<string>, predicted array<string>"
-        )
-        assert df.agg(ms.micro_f1("actual", "predicted")).first()[0] == pytest.approx(2 / 3)
+        scored = df.agg(ms.micro_f1("actual", "predicted"))
+        assert "mlsql_set_counts" in _plan(scored)
+        assert scored.first()[0] == pytest.approx(2 / 3)
         assert spark.sql("SELECT mlsql_set_counts(1, 2)").first()[0] == 42
     finally:
         spark.sql("DROP TEMPORARY FUNCTION IF EXISTS mlsql_set_counts")
+
+
+#: lists Java would compare otherwise than Spark, and other label types, as Spark SQL text:
+#: (actual, predicted, (tp, n_actual, n_predicted)) written out from Spark's rules
+SPARK_RULES = {
+    # UTF8_LCASE: 'A' and 'a' are one label
+    "collation": (
+        "array('A' COLLATE UTF8_LCASE, 'a' COLLATE UTF8_LCASE, 'b' COLLATE UTF8_LCASE)",
+        "array('a' COLLATE UTF8_LCASE)",
+        (1, 2, 1),
+    ),
+    # two invalid UTF-8 bytes: Spark compares them (different), Java would see two U+FFFD
+    "invalid_utf8": ("array(CAST(X'FF' AS STRING))", "array(CAST(X'FE' AS STRING))", (0, 1, 1)),
+    "varchar": ("array(CAST('ab' AS VARCHAR(3)), 'c')", "array('ab', 'd')", (1, 2, 2)),
+    "void": ("array(NULL)", "array(NULL, NULL)", (0, 0, 0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPARK_RULES))
+def test_lists_java_would_compare_otherwise_count_as_in_spark_sql(spark, case):
+    from mlsql.spark.stats import row_stats
+
+    actual, predicted, expected = SPARK_RULES[case]
+    df = spark.sql(f"SELECT {actual} AS actual, {predicted} AS predicted")
+    s = row_stats(df.actual, df.predicted)
+    assert tuple(df.select(s.tp, s.n_actual, s.n_predicted).first()) == expected
 
 
 def test_status_says_the_jar_is_used_unless_switched_off(monkeypatch):

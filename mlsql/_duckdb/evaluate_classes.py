@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mlsql._duckdb import classification_checks as CC
-from mlsql._duckdb.library import check_param
+from mlsql._duckdb.library import check_param, unqualified
 from mlsql._evaluate import front as EV
 from mlsql._params import KAPPA_LABELS
 from mlsql._sqlexpr import Sql, call, lit
@@ -45,10 +45,6 @@ CLASSWISE = frozenset(SL.CLASS_MEASURES)
 #: the columns of each group's class lists and (actual, predicted) pairs
 LISTS, PAIRS = "__mlsql_cl", "__mlsql_cpairs"
 _A, _P, _W = "__mlsql_ca", "__mlsql_cp", "__mlsql_cw"
-
-
-def _same(name: str) -> str:
-    return name
 
 
 def literal(value: Any) -> Sql:
@@ -152,7 +148,7 @@ def checked_sql(item: EV.Item) -> dict[str, Sql]:
     """``item``'s parameters as SQL: each given value (or default) in its check macro."""
     m = item.measure
     given = {p.name: item.params.get(p.name, p.default) for p in m.params}
-    return {p.name: check_param(p, _same, m.name, literal(given[p.name])) for p in m.params}
+    return {p.name: check_param(p, unqualified, m.name, literal(given[p.name])) for p in m.params}
 
 
 def checked_values(con: Any, items: Sequence[EV.Item]) -> list[dict[str, Sql]]:

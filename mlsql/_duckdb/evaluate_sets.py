@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
-from mlsql._duckdb.library import by_weight, registry_body, row_stats
+from mlsql._duckdb.library import by_weight, registry_body, row_stats, unqualified
 from mlsql._duckdb.ops import SqlOps
 from mlsql._evaluate import front as EV
 from mlsql._sqlexpr import Sql, expand_calls, lit, quote_ident
@@ -27,10 +27,6 @@ from mlsql._sqlexpr import Sql, expand_calls, lit, quote_ident
 #: the kinds of label-set measure written inline: the aggregates (not the per-row measures
 #: nor the formulas over a counts struct)
 _AGGREGATE = "aggregate"
-
-
-def _same(name: str) -> str:
-    return name
 
 
 def applies(item: EV.Item) -> bool:
@@ -91,6 +87,6 @@ def value_sql(
     formula = m.build
     assert formula is not None  # applies() takes the measures of a registry formula
     build = None if weight is None else by_weight(formula, EV.FUNC, weight)
-    stats = row_stats(_same, actual, predicted)
-    body = registry_body(m, SqlOps(_same), stats, params, build)
+    stats = row_stats(unqualified, actual, predicted)
+    body = registry_body(m, SqlOps(unqualified), stats, params, build)
     return qualify_builtins(expand_calls(str(body), BUILTIN_MACROS))

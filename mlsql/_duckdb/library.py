@@ -32,6 +32,18 @@ from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
 Qualify = Callable[[str], str]
 
+
+def unqualified(name: str) -> str:
+    """The :data:`Qualify` that leaves names as they are (a query's, not a stored library's).
+
+    Examples
+    --------
+    >>> unqualified("_mlsql_zero_division")
+    '_mlsql_zero_division'
+    """
+    return name
+
+
 #: the sql/ files, in loading order, with what each holds
 FILES = {
     "internal.sql": "Helpers the public macros share: zero division, parameter checks, label counts.",

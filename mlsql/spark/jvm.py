@@ -22,8 +22,10 @@ statistics, where:
   (``spark.conf.set("spark.mlsql.jvm", "false")``);
 - the jar fails to load: mlsql warns once, with Spark's reason.
 
-A row with 2^21 or more distinct labels on a side does not fit the packing; that row is
-computed with Spark SQL.
+Spark SQL also computes a row with 2^21 or more distinct labels on a side (they do not fit
+the packing), a row with a text label holding U+FFFD (what Java makes of invalid UTF-8,
+whose bytes Spark compares), and lists of strings under a collation (which Spark compares
+by the collation, Java by characters).
 """
 
 from __future__ import annotations
@@ -47,8 +49,11 @@ NAME = "mlsql_set_counts"
 BITS = 21
 _MASK = (1 << BITS) - 1
 _OFF = ("false", "0", "no", "off")
-#: the function object per Spark application (None: it failed to load there)
-_LOADED: dict[str, Any] = {}
+#: Spark's ``typeof`` of a list the function compares as Spark does: labels without a
+#: collation (under one, Spark compares strings by it, Java by their characters)
+_PLAIN = r"^array<(string|varchar\(\d+\)|char\(\d+\)|tinyint|smallint|int|bigint|void)>$"
+#: the function object per Spark application (its id and start time; None: it failed to load)
+_LOADED: dict[tuple[str, int], Any] = {}
 
 
 def _classic_session() -> Any:
@@ -64,13 +69,17 @@ def _classic_session() -> Any:
 def _function(spark: Any) -> Any:
     """The JVM ``UserDefinedFunction`` of :data:`CLASS` in ``spark``'s application (adding
     the jar there once), or None where it fails to load (warned once)."""
-    key = spark.sparkContext.applicationId
+    context = spark.sparkContext
+    key = (context.applicationId, context.startTime)  # a restarted context may keep its id
     if key in _LOADED:
         return _LOADED[key]
     jvm, jss = spark._jvm, spark._jsparkSession
     try:
         jss.sessionState().resourceLoader().addJar(str(SPARK_JAR))
         loader = jss.sharedState().jarClassLoader()
+        # addJar's URL of a path with a space is encoded twice: the driver's loader gets the
+        # file's own URL too (a loader skips a URL it holds)
+        loader.addURL(jvm.java.io.File(str(SPARK_JAR)).toURI().toURL())
         cls = jvm.java.lang.Class.forName(CLASS, True, loader)
         gateway = spark.sparkContext._gateway
         no_types = gateway.new_array(jvm.java.lang.Class, 0)
@@ -104,7 +113,8 @@ def _function(spark: Any) -> Any:
 
 def set_counts(actual: Column, predicted: Column) -> Column | None:
     """The packed counts of each row (``tp + n_actual·2^21 + n_predicted·2^42``; NULL where a
-    list is NULL or a count does not fit), or None where the function is not used.
+    list is NULL, a count does not fit, a string holds U+FFFD or the labels have a
+    collation), or None where the function is not used.
 
     Examples
     --------
@@ -115,8 +125,12 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
     >>> packed is None or df.select(packed).first()[0] == 1 + (2 << 21) + (2 << 42)
     True
     """
+    from pyspark.sql.classic.column import Column as ClassicColumn
+
     if switched_off() or not SPARK_JAR.is_file():
         return None
+    if not (isinstance(actual, ClassicColumn) and isinstance(predicted, ClassicColumn)):
+        return None  # Spark Connect's Columns
     spark = _classic_session()
     if spark is None or spark.conf.get(CONF, "true").strip().lower() in _OFF:
         return None
@@ -125,7 +139,10 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
         return None
     from pyspark.sql.classic.column import _to_java_column, _to_seq
 
-    return Column(function.apply(_to_seq(spark.sparkContext, [actual, predicted], _to_java_column)))
+    call = Column(function.apply(_to_seq(spark.sparkContext, [actual, predicted], _to_java_column)))
+    # Spark folds typeof to a constant when it plans the query: no cost per row
+    plain = F.typeof(actual).rlike(_PLAIN) & F.typeof(predicted).rlike(_PLAIN)
+    return F.when(plain, call)
 
 
 def unpacked(packed: Column, portable: RowStats) -> RowStats:

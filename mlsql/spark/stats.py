@@ -14,7 +14,7 @@ Costs per row: one ``array_except`` per side and one ``array_intersect``;
 Spark computes each once per row even where a formula names it several times
 (common subexpression elimination in projections and aggregations). In a classic
 session with mlsql's jar, one call of its JVM function counts the three instead
-(:mod:`mlsql.spark.jvm`: the same numbers, about a third of the time on text labels).
+(:mod:`mlsql.spark.jvm`: the same numbers in 40-60% of the time on text labels).
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@
 // list, a NULL at once). Short lists are compared
 // pairwise (no set is built, nothing allocated beyond Spark's conversion of the arrays);
 // longer lists use hash sets. Labels are compared as Spark compares them: strings by their
-// characters, integers by value whatever their width.
+// characters, integers by value whatever their width. A row with a string Java cannot tell
+// apart from Spark's bytes (U+FFFD, which decoding invalid UTF-8 gives) is NULL too, and
+// strings under a collation never reach the function (mlsql.spark.jvm).
 package mlsql.spark;
 
 import java.util.HashSet;
@@ -35,6 +37,9 @@ public final class SetCounts implements UDF2<Seq<Object>, Seq<Object>, Long> {
     }
     Object[] a = toArray(actual);
     Object[] p = toArray(predicted);
+    if (a == null || p == null) {
+      return null;
+    }
     long tp = 0;
     long na = 0;
     long np = 0;
@@ -78,6 +83,7 @@ public final class SetCounts implements UDF2<Seq<Object>, Seq<Object>, Long> {
     return tp + (na << 21) + (np << 42);
   }
 
+  /** The labels of {@code s}, integers as longs; null where the row is left to Spark SQL. */
   private static Object[] toArray(Seq<Object> s) {
     Object[] out = new Object[s.length()];
     for (int i = 0; i < out.length; i++) {
@@ -86,6 +92,10 @@ public final class SetCounts implements UDF2<Seq<Object>, Seq<Object>, Long> {
       // common type); a Java Integer never equals a Long, so every integer is a Long here
       if (x instanceof Integer || x instanceof Short || x instanceof Byte) {
         x = Long.valueOf(((Number) x).longValue());
+      } else if (x instanceof String && ((String) x).indexOf('\uFFFD') >= 0) {
+        // Spark decoded invalid UTF-8 into U+FFFD, where it compares the bytes: leave the row
+        // to Spark SQL
+        return null;
       }
       out[i] = x;
     }
