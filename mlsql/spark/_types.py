@@ -233,8 +233,9 @@ def check_label_lists(func: str, names: Sequence[str], cols: Sequence[Column]) -
     ]
 
 
-#: Spark's ``typeof`` of an array of labels (or of an all-NULL input)
-_LABEL_ARRAY = r"array<(string|varchar\(\d+\)|char\(\d+\)|tinyint|smallint|int|bigint|void)>|void"
+#: Spark's ``typeof`` of an array of labels (or of an all-NULL input); a string type
+#: under a collation is not among them (``array<string collate UTF8_LCASE>``)
+LABEL_ARRAY = r"array<(string|varchar\(\d+\)|char\(\d+\)|tinyint|smallint|int|bigint|void)>|void"
 
 
 def _guarded(func: str, name: str, col: Column) -> Column:
@@ -242,7 +243,7 @@ def _guarded(func: str, name: str, col: Column) -> Column:
     before, after = LT.NOT_A_LABEL_MESSAGE.format(func=func, name=name, type="{}").split("{}")
     t = F.typeof(col)
     bad = F.raise_error(F.concat(F.lit(before), t, F.lit(after)))
-    return F.when(t.rlike(f"^({_LABEL_ARRAY})$"), col).otherwise(bad)
+    return F.when(t.rlike(f"^({LABEL_ARRAY})$"), col).otherwise(bad)
 
 
 def check_label_array_types(

@@ -38,6 +38,7 @@ from pyspark.sql import functions as F
 
 from mlsql._formulas import RowStats
 from mlsql._native_switch import SPARK_JAR, switched_off
+from mlsql.spark._types import LABEL_ARRAY
 
 #: the Java class (``native/spark/SetCounts.java``)
 CLASS = "mlsql.spark.SetCounts"
@@ -49,9 +50,6 @@ NAME = "mlsql_set_counts"
 BITS = 21
 _MASK = (1 << BITS) - 1
 _OFF = ("false", "0", "no", "off")
-#: Spark's ``typeof`` of a list the function compares as Spark does: labels without a
-#: collation (under one, Spark compares strings by it, Java by their characters)
-_PLAIN = r"^array<(string|varchar\(\d+\)|char\(\d+\)|tinyint|smallint|int|bigint|void)>$"
 #: the function object per Spark application (its id and start time; None: it failed to load)
 _LOADED: dict[tuple[str, int], Any] = {}
 
@@ -126,6 +124,7 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
     True
     """
     from pyspark.sql.classic.column import Column as ClassicColumn
+    from pyspark.sql.classic.column import _to_java_column, _to_seq
 
     if switched_off() or not SPARK_JAR.is_file():
         return None
@@ -137,17 +136,17 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
     function = _function(spark)
     if function is None:
         return None
-    from pyspark.sql.classic.column import _to_java_column, _to_seq
-
     call = Column(function.apply(_to_seq(spark.sparkContext, [actual, predicted], _to_java_column)))
-    # Spark folds typeof to a constant when it plans the query: no cost per row
-    plain = F.typeof(actual).rlike(_PLAIN) & F.typeof(predicted).rlike(_PLAIN)
+    # labels without a collation (under one, Spark compares strings by it, Java by their
+    # characters); Spark folds typeof to a constant when it plans the query: no cost per row
+    label_lists = f"^({LABEL_ARRAY})$"
+    plain = F.typeof(actual).rlike(label_lists) & F.typeof(predicted).rlike(label_lists)
     return F.when(plain, call)
 
 
 def unpacked(packed: Column, portable: RowStats) -> RowStats:
-    """The three counts of ``packed`` as ``int`` Columns; where it is NULL (a NULL list, or
-    counts that do not fit) ``portable``'s, which are NULL where a list is NULL.
+    """The three counts of ``packed`` as ``int`` Columns; where it is NULL (a NULL list, or a
+    row left to Spark SQL: :func:`set_counts`) ``portable``'s, NULL where a list is NULL.
 
     ``coalesce`` always evaluates its first argument, so Spark computes ``packed`` once per
     row for all three (common subexpressions); a ``CASE WHEN packed >= 0`` would share only
