@@ -223,3 +223,126 @@ def test_status_says_the_jar_is_used_unless_switched_off(monkeypatch):
     status = spark_native_status()
     assert status["available"] and not status["enabled"]
     assert status["reason"] == "MLSQL_NATIVE=0"
+
+
+# ------------------------------------------------------------------ the per-label aggregate
+def _grouped(seed: int, pool: list[Any], types: tuple[str, str]) -> tuple[list[tuple], str]:
+    """Random rows in three groups (one of them NULL), as (g, actual, predicted)."""
+    rng = random.Random(seed)
+    rows = [(rng.choice(["u", "v", None]), *pair) for pair in _rows(seed, pool)]
+    return rows, f"g string, actual array<{types[0]}>, predicted array<{types[1]}>"
+
+
+def _label_table(rows: list[tuple]) -> list[tuple[Any, ...]]:
+    """(group, label, tp, fp, fn) of every label a known row of a group holds (the oracle)."""
+    out: dict[tuple[Any, Any], list[int]] = {}
+    for g, a, p in rows:
+        sa, sp = oracle.as_set(a), oracle.as_set(p)
+        if sa is None or sp is None:
+            continue
+        for label in sa | sp:
+            c = out.setdefault((g, label), [0, 0, 0])
+            c[0] += label in sa and label in sp
+            c[1] += label in sp and label not in sa
+            c[2] += label in sa and label not in sp
+    return sorted(((g, label, *c) for (g, label), c in out.items()), key=repr)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_label_tables_count_with_the_java_aggregate_as_the_oracle(spark, case):
+    import mlsql.spark as ms
+
+    pool, actual_type, predicted_type = CASES[case]
+    rows, schema = _grouped(len(case) + 1, pool, (actual_type, predicted_type))
+    df = spark.createDataFrame(rows, schema)
+    table = ms.label_metrics(df, "actual", "predicted", by="g")
+    plan = _plan(table)
+    assert "mlsql_label_counts" in plan
+    assert "collect_list" not in plan and "collect_set" not in plan
+    got = sorted(
+        (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
+    )
+    assert got == _label_table(rows)
+
+    report = {r.g: r for r in ms.multilabel_report(df, "actual", "predicted", by="g").collect()}
+    assert "mlsql_label_counts" in _plan(ms.multilabel_report(df, "actual", "predicted"))
+    for g in ("u", "v", None):
+        part = [(a, p) for h, a, p in rows if h == g]
+        assert report[g].n_rows == len(oracle.known(part))
+        assert report[g].samples_f1 == pytest.approx(float(oracle.samples(part, "f1")), abs=1e-12)
+        assert report[g].micro_f1 == pytest.approx(float(oracle.micro(part, "f1")), abs=1e-12)
+        assert report[g].subset_accuracy == pytest.approx(float(oracle.subset_accuracy(part)))
+
+
+def test_label_tables_equal_spark_sql_on_any_partitioning(spark):
+    """Every column of the tables, with a labels universe and without, equals Spark SQL's form
+    (``spark.mlsql.jvm=false``) to the last bit, however the rows are partitioned."""
+    import mlsql.spark as ms
+
+    rows, schema = _grouped(11, ["a", "b", "c", "d", "e", "f"], ("string", "string"))
+    df = spark.createDataFrame(rows, schema)
+
+    def tables(frame: Any) -> list[list[tuple[Any, ...]]]:
+        calls = [
+            ms.multilabel_report(frame, "actual", "predicted", by="g", zero_division="nan"),
+            ms.label_metrics(frame, "actual", "predicted", labels=["a", "b", "zebra"], beta=2.0),
+            ms.multilabel_report(frame, "actual", "predicted", labels=["f", "a", "q"]),
+        ]
+        return [[tuple(r) for r in t.collect()] for t in calls]
+
+    with jvm_setting(spark, "false"):
+        assert "mlsql_label_counts" not in _plan(ms.label_metrics(df, "actual", "predicted"))
+        expected = tables(df)
+    for n in (1, 4, 7):
+        got = tables(df.repartition(n))
+        assert repr(got) == repr(expected), n  # repr: NaN equals NaN
+
+
+def test_text_labels_are_compared_by_their_bytes_and_come_back_whole(spark):
+    """Two invalid UTF-8 labels are two labels (Java would decode both to U+FFFD), each given
+    back with its own bytes; strings under a collation, and weighted counts, stay with Spark
+    SQL (collation: 'A' and 'a' are one label)."""
+    import mlsql.spark as ms
+
+    df = spark.sql(
+        "SELECT array(CAST(X'FF' AS STRING), 'é') AS actual, "
+        "array(CAST(X'FE' AS STRING), 'é') AS predicted"
+    )
+    table = ms.label_metrics(df, "actual", "predicted")
+    assert "mlsql_label_counts" in _plan(table)
+    got = {
+        bytes(r.label): (r.tp, r.fp, r.fn)
+        for r in table.selectExpr("CAST(label AS BINARY) AS label", "tp", "fp", "fn").collect()
+    }
+    assert got == {b"\xff": (0, 0, 1), b"\xfe": (0, 1, 0), "é".encode(): (1, 0, 0)}
+
+    collated = spark.sql(
+        "SELECT array('A' COLLATE UTF8_LCASE, 'b' COLLATE UTF8_LCASE) AS actual, "
+        "array('a' COLLATE UTF8_LCASE) AS predicted"
+    )
+    table = ms.label_metrics(collated, "actual", "predicted")
+    assert "mlsql_label_counts" not in _plan(table)
+    assert sorted((r.label.lower(), r.tp, r.fp, r.fn) for r in table.collect()) == [
+        ("a", 1, 0, 0),
+        ("b", 0, 0, 1),
+    ]
+
+    weighted = df.selectExpr("*", "2.5D AS w")
+    table = ms.label_metrics(weighted, "actual", "predicted", sample_weight="w")
+    assert "mlsql_label_counts" not in _plan(table)
+    assert sorted(r.tp for r in table.collect()) == [0.0, 0.0, 2.5]
+
+
+def test_the_java_aggregate_is_switched_off_as_the_function_is(spark, monkeypatch):
+    import mlsql.spark as ms
+
+    df = spark.createDataFrame(
+        [(["a"], ["a", "b"])], "actual array<string>, predicted array<string>"
+    )
+    assert "mlsql_label_counts" in _plan(ms.multilabel_report(df, "actual", "predicted"))
+    with jvm_setting(spark, "off"):
+        assert "mlsql_label_counts" not in _plan(ms.multilabel_report(df, "actual", "predicted"))
+    monkeypatch.setenv("MLSQL_NATIVE", "0")
+    plan = _plan(ms.multilabel_report(df, "actual", "predicted"))
+    assert "mlsql_label_counts" not in plan and "explode" in plan
+    assert not spark.catalog.functionExists("mlsql_label_counts")

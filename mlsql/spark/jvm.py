@@ -1,40 +1,51 @@
-"""mlsql's JVM function in a Spark session: a row's label-set statistics in one call.
+"""mlsql's JVM function and aggregate in a Spark session: label sets counted in Java.
 
 Spark SQL builds a label set per side (``array_except``) and intersects them for
 every row, which costs about six times a scan of the lists (benchmarks/README.md,
-"Spark ``micro_f1``: per-row set statistics"). mlsql's jar (``native/spark/
-SetCounts.java``, compiled with the JDK when the package is installed) counts
-|A ∩ P|, |A| and |P| of a row in one Java call, packed in one long.
+"Spark ``micro_f1``: per-row set statistics"). mlsql's jar (``native/spark/*.java``,
+compiled with the JDK when the package is installed) holds:
 
-Where a label-set Column is built (:func:`mlsql.spark.stats.row_stats`: the
-per-row counts, the micro and samples averages, subset accuracy, Hamming loss,
-their bootstrap and Hivemall's functions), the active classic session gets the
-jar once per Spark application (Spark's ``ADD JAR``: the driver's class loader
-and the executors) and the Column calls the function object itself, so no name
-is registered in the session's catalog. The numbers are the same either way
-(``tests/test_spark_jvm.py``). It is not used, and Spark SQL computes the
-statistics, where:
+- ``SetCounts``, a function counting |A ∩ P|, |A| and |P| of a row in one Java call,
+  packed in one long (:func:`set_counts`). Where a label-set Column is built
+  (:func:`mlsql.spark.stats.row_stats`: the per-row counts, the micro and samples
+  averages, subset accuracy, Hamming loss, their bootstrap and Hivemall's functions),
+  the Column calls it.
+- ``LabelCounts``, an aggregate counting a group's per-label tp, fn and fp and its
+  histogram of row statistics in one pass (:func:`label_counts`), where Spark SQL
+  spreads every row over its labels (``explode``) and groups the spread rows. The
+  per-label tables (:mod:`mlsql.spark.families.label_based`) count with it.
+
+The session gets the jar once per Spark application (Spark's ``ADD JAR``: the driver's
+class loader and the executors) and the Columns call the function and aggregate
+objects themselves, so no name is registered in the session's catalog. The numbers are
+the same either way (``tests/test_spark_jvm.py``). Neither is used, and Spark SQL
+computes the counts, where:
 
 - the jar was not built (no JDK at install time), or ``MLSQL_NATIVE=0``;
-- the session is a Spark Connect one (no JVM on the client), or there is no
-  active or default session when the Column is built;
+- the session is a Spark Connect one (no JVM on the client), or (for the function)
+  there is no active or default session when the Column is built;
 - the session's ``spark.mlsql.jvm`` is ``false``
   (``spark.conf.set("spark.mlsql.jvm", "false")``);
 - the jar fails to load: mlsql warns once, with Spark's reason.
 
-Spark SQL also computes a row with 2^21 or more distinct labels on a side (they do not fit
-the packing), a row with a text label holding U+FFFD (what Java makes of invalid UTF-8,
-whose bytes Spark compares), and lists of strings under a collation (which Spark compares
-by the collation, Java by characters).
+Spark SQL also computes what Java would count otherwise: lists of strings under a
+collation (which Spark compares by the collation, Java by characters); for the function,
+a row with 2^21 or more distinct labels on a side (they do not fit the packing) and a row
+with a text label holding U+FFFD (what Java makes of invalid UTF-8, whose bytes Spark
+compares; the aggregate reads text as bytes). Weighted tables keep Spark SQL's exact sums
+of the weights.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from pyspark.sql import Column, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from mlsql._formulas import RowStats
 from mlsql._native_switch import SPARK_JAR, switched_off
@@ -42,16 +53,20 @@ from mlsql.spark._types import LABEL_ARRAY
 
 #: the Java class (``native/spark/SetCounts.java``)
 CLASS = "mlsql.spark.SetCounts"
+#: the Java aggregate of a group's per-label counts (``native/spark/LabelCounts.java``)
+AGGREGATE = "mlsql.spark.LabelCounts"
 #: the session setting that switches the function off (``"false"``)
 CONF = "spark.mlsql.jvm"
 #: the name Spark's plans show for the function
 NAME = "mlsql_set_counts"
+#: the name Spark's plans show for the aggregate
+AGGREGATE_NAME = "mlsql_label_counts"
 #: the bits of each packed count
 BITS = 21
 _MASK = (1 << BITS) - 1
 _OFF = ("false", "0", "no", "off")
 #: the function object per Spark application (its id and start time; None: it failed to load)
-_LOADED: dict[tuple[str, int], Any] = {}
+_LOADED: dict[tuple[str, int], _Loaded | None] = {}
 
 
 def _classic_session() -> Any:
@@ -64,14 +79,44 @@ def _classic_session() -> Any:
     return spark if getattr(spark, "_jsparkSession", None) is not None else None
 
 
-def _function(spark: Any) -> Any:
-    """The JVM ``UserDefinedFunction`` of :data:`CLASS` in ``spark``'s application (adding
-    the jar there once), or None where it fails to load (warned once)."""
+@dataclass(frozen=True)
+class _Loaded:
+    """mlsql's JVM classes in one Spark application."""
+
+    #: the ``UserDefinedFunction`` of :data:`CLASS`
+    set_counts: Any
+    #: the class :data:`AGGREGATE` (made per label type: :func:`label_counts`)
+    label_counts: Any
+    #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type)
+    aggregates: dict[str, Any] = field(default_factory=dict)
+
+    def aggregate(self, spark: Any, label_type: T.DataType) -> Any:
+        """The ``UserDefinedFunction`` of :data:`AGGREGATE` over two lists of ``label_type``."""
+        key = label_type.json()
+        if key not in self.aggregates:
+            jvm, gateway = spark._jvm, spark.sparkContext._gateway
+            lists = T.StructType([T.StructField(n, T.ArrayType(label_type)) for n in "ap"])
+            parse = jvm.org.apache.spark.sql.types.DataType.fromJson
+            signature = gateway.new_array(jvm.java.lang.Class, 1)
+            signature[0] = jvm.java.lang.Class.forName("org.apache.spark.sql.types.DataType")
+            arguments = gateway.new_array(jvm.java.lang.Object, 1)
+            arguments[0] = parse(key)
+            instance = self.label_counts.getConstructor(signature).newInstance(arguments)
+            encoder = jvm.org.apache.spark.sql.Encoders.row(parse(lists.json()))
+            udaf = jvm.org.apache.spark.sql.functions.udaf(instance, encoder)
+            self.aggregates[key] = udaf.withName(AGGREGATE_NAME)
+        return self.aggregates[key]
+
+
+def _loaded(spark: Any) -> _Loaded | None:
+    """mlsql's JVM classes in ``spark``'s application (adding the jar there once), or None
+    where they fail to load (warned once)."""
     context = spark.sparkContext
     key = (context.applicationId, context.startTime)  # a restarted context may keep its id
     if key in _LOADED:
         return _LOADED[key]
     jvm, jss = spark._jvm, spark._jsparkSession
+    loaded: _Loaded | None
     try:
         jss.sessionState().resourceLoader().addJar(str(SPARK_JAR))
         loader = jss.sharedState().jarClassLoader()
@@ -96,17 +141,25 @@ def _function(spark: Any) -> Any:
         arguments[0] = instance
         arguments[1] = jvm.org.apache.spark.sql.types.DataTypes.LongType
         function = udf.invoke(None, arguments).withName(NAME)
+        loaded = _Loaded(function, jvm.java.lang.Class.forName(AGGREGATE, True, loader))
     except Exception as error:  # py4j's errors: the jar or the JVM API is not what we built for
         warnings.warn(
-            f"mlsql: Spark could not load mlsql's JVM function from {SPARK_JAR} "
-            f"({type(error).__name__}: {str(error).strip().splitlines()[0]}); the label-set "
-            "statistics use Spark SQL's array functions (the same numbers, slower)",
+            f"mlsql: Spark could not load mlsql's JVM functions from {SPARK_JAR} "
+            f"({type(error).__name__}: {str(error).strip().splitlines()[0]}); label sets "
+            "are counted with Spark SQL's array functions (the same numbers, slower)",
             RuntimeWarning,
             stacklevel=4,
         )
-        function = None
-    _LOADED[key] = function
-    return function
+        loaded = None
+    _LOADED[key] = loaded
+    return loaded
+
+
+def _switched_on(spark: Any) -> bool:
+    """Whether ``spark`` (a classic session, or None) may use mlsql's jar."""
+    if switched_off() or not SPARK_JAR.is_file() or spark is None:
+        return False
+    return bool(spark.conf.get(CONF, "true").strip().lower() not in _OFF)
 
 
 def set_counts(actual: Column, predicted: Column) -> Column | None:
@@ -126,17 +179,15 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
     from pyspark.sql.classic.column import Column as ClassicColumn
     from pyspark.sql.classic.column import _to_java_column, _to_seq
 
-    if switched_off() or not SPARK_JAR.is_file():
-        return None
     if not (isinstance(actual, ClassicColumn) and isinstance(predicted, ClassicColumn)):
         return None  # Spark Connect's Columns
     spark = _classic_session()
-    if spark is None or spark.conf.get(CONF, "true").strip().lower() in _OFF:
+    loaded = _loaded(spark) if _switched_on(spark) else None
+    if loaded is None:
         return None
-    function = _function(spark)
-    if function is None:
-        return None
-    call = Column(function.apply(_to_seq(spark.sparkContext, [actual, predicted], _to_java_column)))
+    call = Column(
+        loaded.set_counts.apply(_to_seq(spark.sparkContext, [actual, predicted], _to_java_column))
+    )
     # labels without a collation (under one, Spark compares strings by it, Java by their
     # characters); Spark folds typeof to a constant when it plans the query: no cost per row
     label_lists = f"^({LABEL_ARRAY})$"
@@ -162,3 +213,82 @@ def unpacked(packed: Column, portable: RowStats) -> RowStats:
         n_actual=field(BITS, portable.n_actual),
         n_predicted=field(2 * BITS, portable.n_predicted),
     )
+
+
+def counts_labels(frame: DataFrame, label_type: T.DataType) -> bool:
+    """Whether :func:`label_counts` counts lists of ``label_type`` over ``frame``'s session:
+    text without a collation or integers, a classic session, the jar used there."""
+    text = isinstance(label_type, T.StringType) and label_type.simpleString() == "string"
+    if not (text or isinstance(label_type, T.IntegralType)):
+        return False  # a collation (Spark compares by it), or any other type
+    spark = getattr(frame, "sparkSession", None)
+    if getattr(frame, "_jdf", None) is None or getattr(spark, "_jsparkSession", None) is None:
+        return False  # Spark Connect
+    return _switched_on(spark)
+
+
+def given_type(label_type: T.DataType) -> T.DataType:
+    """The type of the labels :func:`label_counts` takes for labels of ``label_type``:
+    BINARY for text (compared by its bytes, as Spark compares strings), else the same."""
+    return T.BinaryType() if isinstance(label_type, T.StringType) else label_type
+
+
+def label_counts(
+    rows: DataFrame, groups: Sequence[str], label_type: T.DataType
+) -> DataFrame | None:
+    """Each group's per-label counts and row-statistics histogram from mlsql's Java aggregate
+    (``native/spark/LabelCounts.java``), or None where it is not used (:func:`counts_labels`).
+
+    ``rows`` holds the group columns ``groups`` and the lists ``__a`` and ``__p`` of labels
+    of ``label_type``, both cast to ``array<given_type(label_type)>``. The result has the
+    group columns and ``__cells``, whose rows :func:`cells` lists. The aggregate's memory
+    is the distinct labels and row statistics of a group, not its rows.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from pyspark.sql import types as T
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.sql("SELECT 0 AS g, CAST(array('x', 'y') AS array<binary>) AS __a, "
+    ...                "CAST(array('x') AS array<binary>) AS __p")
+    >>> counted = label_counts(df, ["g"], T.StringType())
+    >>> counted is None or sorted(
+    ...     (r.label, r.tp, r.fn, r.fp)
+    ...     for r in spark.sql(cells("{f}", ["g"], T.StringType()), f=counted).collect()
+    ...     if r.label is not None
+    ... ) == [("x", 1, 0, 0), ("y", 0, 1, 0)]
+    True
+    """
+    from pyspark.sql.classic.column import _to_java_column, _to_seq
+
+    spark = rows.sparkSession
+    loaded = _loaded(spark) if counts_labels(rows, label_type) else None
+    if loaded is None:
+        return None
+    function = loaded.aggregate(spark, given_type(label_type))
+    lists = [F.col(n) for n in ("__a", "__p")]
+    counted = Column(function.apply(_to_seq(spark.sparkContext, lists, _to_java_column)))
+    return rows.groupBy(*groups).agg(counted.alias("__cells"))
+
+
+def cells(counted: str, groups: Sequence[str], label_type: T.DataType) -> str:
+    """The rows of :func:`label_counts`'s result (the query or table ``counted``) as Spark
+    SQL: the group columns, then ``label`` (of ``label_type``), ``row_tp``,
+    ``row_n_actual``, ``row_n_predicted``, ``tp``, ``fn``, ``fp`` and ``row`` (BIGINTs),
+    the rows of Spark SQL's count of the spread rows (:mod:`mlsql.spark.families.
+    label_based`): a label's counts (row statistics NULL, ``row`` 0), the rows with each
+    (tp, |A|, |P|) (label NULL, label counts 0), and in a group with a row whose list is
+    NULL, one row of NULL keys and zero counts.
+
+    Examples
+    --------
+    >>> from pyspark.sql import types as T
+    >>> cells("t", ["g"], T.IntegerType())[:60]
+    'SELECT `g`, CAST(`label` AS int) AS `label`, `row_tp`, `row_'
+    """
+    keys = [f"`{g.replace('`', '``')}`" for g in groups]
+    counts = ["row_tp", "row_n_actual", "row_n_predicted", "tp", "fn", "fp", "row"]
+    label = f"CAST(`label` AS {label_type.simpleString()}) AS `label`"
+    listed = ", ".join([*keys, label, *(f"`{c}`" for c in counts)])
+    inlined = f"SELECT {', '.join(keys)}, inline(`__cells`.`cells`) FROM {counted}"
+    return f"SELECT {listed} FROM ({inlined})"

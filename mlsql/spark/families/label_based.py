@@ -2,9 +2,12 @@
 
 These take a DataFrame, not Columns: ``label_metrics(df, "actual", "predicted")``
 returns a DataFrame with one row per (group, label), the columns of the DuckDB
-table macros and the Polars functions of the same names. Each known row's sets
-are spread over their labels in one ``explode`` (each element tagged true
-positive, false negative or false positive) and counted in one ``groupBy``;
+table macros and the Polars functions of the same names. Each group's label
+counts come of one pass of mlsql's Java aggregate (:func:`mlsql.spark.jvm.
+label_counts`), or where it is not used (no jar, a weight, a collation: see
+:mod:`mlsql.spark.jvm`), each known row's sets are spread over their labels in one
+``explode`` (each element tagged true positive, false negative or false positive)
+and counted in one ``groupBy``: the same rows either way (:func:`_counting`);
 every column then comes from the builders of :mod:`mlsql.measures.label_based`,
 the same ones the SQL library and Polars use, run on Columns by
 :class:`~mlsql.spark.ops.SparkOps`.
@@ -34,6 +37,7 @@ from mlsql._formulas import RowStats
 from mlsql._front import tables as TB
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql.measures import label_based as LB
+from mlsql.spark import jvm
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
@@ -72,11 +76,12 @@ def _prepared(
     labels: Sequence[Any] | None,
     by: str | Sequence[str] | None,
     sample_weight: str | None = None,
-) -> tuple[DataFrame, Callable[[str], str], list[str], list[Any] | None, T.DataType]:
+) -> tuple[DataFrame, Callable[..., str], list[str], list[Any] | None, T.DataType]:
     """(the frame to read; the query of its rows over the frame's reference: group columns,
-    ``__a`` and ``__p`` as clean sets, ``__known``, with ``sample_weight`` (a column name)
-    ``__w``, the checked weights; groups; universe; the label type). A row whose weight is
-    NULL is unknown.
+    ``__a`` and ``__p`` as clean sets (with ``sets=False``, the lists as they are, or with
+    a ``labels`` universe, their labels in it; with ``cast``, cast to that type),
+    ``__known``, with ``sample_weight`` (a column name) ``__w``, the checked weights;
+    groups; universe; the label type). A row whose weight is NULL is unknown.
 
     The frame is ``source`` itself, or with a weight, its columns read and the checked
     weight (a Column of :mod:`mlsql.spark._weights`), under internal names."""
@@ -108,26 +113,27 @@ def _prepared(
         names = {k: k for k in names}
         weight = ["__w"]
 
-    def clean(side: str) -> str:
-        out = label_set_sql(f"CAST({ref(side)} AS {shown})")
+    def clean(side: str, sets: bool, cast: str | None) -> str:
+        out = f"CAST({ref(side)} AS {shown})"
+        out = label_set_sql(out) if sets else out
         if universe is not None:
             out = f"array_intersect({out}, CAST(array({', '.join(map(_literal, universe))}) AS {shown}))"
-        return out
+        return out if cast is None else f"CAST({out} AS {cast})"
 
     a, p = (f"CAST({ref(names[k])} AS {shown})" for k in ("__a", "__p"))
     known = " AND ".join(f"({x} IS NOT NULL)" for x in (a, p, *map(ref, weight)))
     cols = [f"{ref(names[g])} AS {ref(g)}" for g in names if g.startswith("__g")] or [
         f"0 AS {ref(ALL)}"
     ]
-    listed = [
-        *cols,
-        f"{clean(names['__a'])} AS `__a`",
-        f"{clean(names['__p'])} AS `__p`",
-        f"{known} AS `__known`",
-        *map(str, map(ref, weight)),
-    ]
 
-    def rows(frame: str) -> str:
+    def rows(frame: str, sets: bool = True, cast: str | None = None) -> str:
+        listed = [
+            *cols,
+            f"{clean(names['__a'], sets, cast)} AS `__a`",
+            f"{clean(names['__p'], sets, cast)} AS `__p`",
+            f"{known} AS `__known`",
+            *map(str, map(ref, weight)),
+        ]
         return f"SELECT {', '.join(listed)} FROM {frame}"
 
     groups = [f"__g{i}" for i in range(len(groups))] or [ALL]
@@ -159,9 +165,7 @@ def _element(label: str, kind: str, stats: Sequence[str | None], label_type: str
     return f"named_struct({', '.join(fields)})"
 
 
-def _spread(
-    rows: str, groups: list[str], universe: list[Any] | None, label_type: T.DataType, weighted: bool
-) -> str:
+def _counted(rows: str, groups: list[str], label_type: T.DataType, weighted: bool) -> str:
     """Every (group, label) and (group, row statistics) with its counts, in one pass:
     a Spark SQL query over ``rows`` (the frame of :func:`_prepared`; with ``weighted``, it
     has the weights ``__w``).
@@ -172,12 +176,8 @@ def _spread(
     group exists). One ``GROUP BY`` then counts, per group, each label's tp,
     fp and fn (rows with a label) and how many rows have each combination of
     row statistics (rows without one: the histogram of the samples averages).
-    A window adds the group's known rows, ``n_rows``, to every row. With a
-    ``labels`` universe, its labels that never occur in a group join in with
-    zero counts.
-
-    Written as Spark SQL text (:mod:`mlsql.spark.text`), run with the stages
-    after it as one query (:func:`~mlsql.spark.text.query`).
+    :func:`mlsql.spark.jvm.label_counts` gives the same rows from mlsql's Java aggregate
+    (:func:`_counting`).
     """
     a, p, kind_of = "`__a`", "`__p`", label_type.simpleString()
     nothing = (None, None, None)
@@ -196,9 +196,7 @@ def _spread(
     # with weights (a column ``__w``) every count is a sum of the rows' weights
     kept = ", ".join(str(ref(c)) for c in (*groups, *(["__w"] if weighted else [])))
     spread = f"SELECT {kept}, `e`.* FROM (SELECT {kept}, {elements} FROM ({rows}))"
-    keys = [*groups, "label", "row_tp", "row_n_actual", "row_n_predicted"]
-    listed_keys = ", ".join(str(ref(k)) for k in keys)
-    count_type = "DOUBLE" if weighted else "BIGINT"
+    listed_keys = ", ".join(str(ref(k)) for k in _keys(groups))
 
     def count(k: str) -> str:
         if not weighted:
@@ -208,7 +206,58 @@ def _spread(
         return f"coalesce({summed}, 0.0D) AS {ref(k)}"
 
     counts = ", ".join(count(k) for k in (*KINDS, "row"))
-    counted = f"SELECT {listed_keys}, {counts} FROM ({spread}) GROUP BY {listed_keys}"
+    return f"SELECT {listed_keys}, {counts} FROM ({spread}) GROUP BY {listed_keys}"
+
+
+def _keys(groups: list[str]) -> list[str]:
+    """The keys of the counted rows: the groups, the label and the row statistics."""
+    return [*groups, "label", "row_tp", "row_n_actual", "row_n_predicted"]
+
+
+def _counting(
+    frame: DataFrame,
+    rows: Callable[..., str],
+    groups: list[str],
+    label_type: T.DataType,
+    weighted: bool,
+) -> tuple[DataFrame, Callable[[str], str]]:
+    """(the frame to query; the counted rows of :func:`_counted` as a query over its
+    reference).
+
+    Without weights, where mlsql's jar is used (:mod:`mlsql.spark.jvm`), the rows are
+    counted by its Java aggregate, one pass that keeps per group only the distinct labels
+    and row statistics, and the frame is that count; else Spark SQL spreads and counts
+    them in the query itself. (Weighted counts are exact sums of the weights, which only
+    Spark SQL's form computes.)"""
+    if not weighted and jvm.counts_labels(frame, label_type):
+        given = T.ArrayType(jvm.given_type(label_type)).simpleString()
+        lists = query(frame, lambda f: rows(f, sets=False, cast=given))
+        counted = jvm.label_counts(lists, groups, label_type)
+        if counted is not None:
+            return counted, lambda f: jvm.cells(f, groups, label_type)
+    return frame, lambda f: _counted(rows(f), groups, label_type, weighted)
+
+
+def _spread(
+    counted: str,
+    groups: list[str],
+    universe: list[Any] | None,
+    label_type: T.DataType,
+    weighted: bool,
+) -> str:
+    """Every (group, label) and (group, row statistics) with its counts (the rows of
+    :func:`_counted`, as the query ``counted``) and the group's known rows, ``n_rows``.
+
+    A group of no rows is one row of zero counts when there are no groups. With a
+    ``labels`` universe, its labels that never occur in a group join in with zero counts.
+
+    Written as Spark SQL text (:mod:`mlsql.spark.text`), run with the stages
+    after it as one query (:func:`~mlsql.spark.text.query`).
+    """
+    kind_of = label_type.simpleString()
+    keys = _keys(groups)
+    listed_keys = ", ".join(str(ref(k)) for k in keys)
+    count_type = "DOUBLE" if weighted else "BIGINT"
     if weighted and universe is None:  # labels of zero-weight rows only are not seen
         counted = (
             f"SELECT * FROM ({counted}) WHERE (`label` IS NULL) OR (((`tp` + `fn`) + `fp`) > 0)"
@@ -272,11 +321,13 @@ def _label_metrics(source: DataFrame, call: TableCall) -> DataFrame:
     frame, rows, groups, universe, label_type = _prepared(
         func, source, actual, predicted, params["labels"], by, sample_weight
     )
+    weighted = sample_weight is not None
+    frame, counted = _counting(frame, rows, groups, label_type, weighted)
     values = _label_values(b, zd)
     columns = LB.label_metrics_columns(params["beta"] is not None)
 
     def build(frame: str) -> str:
-        spread = _spread(rows(frame), groups, universe, label_type, sample_weight is not None)
+        spread = _spread(counted(frame), groups, universe, label_type, weighted)
         named = {c: values[c] for c in columns if c != "label"}
         out = select_sql(spread, [*groups, "label"], named, tail="WHERE `label` IS NOT NULL")
         return _ordered(out, by, func, columns)
@@ -363,6 +414,8 @@ def reports(
     frame, rows, groups, universe, label_type = _prepared(
         variants[0][0], source, actual, predicted, labels, by, sample_weight
     )
+    weighted = sample_weight is not None
+    frame, counted = _counting(frame, rows, groups, label_type, weighted)
     # every formula as Spark SQL text (mlsql.spark.text), every stage one subquery of one
     # query: Spark parses and analyses the report once
     is_label, is_row = SparkSql("(`label` IS NOT NULL)"), SparkSql("(`row` > 0)")
@@ -382,7 +435,7 @@ def reports(
             values[f"{p}l_n_rows"] = where(is_label, ref("n_rows"))
             values |= {f"{p}r_{n}": where(is_row, e) for n, e in row_values.items()}
         staged = select_sql(
-            _spread(rows(frame), groups, universe, label_type, sample_weight is not None),
+            _spread(counted(frame), groups, universe, label_type, weighted),
             [*groups, "n_rows"],
             values,
         )
