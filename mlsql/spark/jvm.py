@@ -237,12 +237,16 @@ def label_counts(
     rows: DataFrame, groups: Sequence[str], label_type: T.DataType
 ) -> DataFrame | None:
     """Each group's per-label counts and row-statistics histogram from mlsql's Java aggregate
-    (``native/spark/LabelCounts.java``), or None where it is not used (:func:`counts_labels`).
+    (``native/spark/LabelCounts.java``), where :func:`counts_labels` says it is used; None
+    where the jar fails to load.
 
     ``rows`` holds the group columns ``groups`` and the lists ``__a`` and ``__p`` of labels
     of ``label_type``, both cast to ``array<given_type(label_type)>``. The result has the
-    group columns and ``__cells``, whose rows :func:`cells` lists. The aggregate's memory
-    is the distinct labels and row statistics of a group, not its rows.
+    group columns and ``__cells``, a struct whose ``cells`` are (label, row_tp,
+    row_n_actual, row_n_predicted, tp, fn, fp, row): a label's counts (row statistics NULL,
+    ``row`` 0), the rows with each (tp, |A|, |P|) (label NULL, label counts 0), and in a
+    group with a row whose list is NULL, one row of NULL keys and zero counts. The
+    aggregate's memory is the distinct labels and row statistics of a group, not its rows.
 
     Examples
     --------
@@ -251,10 +255,11 @@ def label_counts(
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.sql("SELECT 0 AS g, CAST(array('x', 'y') AS array<binary>) AS __a, "
     ...                "CAST(array('x') AS array<binary>) AS __p")
-    >>> counted = label_counts(df, ["g"], T.StringType())
+    >>> used = counts_labels(df, T.StringType())
+    >>> counted = label_counts(df, ["g"], T.StringType()) if used else None
     >>> counted is None or sorted(
-    ...     (r.label, r.tp, r.fn, r.fp)
-    ...     for r in spark.sql(cells("{f}", ["g"], T.StringType()), f=counted).collect()
+    ...     (bytes(r.label).decode(), r.tp, r.fn, r.fp)
+    ...     for r in counted.selectExpr("inline(__cells.cells)").collect()
     ...     if r.label is not None
     ... ) == [("x", 1, 0, 0), ("y", 0, 1, 0)]
     True
@@ -262,33 +267,10 @@ def label_counts(
     from pyspark.sql.classic.column import _to_java_column, _to_seq
 
     spark = rows.sparkSession
-    loaded = _loaded(spark) if counts_labels(rows, label_type) else None
+    loaded = _loaded(spark)
     if loaded is None:
         return None
     function = loaded.aggregate(spark, given_type(label_type))
     lists = [F.col(n) for n in ("__a", "__p")]
     counted = Column(function.apply(_to_seq(spark.sparkContext, lists, _to_java_column)))
     return rows.groupBy(*groups).agg(counted.alias("__cells"))
-
-
-def cells(counted: str, groups: Sequence[str], label_type: T.DataType) -> str:
-    """The rows of :func:`label_counts`'s result (the query or table ``counted``) as Spark
-    SQL: the group columns, then ``label`` (of ``label_type``), ``row_tp``,
-    ``row_n_actual``, ``row_n_predicted``, ``tp``, ``fn``, ``fp`` and ``row`` (BIGINTs),
-    the rows of Spark SQL's count of the spread rows (:mod:`mlsql.spark.families.
-    label_based`): a label's counts (row statistics NULL, ``row`` 0), the rows with each
-    (tp, |A|, |P|) (label NULL, label counts 0), and in a group with a row whose list is
-    NULL, one row of NULL keys and zero counts.
-
-    Examples
-    --------
-    >>> from pyspark.sql import types as T
-    >>> cells("t", ["g"], T.IntegerType())[:60]
-    'SELECT `g`, CAST(`label` AS int) AS `label`, `row_tp`, `row_'
-    """
-    keys = [f"`{g.replace('`', '``')}`" for g in groups]
-    counts = ["row_tp", "row_n_actual", "row_n_predicted", "tp", "fn", "fp", "row"]
-    label = f"CAST(`label` AS {label_type.simpleString()}) AS `label`"
-    listed = ", ".join([*keys, label, *(f"`{c}`" for c in counts)])
-    inlined = f"SELECT {', '.join(keys)}, inline(`__cells`.`cells`) FROM {counted}"
-    return f"SELECT {listed} FROM ({inlined})"

@@ -177,7 +177,7 @@ def _counted(rows: str, groups: list[str], label_type: T.DataType, weighted: boo
     fp and fn (rows with a label) and how many rows have each combination of
     row statistics (rows without one: the histogram of the samples averages).
     :func:`mlsql.spark.jvm.label_counts` gives the same rows from mlsql's Java aggregate
-    (:func:`_counting`).
+    (:func:`_counting`, :func:`_cells`).
     """
     a, p, kind_of = "`__a`", "`__p`", label_type.simpleString()
     nothing = (None, None, None)
@@ -234,8 +234,20 @@ def _counting(
         lists = query(frame, lambda f: rows(f, sets=False, cast=given))
         counted = jvm.label_counts(lists, groups, label_type)
         if counted is not None:
-            return counted, lambda f: jvm.cells(f, groups, label_type)
+            return counted, lambda f: _cells(f, groups, label_type)
     return frame, lambda f: _counted(rows(f), groups, label_type, weighted)
+
+
+def _cells(counted: str, groups: list[str], label_type: T.DataType) -> str:
+    """The rows of :func:`mlsql.spark.jvm.label_counts`'s result (the query ``counted``)
+    as those of :func:`_counted`: its keys, then the counts, the label of ``label_type``
+    (text comes back from bytes)."""
+    keys, counts = _keys(groups), (*KINDS, "row")
+    listed = [*(str(ref(k)) for k in keys), *(str(ref(c)) for c in counts)]
+    listed[len(groups)] = f"CAST(`label` AS {label_type.simpleString()}) AS `label`"
+    grouped = ", ".join(str(ref(g)) for g in groups)
+    inlined = f"SELECT {grouped}, inline(`__cells`.`cells`) FROM {counted}"
+    return f"SELECT {', '.join(listed)} FROM ({inlined})"
 
 
 def _spread(
