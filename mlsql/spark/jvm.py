@@ -13,7 +13,10 @@ compiled with the JDK when the package is installed) holds:
 - ``LabelCounts``, an aggregate counting a group's per-label tp, fn and fp and its
   histogram of row statistics in one pass (:func:`label_counts`), where Spark SQL
   spreads every row over its labels (``explode``) and groups the spread rows. The
-  per-label tables (:mod:`mlsql.spark.families.label_based`) count with it.
+  per-label tables (:mod:`mlsql.spark.families.label_based`) count with it. Its
+  memory is a group's distinct labels, in the heap (Spark cannot spill it): for
+  millions of distinct labels in a group, Spark SQL's form (which spills) is the one
+  that fits (``spark.mlsql.jvm=false``; docs/guides/spark.md).
 
 The session gets the jar once per Spark application (Spark's ``ADD JAR``: the driver's
 class loader and the executors) and the Columns call the function and aggregate
