@@ -346,3 +346,50 @@ def test_the_java_aggregate_is_switched_off_as_the_function_is(spark, monkeypatc
     plan = _plan(ms.multilabel_report(df, "actual", "predicted"))
     assert "mlsql_label_counts" not in plan and "explode" in plan
     assert not spark.catalog.functionExists("mlsql_label_counts")
+
+
+def test_row_statistics_too_wide_to_pack_are_counted_alike(spark):
+    """The aggregate packs a row's (|A ∩ P|, |A|, |P|) in one key below 2^21 each and keeps a
+    triple above: made to pack below 2^2, the triples (rows of 4 or more labels) give the
+    oracle's cells too, through Spark's serialized buffers on 1 and 4 partitions."""
+    from collections import Counter
+
+    from pyspark.sql import Column
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+    from pyspark.sql.classic.column import _to_java_column, _to_seq
+
+    from mlsql.spark import jvm
+
+    rows, schema = _grouped(5, ["a", "b", "c", "d", "e", "f", "g"], ("string", "string"))
+    assert any(len(set(a or [])) >= 4 for _, a, _ in rows)  # some rows take the triple keys
+    df = spark.createDataFrame(rows, schema).selectExpr(
+        "g", "CAST(actual AS array<binary>) AS a", "CAST(predicted AS array<binary>) AS p"
+    )
+    expected: set[tuple[Any, ...]] = set()
+    for g, label, tp, fp, fn in _label_table(rows):
+        expected.add((g, label.encode(), None, None, None, tp, fn, fp, 0))
+    known: dict[Any, Counter] = {}
+    for g, a, p in rows:
+        sa, sp = oracle.as_set(a), oracle.as_set(p)
+        if sa is None or sp is None:
+            expected.add((g, None, None, None, None, 0, 0, 0, 0))
+            continue
+        known.setdefault(g, Counter())[(len(sa & sp), len(sa), len(sp))] += 1
+    for g, histogram in known.items():
+        expected |= {(g, None, *stats, 0, 0, 0, n) for stats, n in histogram.items()}
+
+    loaded = jvm._loaded(spark)
+    assert loaded is not None
+    for bits in (2, jvm.BITS):
+        function = loaded.aggregate(spark, T.BinaryType(), bits)
+        lists = _to_seq(spark.sparkContext, [F.col("a"), F.col("p")], _to_java_column)
+        for n in (1, 4):
+            counted = df.repartition(n).groupBy("g").agg(Column(function.apply(lists)).alias("c"))
+            got = {
+                (r[0], None if r[1] is None else bytes(r[1]), *r[2:])
+                for r in counted.selectExpr("g", "inline(c.cells)").collect()
+            }
+            assert got == expected, (bits, n)
+    with pytest.raises(Exception, match="bits must be 1 to 21, not 22"):
+        loaded.aggregate(spark, T.BinaryType(), 22)

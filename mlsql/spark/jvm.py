@@ -13,10 +13,11 @@ compiled with the JDK when the package is installed) holds:
 - ``LabelCounts``, an aggregate counting a group's per-label tp, fn and fp and its
   histogram of row statistics in one pass (:func:`label_counts`), where Spark SQL
   spreads every row over its labels (``explode``) and groups the spread rows. The
-  per-label tables (:mod:`mlsql.spark.families.label_based`) count with it. Its
-  memory is a group's distinct labels, in the heap (Spark cannot spill it): for
-  millions of distinct labels in a group, Spark SQL's form (which spills) is the one
-  that fits (``spark.mlsql.jvm=false``; docs/guides/spark.md).
+  per-label tables (:mod:`mlsql.spark.families.label_based`) count with it. Its memory
+  is a group's distinct labels, in the heap (Spark cannot spill it), and its result one
+  value holding a cell per label: for millions of distinct labels in a group, Spark
+  SQL's form (which spills) is the one that fits (``spark.mlsql.jvm=false``;
+  docs/guides/spark.md). Its buffer writes itself compactly when Spark serializes it.
 
 The session gets the jar once per Spark application (Spark's ``ADD JAR``: the driver's
 class loader and the executors) and the Columns call the function and aggregate
@@ -90,20 +91,23 @@ class _Loaded:
     set_counts: Any
     #: the class :data:`AGGREGATE` (made per label type: :func:`label_counts`)
     label_counts: Any
-    #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type)
+    #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type) and packing width
     aggregates: dict[str, Any] = field(default_factory=dict)
 
-    def aggregate(self, spark: Any, label_type: T.DataType) -> Any:
-        """The ``UserDefinedFunction`` of :data:`AGGREGATE` over two lists of ``label_type``."""
-        key = label_type.json()
+    def aggregate(self, spark: Any, label_type: T.DataType, bits: int = BITS) -> Any:
+        """The ``UserDefinedFunction`` of :data:`AGGREGATE` over two lists of ``label_type``
+        (``bits``: the width of its packed row statistics; fewer only to test the rest)."""
+        key = f"{label_type.json()} {bits}"
         if key not in self.aggregates:
             jvm, gateway = spark._jvm, spark.sparkContext._gateway
             lists = T.StructType([T.StructField(n, T.ArrayType(label_type)) for n in "ap"])
             parse = jvm.org.apache.spark.sql.types.DataType.fromJson
-            signature = gateway.new_array(jvm.java.lang.Class, 1)
+            signature = gateway.new_array(jvm.java.lang.Class, 2)
             signature[0] = jvm.java.lang.Class.forName("org.apache.spark.sql.types.DataType")
-            arguments = gateway.new_array(jvm.java.lang.Object, 1)
-            arguments[0] = parse(key)
+            signature[1] = jvm.java.lang.Integer.TYPE
+            arguments = gateway.new_array(jvm.java.lang.Object, 2)
+            arguments[0] = parse(label_type.json())
+            arguments[1] = jvm.java.lang.Integer(bits)
             instance = self.label_counts.getConstructor(signature).newInstance(arguments)
             encoder = jvm.org.apache.spark.sql.Encoders.row(parse(lists.json()))
             udaf = jvm.org.apache.spark.sql.functions.udaf(instance, encoder)

@@ -21,7 +21,10 @@
 // NULL keys and zero counts.
 package mlsql.spark;
 
-import java.io.Serializable;
+import java.io.Externalizable;
+import java.io.IOException;
+import java.io.ObjectInput;
+import java.io.ObjectOutput;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -47,20 +50,137 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   /** Lists up to this long are compared pairwise; longer ones through hash sets. */
   static final int SHORT = 32;
 
-  /** Row statistics below this fit 21 bits each and are packed in one long key. */
-  static final long LIMIT = 1L << 21;
+  /** Row statistics fit this many bits each to be packed in one long key (three in 63). */
+  static final int BITS = 21;
 
-  /** A group's counts: per label {tp, fn, fp}; per row-statistics key, {rows}. */
-  public static final class Counts implements Serializable {
-    private static final long serialVersionUID = 1L;
+  /**
+   * A group's counts: per label {tp, fn, fp}; per row-statistics key, {rows}.
+   *
+   * <p>Spark serializes the buffer after each partial aggregate: it writes itself compactly (a
+   * tag and the bytes or the integer of each key, variable-length counts), since Java's default
+   * form of the maps records every object it writes and ran a 2 GB heap out of memory on a group
+   * of two million labels.
+   */
+  public static final class Counts implements Externalizable {
+    private static final long serialVersionUID = 2L;
     final HashMap<Object, long[]> labels = new HashMap<>();
     final HashMap<Object, long[]> rows = new HashMap<>();
     boolean unknown;
+
+    /** An empty buffer (Java's deserialization calls this, then {@link #readExternal}). */
+    public Counts() {}
+
+    @Override
+    public void writeExternal(ObjectOutput out) throws IOException {
+      out.writeBoolean(unknown);
+      out.writeInt(labels.size());
+      for (Map.Entry<Object, long[]> e : labels.entrySet()) {
+        writeKey(out, e.getKey());
+        for (long c : e.getValue()) {
+          writeCount(out, c);
+        }
+      }
+      out.writeInt(rows.size());
+      for (Map.Entry<Object, long[]> e : rows.entrySet()) {
+        writeKey(out, e.getKey());
+        writeCount(out, e.getValue()[0]);
+      }
+    }
+
+    @Override
+    public void readExternal(ObjectInput in) throws IOException {
+      unknown = in.readBoolean();
+      for (int i = in.readInt(); i > 0; i--) {
+        labels.put(readKey(in), new long[] {readCount(in), readCount(in), readCount(in)});
+      }
+      for (int i = in.readInt(); i > 0; i--) {
+        rows.put(readKey(in), new long[] {readCount(in)});
+      }
+    }
+  }
+
+  // The kinds of key a buffer holds, as written: a BINARY label, an integer label of each
+  // width (a label keeps its Java class, so merged buffers compare alike), a packed
+  // row-statistics key (a Long as well), and an unpacked one.
+  private static final int BYTES = 0;
+  private static final int LONG = 1;
+  private static final int INT = 2;
+  private static final int SHORT_INT = 3;
+  private static final int BYTE = 4;
+  private static final int TRIPLE = 5;
+
+  private static void writeKey(ObjectOutput out, Object key) throws IOException {
+    if (key instanceof Bytes) {
+      byte[] b = ((Bytes) key).bytes;
+      out.writeByte(BYTES);
+      out.writeInt(b.length);
+      out.write(b);
+    } else if (key instanceof Long) {
+      out.writeByte(LONG);
+      out.writeLong((Long) key);
+    } else if (key instanceof Integer) {
+      out.writeByte(INT);
+      out.writeInt((Integer) key);
+    } else if (key instanceof Short) {
+      out.writeByte(SHORT_INT);
+      out.writeShort((Short) key);
+    } else if (key instanceof Byte) {
+      out.writeByte(BYTE);
+      out.writeByte((Byte) key);
+    } else if (key instanceof List) {
+      out.writeByte(TRIPLE);
+      for (Object x : (List<?>) key) {
+        out.writeLong((Long) x);
+      }
+    } else {
+      throw new IllegalStateException("mlsql: a label of Java class " + key.getClass());
+    }
+  }
+
+  private static Object readKey(ObjectInput in) throws IOException {
+    int kind = in.readByte();
+    switch (kind) {
+      case BYTES:
+        byte[] b = new byte[in.readInt()];
+        in.readFully(b);
+        return new Bytes(b);
+      case LONG:
+        return in.readLong();
+      case INT:
+        return in.readInt();
+      case SHORT_INT:
+        return in.readShort();
+      case BYTE:
+        return in.readByte();
+      case TRIPLE:
+        return List.of(in.readLong(), in.readLong(), in.readLong());
+      default:
+        throw new IllegalStateException("mlsql: a buffer key of kind " + kind);
+    }
+  }
+
+  /** A count (never negative) in 7-bit groups, low first: one byte below 128. */
+  private static void writeCount(ObjectOutput out, long c) throws IOException {
+    while ((c & ~0x7FL) != 0) {
+      out.writeByte((int) ((c & 0x7F) | 0x80));
+      c >>>= 7;
+    }
+    out.writeByte((int) c);
+  }
+
+  private static long readCount(ObjectInput in) throws IOException {
+    long c = 0;
+    for (int shift = 0; ; shift += 7) {
+      int b = in.readByte();
+      c |= (long) (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return c;
+      }
+    }
   }
 
   /** A BINARY label: compared and hashed by its bytes. */
-  static final class Bytes implements Serializable {
-    private static final long serialVersionUID = 1L;
+  static final class Bytes {
     final byte[] bytes;
     final int hash;
 
@@ -82,8 +202,20 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
 
   private final StructType output;
 
+  /** The width of a packed row statistic: {@link #BITS}, fewer to test the unpacked keys. */
+  private final int bits;
+
   /** The aggregate of lists of {@code labelType} (the type both lists were cast to). */
   public LabelCounts(DataType labelType) {
+    this(labelType, BITS);
+  }
+
+  /** The same, packing row statistics below {@code 2^bits} (1 to {@link #BITS}). */
+  public LabelCounts(DataType labelType, int bits) {
+    if (bits < 1 || bits > BITS) {
+      throw new IllegalArgumentException("mlsql: bits must be 1 to " + BITS + ", not " + bits);
+    }
+    this.bits = bits;
     StructType cell =
         new StructType(
             new StructField[] {
@@ -136,8 +268,11 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
     }
     long na = a.length;
     long np = p.length;
+    long limit = 1L << bits;
     Object key =
-        na < LIMIT && np < LIMIT ? (Object) (tp + (na << 21) + (np << 42)) : List.of(tp, na, np);
+        na < limit && np < limit
+            ? (Object) (tp + (na << bits) + (np << (2 * bits)))
+            : List.of(tp, na, np);
     slot(counts.rows, key, 1)[0]++;
     return counts;
   }
@@ -173,9 +308,10 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
       long np;
       if (e.getKey() instanceof Long) {
         long packed = (Long) e.getKey();
-        tp = packed & (LIMIT - 1);
-        na = (packed >>> 21) & (LIMIT - 1);
-        np = packed >>> 42;
+        long mask = (1L << bits) - 1;
+        tp = packed & mask;
+        na = (packed >>> bits) & mask;
+        np = packed >>> (2 * bits);
       } else {
         List<?> triple = (List<?>) e.getKey();
         tp = (Long) triple.get(0);
