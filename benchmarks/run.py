@@ -435,7 +435,8 @@ def data_paths(data: Path, rows: int, seed: int) -> dict[str, Path]:
     Parameters
     ----------
     data : pathlib.Path
-        Directory of the files.
+        Directory of the files: each a Parquet file, or a folder of Parquet parts (the
+        Spark cases read both; 1B rows in benchmarks/README.md: ten links to one file).
     rows : int
         Rows the files must have.
     seed : int
@@ -446,17 +447,17 @@ def data_paths(data: Path, rows: int, seed: int) -> dict[str, Path]:
     dict of str to pathlib.Path
         Paths keyed by short file name.
     """
-    import pyarrow.parquet as pq
+    import pyarrow.dataset as ds
 
     paths = {name: data / f"{name}.parquet" for name in FILES}
     # data written before the strings file held the slice candidates is written again
-    stale = paths["strings"].exists() and "c1" not in pq.read_schema(paths["strings"]).names
+    stale = paths["strings"].exists() and "c1" not in ds.dataset(paths["strings"]).schema.names
     if stale or not all(p.exists() for p in paths.values()):
         print(f"generating {rows:,} rows in {data} ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, str(HERE / "generate.py"), "--rows", str(rows)]
         subprocess.run([*cmd, "--out", str(data), "--seed", str(seed)], check=True)
     for p in paths.values():
-        n = pq.read_metadata(p).num_rows
+        n = ds.dataset(p).count_rows()  # a file, or a folder of parts (Spark reads both)
         if n != rows:
             raise SystemExit(f"{p} has {n:,} rows, not {rows:,}: choose another --data")
     return paths
