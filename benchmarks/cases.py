@@ -520,6 +520,8 @@ CASES: list[Case] = [
     Case("spark", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.spark.read.parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000).collect()[0][1:], mlsql=True, baseline=("spark", "mlsql micro_f1")),
     Case("spark", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.spark.read.parquet(e.f), "actual", "predicted").collect()[0][:5], mlsql=True),
     Case("spark", "mlsql multilabel_report portable", lambda e: e.mlsql.multilabel_report(e.spark.read.parquet(e.f), "actual", "predicted").collect()[0][:5], mlsql=True, portable=True),
+    Case("spark", "mlsql multilabel_report weighted", lambda e: e.mlsql.multilabel_report(e.spark.read.parquet(e.f).selectExpr("*", "size(actual) % 3 + 0.5 AS w"), "actual", "predicted", sample_weight="w").collect()[0][:5], mlsql=True, baseline=("spark", "mlsql multilabel_report")),
+    Case("spark", "mlsql multilabel_report weighted portable", lambda e: e.mlsql.multilabel_report(e.spark.read.parquet(e.f).selectExpr("*", "size(actual) % 3 + 0.5 AS w"), "actual", "predicted", sample_weight="w").collect()[0][:5], mlsql=True, portable=True, baseline=("spark", "mlsql multilabel_report")),
 
     Case("spark", "scores bare scan", lambda e: _spark_scored(e).agg(e.F.sum(e.F.col("y").cast("int")), e.F.sum("s")).collect(), files=("strings",)),
     Case("spark", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_spark_scored(e), "y", "s").agg(e.F.count(e.F.lit(1)), e.F.sum("tpr")).collect(), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),

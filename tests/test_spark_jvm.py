@@ -300,8 +300,8 @@ def test_label_tables_equal_spark_sql_on_any_partitioning(spark):
 
 def test_text_labels_are_compared_by_their_bytes_and_come_back_whole(spark):
     """Two invalid UTF-8 labels are two labels (Java would decode both to U+FFFD), each given
-    back with its own bytes; strings under a collation, and weighted counts, stay with Spark
-    SQL (collation: 'A' and 'a' are one label)."""
+    back with its own bytes (weighted too); strings under a collation stay with Spark SQL
+    (collation: 'A' and 'a' are one label)."""
     import mlsql.spark as ms
 
     df = spark.sql(
@@ -329,7 +329,7 @@ def test_text_labels_are_compared_by_their_bytes_and_come_back_whole(spark):
 
     weighted = df.selectExpr("*", "2.5D AS w")
     table = ms.label_metrics(weighted, "actual", "predicted", sample_weight="w")
-    assert "mlsql_label_counts" not in _plan(table)
+    assert "mlsql_label_counts" in _plan(table)
     assert sorted(r.tp for r in table.collect()) == [0.0, 0.0, 2.5]
 
 
@@ -382,7 +382,7 @@ def test_row_statistics_too_wide_to_pack_are_counted_alike(spark):
     loaded = jvm._loaded(spark)
     assert loaded is not None
     for bits in (2, jvm.BITS):
-        function = loaded.aggregate(spark, T.BinaryType(), bits)
+        function = loaded.aggregate(spark, T.BinaryType(), bits=bits)
         lists = _to_seq(spark.sparkContext, [F.col("a"), F.col("p")], _to_java_column)
         for n in (1, 4):
             counted = df.repartition(n).groupBy("g").agg(Column(function.apply(lists)).alias("c"))
@@ -392,4 +392,60 @@ def test_row_statistics_too_wide_to_pack_are_counted_alike(spark):
             }
             assert got == expected, (bits, n)
     with pytest.raises(Exception, match="bits must be 1 to 21, not 22"):
-        loaded.aggregate(spark, T.BinaryType(), 22)
+        loaded.aggregate(spark, T.BinaryType(), bits=22)
+
+
+def test_weighted_tables_equal_spark_sql_and_exact_sums_on_any_partitioning(spark):
+    """Weighted counts are exact sums of the weights in the aggregate as in Spark SQL's form:
+    every column of the tables equals that form's to the last bit on 1, 4 and 7 partitions,
+    and each label's tp, fp and fn is the exact (Fraction) sum of its rows' weights, each
+    kept to 2**-63, made a DOUBLE as its whole part plus its fraction's DOUBLE. Weights of 1e6 or more are summed as DOUBLE in both (chosen here so that any order
+    gives the same sum); a NULL weight makes a row unknown."""
+    import mlsql.spark as ms
+
+    rows, _ = _grouped(13, ["a", "b", "c", "d", "e"], ("string", "string"))
+    rng = random.Random(13)
+    weights = [None, 0.0, 0.1, 1 / 3, 2.5, 7e-9, 123456.789, 1.5, 4e6]
+    # the DOUBLE sums of 4e6 with others are exact only with weights of few bits: group v
+    weighted = [(*r, rng.choice(weights if r[0] == "v" else weights[:-1])) for r in rows]
+    weighted = [
+        (g, a, p, w if g != "v" or w in (None, 0.0, 2.5, 1.5, 4e6) else 0.5)
+        for g, a, p, w in weighted
+    ]
+    schema = "g string, actual array<string>, predicted array<string>, w double"
+    df = spark.createDataFrame(weighted, schema)
+
+    def tables(frame: Any) -> list[list[tuple[Any, ...]]]:
+        calls = [
+            ms.label_metrics(frame, "actual", "predicted", by="g", sample_weight="w"),
+            ms.multilabel_report(frame, "actual", "predicted", by="g", sample_weight="w"),
+            ms.label_metrics(
+                frame, "actual", "predicted", by="g", sample_weight="w", labels=["a", "z"]
+            ),
+        ]
+        return [sorted((tuple(r) for r in t.collect()), key=repr) for t in calls]
+
+    table = ms.label_metrics(df, "actual", "predicted", by="g", sample_weight="w")
+    assert "mlsql_label_counts" in _plan(table)
+    with jvm_setting(spark, "false"):
+        expected = tables(df)
+    for n in (1, 4, 7):
+        assert repr(tables(df.repartition(n))) == repr(expected), n
+
+    exact: dict[tuple[Any, Any], list[Fraction]] = {}
+    for g, a, p, w in weighted:
+        sa, sp = oracle.as_set(a), oracle.as_set(p)
+        if sa is None or sp is None or w is None:
+            continue
+        for label in sa | sp:
+            c = exact.setdefault((g, label), [Fraction(0)] * 3)
+            # mlsql.spark.exact keeps each weight to the nearest 2**-63 (half to even)
+            kept = Fraction(round(Fraction(w) * 2**63), 2**63)
+            c[0 if label in sa and label in sp else 1 if label in sp else 2] += kept
+    got = {(r.g, r.label): (r.tp, r.fp, r.fn) for r in table.collect()}
+
+    def double(x: Fraction) -> float:  # the whole part, plus the fraction made a DOUBLE
+        whole = x.numerator // x.denominator
+        return float(whole) + float(x - whole)
+
+    assert got == {k: tuple(map(double, v)) for k, v in exact.items() if sum(v) > 0}

@@ -36,8 +36,8 @@ Spark SQL also computes what Java would count otherwise: lists of strings under 
 collation (which Spark compares by the collation, Java by characters); for the function,
 a row with 2^21 or more distinct labels on a side (they do not fit the packing) and a row
 with a text label holding U+FFFD (what Java makes of invalid UTF-8, whose bytes Spark
-compares; the aggregate reads text as bytes). Weighted tables keep Spark SQL's exact sums
-of the weights.
+compares; the aggregate reads text as bytes). Weighted tables sum the weights in the
+aggregate as :mod:`mlsql.spark.exact` sums them in Spark SQL: the same DOUBLEs.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from pyspark.sql import types as T
 from mlsql._formulas import RowStats
 from mlsql._native_switch import SPARK_JAR, switched_off
 from mlsql.spark._types import LABEL_ARRAY
+from mlsql.spark.ops import EXACT_SUM_BOUND
 
 #: the Java class (``native/spark/SetCounts.java``)
 CLASS = "mlsql.spark.SetCounts"
@@ -94,20 +95,29 @@ class _Loaded:
     #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type) and packing width
     aggregates: dict[str, Any] = field(default_factory=dict)
 
-    def aggregate(self, spark: Any, label_type: T.DataType, bits: int = BITS) -> Any:
+    def aggregate(
+        self, spark: Any, label_type: T.DataType, weighted: bool = False, bits: int = BITS
+    ) -> Any:
         """The ``UserDefinedFunction`` of :data:`AGGREGATE` over two lists of ``label_type``
-        (``bits``: the width of its packed row statistics; fewer only to test the rest)."""
-        key = f"{label_type.json()} {bits}"
+        (and with ``weighted``, a DOUBLE weight: its counts are exact sums of the weights, as
+        :func:`mlsql.spark.exact.limb_sum_sql` sums them); ``bits``: the width of its packed
+        row statistics (fewer only to test the rest)."""
+        key = f"{label_type.json()} {weighted} {bits}"
         if key not in self.aggregates:
             jvm, gateway = spark._jvm, spark.sparkContext._gateway
-            lists = T.StructType([T.StructField(n, T.ArrayType(label_type)) for n in "ap"])
+            fields = [T.StructField(n, T.ArrayType(label_type)) for n in "ap"]
+            lists = T.StructType(fields + [T.StructField("w", T.DoubleType())] * weighted)
             parse = jvm.org.apache.spark.sql.types.DataType.fromJson
-            signature = gateway.new_array(jvm.java.lang.Class, 2)
+            signature = gateway.new_array(jvm.java.lang.Class, 4)
             signature[0] = jvm.java.lang.Class.forName("org.apache.spark.sql.types.DataType")
             signature[1] = jvm.java.lang.Integer.TYPE
-            arguments = gateway.new_array(jvm.java.lang.Object, 2)
+            signature[2] = jvm.java.lang.Boolean.TYPE
+            signature[3] = jvm.java.lang.Double.TYPE
+            arguments = gateway.new_array(jvm.java.lang.Object, 4)
             arguments[0] = parse(label_type.json())
             arguments[1] = jvm.java.lang.Integer(bits)
+            arguments[2] = jvm.java.lang.Boolean(weighted)
+            arguments[3] = jvm.java.lang.Double(float(EXACT_SUM_BOUND))
             instance = self.label_counts.getConstructor(signature).newInstance(arguments)
             encoder = jvm.org.apache.spark.sql.Encoders.row(parse(lists.json()))
             udaf = jvm.org.apache.spark.sql.functions.udaf(instance, encoder)
@@ -241,18 +251,20 @@ def given_type(label_type: T.DataType) -> T.DataType:
 
 
 def label_counts(
-    rows: DataFrame, groups: Sequence[str], label_type: T.DataType
+    rows: DataFrame, groups: Sequence[str], label_type: T.DataType, weighted: bool = False
 ) -> DataFrame | None:
     """Each group's per-label counts and row-statistics histogram from mlsql's Java aggregate
     (``native/spark/LabelCounts.java``), where :func:`counts_labels` says it is used; None
     where the jar fails to load.
 
     ``rows`` holds the group columns ``groups`` and the lists ``__a`` and ``__p`` of labels
-    of ``label_type``, both cast to ``array<given_type(label_type)>``. The result has the
+    of ``label_type``, both cast to ``array<given_type(label_type)>``; with ``weighted``,
+    the weights ``__w`` (DOUBLE; a row with a NULL one is unknown), which the counts sum
+    (exactly, as :func:`mlsql.spark.exact.limb_sum_sql`: DOUBLE counts). The result has the
     group columns and ``__cells``, a struct whose ``cells`` are (label, row_tp,
     row_n_actual, row_n_predicted, tp, fn, fp, row): a label's counts (row statistics NULL,
     ``row`` 0), the rows with each (tp, |A|, |P|) (label NULL, label counts 0), and in a
-    group with a row whose list is NULL, one row of NULL keys and zero counts. The
+    group with an unknown row (a NULL list), one row of NULL keys and zero counts. The
     aggregate's memory is the distinct labels and row statistics of a group, not its rows.
 
     Examples
@@ -277,7 +289,7 @@ def label_counts(
     loaded = _loaded(spark)
     if loaded is None:
         return None
-    function = loaded.aggregate(spark, given_type(label_type))
-    lists = [F.col(n) for n in ("__a", "__p")]
+    function = loaded.aggregate(spark, given_type(label_type), weighted)
+    lists = [F.col(n) for n in ("__a", "__p", *(["__w"] if weighted else []))]
     counted = Column(function.apply(_to_seq(spark.sparkContext, lists, _to_java_column)))
     return rows.groupBy(*groups).agg(counted.alias("__cells"))

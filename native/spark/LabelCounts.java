@@ -4,8 +4,9 @@
 // Built with SetCounts.java into mlsql/_native/mlsql_spark.jar (native/build_spark.py);
 // mlsql.spark.jvm makes a Spark aggregate of it (functions.udaf) and mlsql.spark.families.
 // label_based counts with it where it builds label_metrics, multilabel_report and the
-// macro and weighted measures without a sample weight. Without it, Spark SQL spreads each
-// row over its labels (explode) and counts them per label: the same numbers.
+// macro and weighted measures, with a sample weight too (each count is then the exact sum
+// of the rows' weights, kept as mlsql.spark.exact keeps it). Without it, Spark SQL spreads
+// each row over its labels (explode) and counts them per label: the same numbers.
 //
 // The input is a row of two label lists (Spark casts both to one type first; text comes as
 // BINARY, so labels are compared by their bytes as Spark compares strings, invalid UTF-8
@@ -62,40 +63,138 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
    * of two million labels.
    */
   public static final class Counts implements Externalizable {
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
     final HashMap<Object, long[]> labels = new HashMap<>();
     final HashMap<Object, long[]> rows = new HashMap<>();
     boolean unknown;
+    /** Whether each count is a sum of weights ({@link #SUM} longs) rather than one long. */
+    boolean weighted;
 
     /** An empty buffer (Java's deserialization calls this, then {@link #readExternal}). */
     public Counts() {}
 
+    Counts(boolean weighted) {
+      this.weighted = weighted;
+    }
+
+    /** The longs of one count: 1, or {@link #SUM} for a sum of weights. */
+    int width() {
+      return weighted ? SUM : 1;
+    }
+
     @Override
     public void writeExternal(ObjectOutput out) throws IOException {
+      out.writeBoolean(weighted);
       out.writeBoolean(unknown);
-      out.writeInt(labels.size());
-      for (Map.Entry<Object, long[]> e : labels.entrySet()) {
-        writeKey(out, e.getKey());
-        for (long c : e.getValue()) {
-          writeCount(out, c);
+      for (HashMap<Object, long[]> map : List.of(labels, rows)) {
+        out.writeInt(map.size());
+        for (Map.Entry<Object, long[]> e : map.entrySet()) {
+          writeKey(out, e.getKey());
+          for (long c : e.getValue()) {
+            if (weighted) {
+              out.writeLong(c); // parts of either sign, a DOUBLE's bits
+            } else {
+              writeCount(out, c);
+            }
+          }
         }
-      }
-      out.writeInt(rows.size());
-      for (Map.Entry<Object, long[]> e : rows.entrySet()) {
-        writeKey(out, e.getKey());
-        writeCount(out, e.getValue()[0]);
       }
     }
 
     @Override
     public void readExternal(ObjectInput in) throws IOException {
+      weighted = in.readBoolean();
       unknown = in.readBoolean();
-      for (int i = in.readInt(); i > 0; i--) {
-        labels.put(readKey(in), new long[] {readCount(in), readCount(in), readCount(in)});
+      int kinds = 3;
+      for (HashMap<Object, long[]> map : List.of(labels, rows)) {
+        for (int i = in.readInt(); i > 0; i--) {
+          Object key = readKey(in);
+          long[] c = new long[kinds * width()];
+          for (int j = 0; j < c.length; j++) {
+            c[j] = weighted ? in.readLong() : readCount(in);
+          }
+          map.put(key, c);
+        }
+        kinds = 1;
       }
-      for (int i = in.readInt(); i > 0; i--) {
-        rows.put(readKey(in), new long[] {readCount(in)});
+    }
+  }
+
+  // A sum of weights is kept as mlsql.spark.exact keeps it in Spark SQL (limb_sum_sql), so
+  // the two forms give the same DOUBLE to the bit: a weight below the bound is cut into its
+  // whole part and three 21-bit parts of its fraction (the last rounded), each summed as a
+  // long, so in any order; a count whose weights include one at the bound or over (or a
+  // NaN) is their DOUBLE sum. Its longs: the four parts' sums, whether any weight was at the
+  // bound, and the bits of the weights' DOUBLE sum.
+  static final int SUM = 6;
+  private static final int PLAIN = 4;
+  private static final int DOUBLE_SUM = 5;
+  private static final long STEP = 1L << 21;
+
+  /** A weight's six longs (its parts, whether it is at {@code bound} or over, its bits). */
+  static long[] parts(double w, double bound) {
+    boolean plain = Double.isNaN(w) || Math.abs(w) >= bound;
+    double kept = plain ? 0.0 : w;
+    double s1 = kept * 2097152.0; // 2^21
+    double s2 = kept * 4398046511104.0; // 2^42
+    long t0 = (long) kept;
+    long t1 = (long) s1;
+    long t2 = (long) s2;
+    long rest = (long) Math.rint((s2 - (double) t2) * 2097152.0);
+    return new long[] {
+      t0, t1 - t0 * STEP, t2 - t1 * STEP, rest, plain ? 1 : 0, Double.doubleToRawLongBits(w)
+    };
+  }
+
+  /** The DOUBLE the sum at {@code c[o..o + SUM)} comes to (exact.py's _combined, _total). */
+  static double total(long[] c, int o) {
+    if (c[o + PLAIN] != 0) {
+      return Double.longBitsToDouble(c[o + DOUBLE_SUM]);
+    }
+    long mask = STEP - 1;
+    long carried = c[o + 3];
+    long low0 = carried & mask;
+    carried = c[o + 2] + (carried >> 21);
+    long low1 = carried & mask;
+    carried = c[o + 1] + (carried >> 21);
+    long low2 = carried & mask;
+    carried = c[o] + (carried >> 21);
+    long fraction = (low2 * STEP + low1) * STEP + low0;
+    boolean positive = carried >= 0;
+    long whole = positive ? carried : carried + 1;
+    if (!positive) {
+      long half = -(1L << 62);
+      fraction = fraction + half + half;
+    }
+    return (double) whole + (double) fraction * 0x1p-63;
+  }
+
+  /** Counts one row in count {@code kind} of {@code c}: one, or the row's weight {@code w}. */
+  private static void add(long[] c, int kind, long[] w) {
+    if (w == null) {
+      c[kind]++;
+      return;
+    }
+    int o = kind * SUM;
+    for (int i = 0; i < PLAIN; i++) {
+      c[o + i] += w[i];
+    }
+    c[o + PLAIN] |= w[PLAIN];
+    double sum = Double.longBitsToDouble(c[o + DOUBLE_SUM]) + Double.longBitsToDouble(w[DOUBLE_SUM]);
+    c[o + DOUBLE_SUM] = Double.doubleToRawLongBits(sum);
+  }
+
+  /** Adds the counts {@code d} into {@code c} (each of {@code width} longs). */
+  private static void addAll(long[] c, long[] d, int width) {
+    if (width == 1) {
+      for (int i = 0; i < c.length; i++) {
+        c[i] += d[i];
       }
+      return;
+    }
+    for (int o = 0; o < c.length; o += SUM) {
+      long[] w = Arrays.copyOfRange(d, o, o + SUM);
+      add(c, o / SUM, w);
     }
   }
 
@@ -205,17 +304,30 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   /** The width of a packed row statistic: {@link #BITS}, fewer to test the unpacked keys. */
   private final int bits;
 
+  /** Whether a row has a third field, its weight (a DOUBLE), and counts are its sums. */
+  private final boolean weighted;
+
+  /** Weights this large or larger are summed as DOUBLE (mlsql.spark.exact.BOUND). */
+  private final double bound;
+
   /** The aggregate of lists of {@code labelType} (the type both lists were cast to). */
   public LabelCounts(DataType labelType) {
-    this(labelType, BITS);
+    this(labelType, BITS, false, 0.0);
   }
 
-  /** The same, packing row statistics below {@code 2^bits} (1 to {@link #BITS}). */
-  public LabelCounts(DataType labelType, int bits) {
+  /**
+   * The same, packing row statistics below {@code 2^bits} (1 to {@link #BITS}); with {@code
+   * weighted}, of rows (actual, predicted, weight), each count the sum of the rows' weights
+   * (summed exactly below {@code bound}).
+   */
+  public LabelCounts(DataType labelType, int bits, boolean weighted, double bound) {
     if (bits < 1 || bits > BITS) {
       throw new IllegalArgumentException("mlsql: bits must be 1 to " + BITS + ", not " + bits);
     }
     this.bits = bits;
+    this.weighted = weighted;
+    this.bound = bound;
+    DataType count = weighted ? DataTypes.DoubleType : DataTypes.LongType;
     StructType cell =
         new StructType(
             new StructField[] {
@@ -223,10 +335,10 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
               DataTypes.createStructField("row_tp", DataTypes.LongType, true),
               DataTypes.createStructField("row_n_actual", DataTypes.LongType, true),
               DataTypes.createStructField("row_n_predicted", DataTypes.LongType, true),
-              DataTypes.createStructField("tp", DataTypes.LongType, false),
-              DataTypes.createStructField("fn", DataTypes.LongType, false),
-              DataTypes.createStructField("fp", DataTypes.LongType, false),
-              DataTypes.createStructField("row", DataTypes.LongType, false),
+              DataTypes.createStructField("tp", count, false),
+              DataTypes.createStructField("fn", count, false),
+              DataTypes.createStructField("fp", count, false),
+              DataTypes.createStructField("row", count, false),
             });
     output =
         new StructType(
@@ -237,15 +349,17 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
 
   @Override
   public Counts zero() {
-    return new Counts();
+    return new Counts(weighted);
   }
 
   @Override
   public Counts reduce(Counts counts, Row row) {
-    if (row.isNullAt(0) || row.isNullAt(1)) {
+    if (row.isNullAt(0) || row.isNullAt(1) || (weighted && row.isNullAt(2))) {
       counts.unknown = true;
       return counts;
     }
+    long[] w = weighted ? parts(row.getDouble(2), bound) : null;
+    int width = counts.width();
     Object[] a = distinct(row.<Object>getSeq(0));
     Object[] p = distinct(row.<Object>getSeq(1));
     boolean pairwise = a.length <= SHORT && p.length <= SHORT;
@@ -253,17 +367,17 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
     HashSet<Object> inP = pairwise ? null : new HashSet<>(Arrays.asList(p));
     long tp = 0;
     for (Object x : a) {
-      long[] c = slot(counts.labels, x, 3);
+      long[] c = slot(counts.labels, x, 3 * width);
       if (pairwise ? contains(p, x) : inP.contains(x)) {
-        c[0]++;
+        add(c, 0, w);
         tp++;
       } else {
-        c[1]++;
+        add(c, 1, w);
       }
     }
     for (Object y : p) {
       if (!(pairwise ? contains(a, y) : inA.contains(y))) {
-        slot(counts.labels, y, 3)[2]++;
+        add(slot(counts.labels, y, 3 * width), 2, w);
       }
     }
     long na = a.length;
@@ -273,21 +387,18 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
         na < limit && np < limit
             ? (Object) (tp + (na << bits) + (np << (2 * bits)))
             : List.of(tp, na, np);
-    slot(counts.rows, key, 1)[0]++;
+    add(slot(counts.rows, key, width), 0, w);
     return counts;
   }
 
   @Override
   public Counts merge(Counts into, Counts from) {
+    int width = into.width();
     for (Map.Entry<Object, long[]> e : from.labels.entrySet()) {
-      long[] c = slot(into.labels, e.getKey(), 3);
-      long[] d = e.getValue();
-      c[0] += d[0];
-      c[1] += d[1];
-      c[2] += d[2];
+      addAll(slot(into.labels, e.getKey(), 3 * width), e.getValue(), width);
     }
     for (Map.Entry<Object, long[]> e : from.rows.entrySet()) {
-      slot(into.rows, e.getKey(), 1)[0] += e.getValue()[0];
+      addAll(slot(into.rows, e.getKey(), width), e.getValue(), width);
     }
     into.unknown |= from.unknown;
     return into;
@@ -295,12 +406,13 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
 
   @Override
   public Row finish(Counts counts) {
+    Object zero = weighted ? (Object) 0.0 : (Object) 0L;
     List<Row> cells = new ArrayList<>(counts.labels.size() + counts.rows.size() + 1);
     for (Map.Entry<Object, long[]> e : counts.labels.entrySet()) {
       Object key = e.getKey();
       Object label = key instanceof Bytes ? ((Bytes) key).bytes : key;
       long[] c = e.getValue();
-      cells.add(RowFactory.create(label, null, null, null, c[0], c[1], c[2], 0L));
+      cells.add(RowFactory.create(label, null, null, null, count(c, 0), count(c, 1), count(c, 2), zero));
     }
     for (Map.Entry<Object, long[]> e : counts.rows.entrySet()) {
       long tp;
@@ -318,10 +430,10 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
         na = (Long) triple.get(1);
         np = (Long) triple.get(2);
       }
-      cells.add(RowFactory.create(null, tp, na, np, 0L, 0L, 0L, e.getValue()[0]));
+      cells.add(RowFactory.create(null, tp, na, np, zero, zero, zero, count(e.getValue(), 0)));
     }
     if (counts.unknown) {
-      cells.add(RowFactory.create(null, null, null, null, 0L, 0L, 0L, 0L));
+      cells.add(RowFactory.create(null, null, null, null, zero, zero, zero, zero));
     }
     return RowFactory.create(CollectionConverters.asScala(cells).toSeq());
   }
@@ -334,6 +446,11 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   @Override
   public Encoder<Row> outputEncoder() {
     return Encoders.row(output);
+  }
+
+  /** Count {@code kind} of {@code c}: a long, or the DOUBLE a sum of weights comes to. */
+  private Object count(long[] c, int kind) {
+    return weighted ? (Object) total(c, kind * SUM) : (Object) c[kind];
   }
 
   /** The distinct non-NULL labels of {@code s} (BINARY ones as {@link Bytes}). */

@@ -224,15 +224,14 @@ def _counting(
     """(the frame to query; the counted rows of :func:`_counted` as a query over its
     reference).
 
-    Without weights, where mlsql's jar is used (:mod:`mlsql.spark.jvm`), the rows are
-    counted by its Java aggregate, one pass that keeps per group only the distinct labels
-    and row statistics, and the frame is that count; else Spark SQL spreads and counts
-    them in the query itself. (Weighted counts are exact sums of the weights, which only
-    Spark SQL's form computes.)"""
-    if not weighted and jvm.counts_labels(frame, label_type):
+    Where mlsql's jar is used (:mod:`mlsql.spark.jvm`), the rows are counted by its Java
+    aggregate, one pass that keeps per group only the distinct labels and row statistics,
+    and the frame is that count; else Spark SQL spreads and counts them in the query
+    itself. Weighted counts are exact sums of the weights in both (the same DOUBLEs)."""
+    if jvm.counts_labels(frame, label_type):
         given = T.ArrayType(jvm.given_type(label_type)).simpleString()
         lists = query(frame, lambda f: rows(f, sets=False, cast=given))
-        counted = jvm.label_counts(lists, groups, label_type)
+        counted = jvm.label_counts(lists, groups, label_type, weighted)
         if counted is not None:
             return counted, lambda f: _cells(f, groups, label_type)
     return frame, lambda f: _counted(rows(f), groups, label_type, weighted)
@@ -301,8 +300,10 @@ def _spread(
             f"WITH `__counted` AS ({counted}) "
             f"SELECT {listed_keys}, {sums} FROM ({both}) GROUP BY {listed_keys}"
         )
-    partition = ", ".join(str(ref(g)) for g in groups)
-    return f"SELECT *, sum(`row`) OVER (PARTITION BY {partition}) AS `n_rows` FROM ({counted})"
+    window = f"PARTITION BY {', '.join(str(ref(g)) for g in groups)}"
+    if weighted:  # DOUBLE sums added in the order of their values: the same on any partitioning
+        window += " ORDER BY `row` ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+    return f"SELECT *, sum(`row`) OVER ({window}) AS `n_rows` FROM ({counted})"
 
 
 def _label_values(beta: float, zd: P.ZeroDivision) -> dict[str, Any]:
