@@ -12,6 +12,7 @@ could have taken.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -449,3 +450,28 @@ def test_weighted_tables_equal_spark_sql_and_exact_sums_on_any_partitioning(spar
         return float(whole) + float(x - whole)
 
     assert got == {k: tuple(map(double, v)) for k, v in exact.items() if sum(v) > 0}
+
+
+@pytest.mark.parametrize("jvm", ["true", "false"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_report_holds_no_group_in_one_array(spark, jvm, weighted):
+    """``multilabel_report`` sums a group's per-label values in sorted order with a window that
+    spills (mlsql.spark.text.GroupAggregates.grouped), not a list of the group's labels in one
+    row, which ran a 2 GB driver out of memory at a million labels: no ``collect_list``,
+    ``collect_set`` or ``array_agg`` in its optimised plan, in either form; its averages are
+    the plain-Python oracle's."""
+    import mlsql.spark as ms
+
+    rows, schema = _grouped(5, ["a", "b", "c", "d"], ("string", "string"))
+    df = spark.createDataFrame(rows, schema).selectExpr("*", "1.0D AS w")
+    weight = {"sample_weight": "w"} if weighted else {}
+    with jvm_setting(spark, jvm):
+        report = ms.multilabel_report(df, "actual", "predicted", by="g", **weight)
+        plan = str(report._jdf.queryExecution().optimizedPlan())
+        got = {r.g: r for r in report.collect()}
+    assert re.search(r"\b(collect_list|collect_set|array_agg)\(", plan) is None, plan
+    for g in ("u", "v", None):
+        part = [(a, p) for h, a, p in rows if h == g]
+        assert got[g].n_rows == len(oracle.known(part))
+        assert got[g].micro_f1 == pytest.approx(float(oracle.micro(part, "f1")), abs=1e-12)
+        assert got[g].samples_f1 == pytest.approx(float(oracle.samples(part, "f1")), abs=1e-12)

@@ -141,7 +141,8 @@ class GroupAggregates:
     back the name of a column of the aggregated frame; the formulas are then
     plain expressions over those columns, run in a ``select`` after the
     ``groupBy``. Spark analyses and optimises each aggregate once, not once for
-    every formula (and every place in a formula) that names it.
+    every formula (and every place in a formula) that names it. The query is
+    :meth:`grouped`.
     """
 
     def __init__(self) -> None:
@@ -149,31 +150,60 @@ class GroupAggregates:
         self.counted: dict[str, str] = {}
 
     def sum(self, x: Any) -> SparkSql:
-        """The column that will hold the sum of ``x`` (sorted order, see :meth:`sums`)."""
+        """The column that will hold the sum of ``x`` (sorted order, see :meth:`grouped`)."""
         return ref(self.summed.setdefault(text(x), f"__sum{len(self.summed)}"))
 
     def count(self, x: Any) -> SparkSql:
         """The column that will hold the count of ``x``'s non-NULL values."""
         return ref(self.counted.setdefault(text(x), f"__count{len(self.counted)}"))
 
-    def aggregates(self) -> list[str]:
-        """The aggregates of the ``GROUP BY`` (Spark SQL text, ``expression AS name``): each
-        summed value's sorted list, each count."""
-        return [
-            *(f"array_sort(collect_list({x})) AS {ref(n)}" for x, n in self.summed.items()),
-            *(f"count({x}) AS {ref(n)}" for x, n in self.counted.items()),
-        ]
+    def grouped(self, source: str, keys: Sequence[str], carried: Sequence[str]) -> str:
+        """The query of one row per group (``keys``) over ``source``: the keys, the maximum of
+        each ``carried`` column, each sum and each count (named as :meth:`sum` and
+        :meth:`count` returned).
 
-    def sums(self) -> dict[str, SparkSql]:
-        """Each sum, by column name, from its sorted list: NULL over no non-NULL values; the
-        values are added first to last, so the sum is a function of the values alone."""
-        out = {}
-        for name in self.summed.values():
-            values = ref(name)
-            rest = f"slice({values}, 2, greatest(size({values}), 1))"
-            fold = f"aggregate({rest}, try_element_at({values}, 1), (acc, x) -> acc + x)"
-            out[name] = SparkSql(fold)
-        return out
+        Each row of ``source`` becomes one row per sum and count it has a value for
+        (``inline``; the first kept always, so that no group is lost), and a window per group
+        and sum, sorted by value, adds the values first to last over the whole group: NULL
+        over no non-NULL values, the same on every run however the rows are partitioned.
+        Spark sorts those rows and spills them to disk as memory requires, so the memory
+        does not grow with a group's labels (a sorted ``collect_list`` per sum, before, held
+        them all in one row, and ran a 2 GB driver out of memory at a million labels).
+        Values are added as DOUBLEs (an integer sum is exact below 2**53).
+        """
+        # a count of a summed value reads that value's rows; another count has rows of its own
+        only_counted = [x for x in self.counted if x not in self.summed]
+        entry = {x: i for i, x in enumerate([*self.summed, *only_counted])}
+        values = [
+            *(f"CAST({x} AS DOUBLE)" for x in self.summed),
+            *(f"CASE WHEN ({x}) IS NOT NULL THEN 1D END" for x in only_counted),
+        ]
+        listed = ", ".join(str(ref(k)) for k in keys)
+        cells = ", ".join(
+            f"named_struct('__entry', {i}, '__value', {v})" for i, v in enumerate(values)
+        )
+        exploded = (
+            f"SELECT {listed}, {', '.join(str(ref(c)) for c in carried)}, "
+            f"inline(array({cells})) FROM ({source})"
+        )
+        frame = "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+        window = f"PARTITION BY {listed}, `__entry` ORDER BY `__value` {frame}"
+        windowed = (
+            f"SELECT *, sum(`__value`) OVER ({window}) AS `__total` FROM ({exploded}) "
+            "WHERE `__value` IS NOT NULL OR `__entry` = 0"
+        )
+        picked = [
+            *(f"max({ref(c)}) AS {ref(c)}" for c in carried),
+            *(
+                f"max(CASE WHEN `__entry` = {entry[x]} THEN `__total` END) AS {ref(name)}"
+                for x, name in self.summed.items()
+            ),
+            *(
+                f"count(CASE WHEN `__entry` = {entry[x]} THEN `__value` END) AS {ref(name)}"
+                for x, name in self.counted.items()
+            ),
+        ]
+        return f"SELECT {listed}, {', '.join(picked)} FROM ({windowed}) GROUP BY {listed}"
 
 
 class FixedOrderSqlOps(FrameSqlOps):
@@ -184,10 +214,8 @@ class FixedOrderSqlOps(FrameSqlOps):
     order their tasks finish and their blocks arrive, which varies from run to
     run on a cluster (and with the partitioning of the same rows); the last
     digit of a mean over labels then changes. Here a group's values are
-    collected, sorted and folded one after the other, so the result is a
-    function of the values alone. For small groups only (one row per label,
-    or per distinct row shape, of a group): the values are held in memory.
-    The sum keeps the values' type (an integer sum stays exact).
+    sorted and added one after the other (:meth:`GroupAggregates.grouped`), so
+    the result is a function of the values alone.
 
     The aggregates go to ``stage`` (:class:`GroupAggregates`): an expression
     these ops build is read after the ``groupBy`` that computes them.

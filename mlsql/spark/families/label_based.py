@@ -463,11 +463,8 @@ def reports(
             by_row = LB.row_aggregates(row_ops, _named(p + "r_"), ref("n"), zd)
             measures |= {f"{p}{n}": e for n, e in by_label.items()}
             measures |= {f"{p}{n}": e for n, e in by_row.items() if n != "n_rows"}
-        keys = ", ".join(str(ref(g)) for g in groups)
-        aggregates = ", ".join(["max(`n_rows`) AS `n_rows`", *stage.aggregates()])
-        aggregated = f"SELECT {keys}, {aggregates} FROM ({staged}) GROUP BY {keys}"
-        summed = select_sql(aggregated, [*groups, "n_rows", *stage.counted.values()], stage.sums())
-        grouped = select_sql(summed, [*groups, "n_rows"], measures)
+        aggregated = stage.grouped(staged, groups, ["n_rows"])
+        grouped = select_sql(aggregated, [*groups, "n_rows"], measures)
         columns: dict[str, Any] = {}
         shown: list[str] = []
         for k, ((_, b, zd), (_, beta, _)) in enumerate(zip(checked, variants, strict=True)):
