@@ -33,6 +33,36 @@ def lookup(measure: str | Measure) -> Measure:
     return REGISTRY[measure]
 
 
+def hand_written(engine: str, families: Sequence[str]) -> list[str]:
+    """The registry measures of ``families`` that ``engine`` runs with no shared build: the
+    functions a family module writes by hand, the start of its ``__all__``.
+
+    Examples
+    --------
+    >>> hand_written("spark", ["multilabel"])
+    ['set_intersection', 'set_difference', 'set_union', 'set_symmetric_difference', 'multilabel_counts', 'merge_counts']
+    """
+    return [
+        m.name
+        for m in measures()
+        if m.family in families and m.build is None and m.available_in(engine)
+    ]
+
+
+def publish(
+    namespace: dict[str, Any], engine: str, family: str, make: Callable[[Measure], Any]
+) -> list[str]:
+    """``make(m)`` put in ``namespace`` (a family module's ``globals()``) under each name of
+    the measures of ``family`` that ``engine`` runs with a shared build; their names, the
+    rest of the module's ``__all__`` after :func:`hand_written`."""
+    names = []
+    for m in measures(family=family):
+        if m.build is not None and m.available_in(engine):
+            namespace[m.name] = make(m)
+            names.append(m.name)
+    return names
+
+
 def checked_params(
     measure: str | Measure, given: dict[str, Any], family: ModuleType | None = None
 ) -> dict[str, Any]:

@@ -315,6 +315,57 @@ TABLES = {
 }
 
 
+#: each table function's result, in every engine (``{double}``: the engine's name of
+#: DOUBLE); :func:`table_returns` puts the engine's frame type before it and its laziness after
+TABLE_RETURNS = {
+    "precision_recall_curve": "The ``by`` columns, (``label`` over score maps,) then threshold, "
+    "precision, recall; ordered by group, label and descending threshold.",
+    "roc_curve": "The ``by`` columns, (``label`` over score maps,) then threshold, fpr, tpr; "
+    "ordered by group, label and descending threshold.",
+    "det_curve": "The ``by`` columns, (``label`` over score maps,) then threshold, fpr, fnr; "
+    "ordered by group, label and descending threshold.",
+    "confusion_matrix_at_thresholds": "The ``by`` columns, (``label`` over score maps,) then "
+    "threshold, tn, fp, fn, tp ({double}); ordered by group, label and descending threshold.",
+    "label_metrics": "The ``by`` columns, then label, tp, fp, fn, tn, support, precision, "
+    "recall, f1, [fbeta,] jaccard, accuracy; ordered by group and label.",
+    "multilabel_report": "The ``by`` columns, then the columns of the DuckDB "
+    "``multilabel_report``; one row per group (one row over an empty frame), ordered by group.",
+    "class_distribution": "The ``by`` columns, then class, count, share; ordered by group and "
+    "class.",
+    "confusion_matrix": "The ``by`` columns, then actual, predicted, count over the classes "
+    "seen in the group on either side; ordered by group, actual, predicted.",
+    "confusion_matrix_wide": "The ``by`` columns, ``actual``, then each class (named as text) in "
+    "sorted order, NULL where a class does not occur in that group.",
+    "class_metrics": "The ``by`` columns, then class and the per-class columns of the registry "
+    "(:func:`mlsql.measures.single_label.class_values`); ordered by group and class.",
+    "calibration_table": "The ``by`` columns, then bin, low, high, count, mean_score, "
+    "observed_rate; ordered by group and bin.",
+    "label_thresholds": "The ``by`` columns, then label, threshold (+inf where the label is best "
+    "predicted nowhere), tp, fp, fn, support, precision, recall, fbeta, micro_fbeta; ordered by "
+    "group and label.",
+}
+
+
+def table_returns(engine: Engine, name: str, frame: str | None = None, more: str = "") -> str:
+    """The ``Returns`` section's text of table function ``name`` in ``engine``: ``frame`` (by
+    default the engine's frame type, :attr:`Engine.words` ``frame``), then
+    :data:`TABLE_RETURNS`, then ``more`` (default: the engine's ``lazy`` words).
+
+    Examples
+    --------
+    >>> from mlsql.polars._engine import POLARS
+    >>> print(table_returns(POLARS, "class_distribution"))
+    <BLANKLINE>
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, then class, count, share; ordered by group and class. Lazy if
+        ``source`` is.
+    """
+    words = engine.words
+    text = TABLE_RETURNS[name].format(**words) + " " + (more or words["lazy"])
+    body = textwrap.fill(text.strip(), 88, initial_indent="    ", subsequent_indent="    ")
+    return f"\n{frame or words['frame']}\n{body}"  # a leading line: cleandoc keeps the indent
+
+
 def table_docstring(engine: Engine, name: str, returns: str, example: str) -> str:
     """The docstring of table function ``name``: its summary and parameters from
     :data:`TABLES` in ``engine``'s words, then ``returns`` and ``example`` (doctest text)."""

@@ -54,7 +54,11 @@ class Engine(Protocol):
         ``input_type`` (an input's type line), ``name_or`` (``name or
         expression``), ``list_column`` (``a list column``), ``a_list`` (``A
         list``), ``aggregate_scope`` (what one aggregate value is per), ``frame``
-        (the type of a table function's source), ``label_list`` (``label-list``).
+        (the type of a table function's source), ``label_list`` (``label-list``),
+        ``frame_param`` (the name of a frame parameter), ``weight_type`` (the type of
+        ``sample_weight``), ``result`` (the type of a collected result), ``prefix``
+        (the engine's module as examples import it), ``lazy`` (what a table's
+        ``Returns`` adds of laziness), ``double`` (the name of DOUBLE).
         """
         ...
 
@@ -106,3 +110,23 @@ class Engine(Protocol):
     def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
         """The ``Examples`` lines of a generated function's docstring (may be empty)."""
         ...
+
+
+def frame_words(engine: Engine) -> dict[str, str]:
+    """The words of a function over a frame (``bootstrap``, ``compare``, ``slices``):
+    ``frame`` (the parameter's name), ``frame_type``, ``weight_type`` and ``result_type``,
+    from ``engine``'s :attr:`Engine.words`.
+
+    Examples
+    --------
+    >>> from mlsql.spark._engine import SPARK
+    >>> frame_words(SPARK)["frame"], frame_words(SPARK)["result_type"]
+    ('df', 'pyspark.sql.DataFrame')
+    """
+    words = engine.words
+    return {
+        "frame": words["frame_param"],
+        "frame_type": words["frame"],
+        "weight_type": words["weight_type"],
+        "result_type": words["result"],
+    }

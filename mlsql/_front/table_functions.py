@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _params as P
-from mlsql._front.docs import table_docstring
+from mlsql._front.docs import table_docstring, table_returns
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, measures
 
@@ -105,14 +105,15 @@ def table_function(
     engine: Engine,
     name: str,
     compute: Callable[..., Any],
-    returns: str,
     example: str,
     result: str | None = None,
+    returns: str | None = None,
 ) -> Callable[..., Any]:
     """Table function ``name`` of ``engine``: :func:`table_signature` over ``engine``'s frame
     type, calling ``compute(source, call)`` with the :class:`TableCall` of the arguments
     (defaults filled in, parameters checked); its docstring
-    :func:`~mlsql._front.docs.table_docstring` of ``returns`` and ``example``."""
+    :func:`~mlsql._front.docs.table_docstring` of ``returns`` (default:
+    :func:`~mlsql._front.docs.table_returns`) and ``example``."""
     signature = table_signature(name, engine.frame_type, result)
     m = REGISTRY[name]
     inputs = [i for i in m.inputs if i != "source"]
@@ -134,6 +135,6 @@ def table_function(
 
     table.__name__ = table.__qualname__ = name
     table.__module__ = engine.module
-    table.__doc__ = table_docstring(engine, name, returns, example)
+    table.__doc__ = table_docstring(engine, name, returns or table_returns(engine, name), example)
     table.__signature__ = signature  # type: ignore[attr-defined]
     return table

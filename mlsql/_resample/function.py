@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mlsql._front.engine import Engine, frame_words
 from mlsql._resample import front
 
 #: the keyword-only parameters of each function: name, annotation, default
@@ -69,19 +70,20 @@ def signature(func: str, frame: str, types: tuple[str, str, str]) -> inspect.Sig
 
 def resampling_function(
     func: str,
-    module: str,
-    words: Mapping[str, str],
+    engine: Engine,
     types: tuple[str, str, str],
-    example: str,
     names: Callable[[Any], list[str]],
     weight_name: Callable[[Any], str | None],
     compute: Callable[[Any, front.Request, Mapping[str, Any]], Any],
+    example: str,
 ) -> Callable[..., Any]:
-    """The engine's ``func`` (``bootstrap`` or ``compare``): :func:`signature` of ``types``,
-    :func:`mlsql._resample.front.docstring` of ``words`` and ``example``, the call checked
+    """``engine``'s ``func`` (``bootstrap`` or ``compare``): :func:`signature` of ``types``,
+    :func:`mlsql._resample.front.docstring` of the engine's words
+    (:func:`mlsql._front.engine.frame_words`) and ``example``, the call checked
     by :func:`mlsql._resample.front.request` over the frame's column ``names``
     (``weight_name``: the weight's column, None for an expression the engine resolves),
     then ``compute(frame, request, arguments)``."""
+    words = frame_words(engine)
     sig = signature(func, words["frame"], types)
 
     def resampling(*args: Any, **kwargs: Any) -> Any:
@@ -96,7 +98,7 @@ def resampling_function(
         return compute(frame, req, a)
 
     resampling.__name__ = resampling.__qualname__ = func
-    resampling.__module__ = module
+    resampling.__module__ = engine.module
     resampling.__doc__ = front.docstring(func, words, example)
     resampling.__signature__ = sig  # type: ignore[attr-defined]
     return resampling

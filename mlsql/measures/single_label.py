@@ -88,7 +88,7 @@ Notes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -159,6 +159,35 @@ class ClassView:
 PairTerm = Callable[[ClassView, ClassView], E]
 #: ``margin_cell_sum(term, row, col)`` of :class:`ClassStats`
 MarginCellSum = Callable[[Callable[[ClassView, ClassView, E, E], E], PairTerm, PairTerm], E]
+
+
+def margins_of_cells(
+    cell_sum: Callable[[PairTerm], E], over: Callable[[Callable[[ClassView], E]], E]
+) -> MarginCellSum:
+    """:attr:`ClassStats.margin_cell_sum` from an engine's ``cell_sum`` (Σ over the confusion
+    cells of a term of the cell's two classes) and ``over`` (Σ over the classes of a term of
+    one): each cell's ``term(a, p, r, c)`` with r = Σ_l row(a, l) and c = Σ_l col(l, p).
+
+    Examples
+    --------
+    >>> views = [ClassView(i, None, None) for i in range(2)]
+    >>> margins = margins_of_cells(
+    ...     lambda term: sum(term(a, p) for a in views for p in views),
+    ...     lambda each: sum(each(v) for v in views),
+    ... )
+    >>> margins(lambda a, p, r, c: r * c, lambda a, l: 1, lambda l, p: 2)
+    32
+    """
+
+    def margin_cell_sum(
+        term: Callable[[ClassView, ClassView, E, E], E], row: PairTerm, col: PairTerm
+    ) -> E:
+        def cell(a: ClassView, p: ClassView) -> E:
+            return term(a, p, over(lambda v: row(a, v)), over(lambda v: col(v, p)))
+
+        return cell_sum(cell)
+
+    return margin_cell_sum
 
 
 @dataclass(frozen=True)
@@ -246,6 +275,41 @@ class CostStats:
 
     n: E
     total_cost: Callable[[Any], E]
+
+
+#: the row statistics each measure's formula reads, for the measures that read one kind of
+#: row statistics (the class-wise ones read :class:`ClassStats` through the class axis): an
+#: engine supplies one function per kind (``label_stats``, ``agreement``, ``one_vs_rest``,
+#: ``cost_stats``) and reads here which measure needs which
+STATISTICS: dict[str, type] = {
+    "majority_error": LabelStats,
+    "prevalence": LabelStats,
+    "accuracy": Agreement,
+    "error_rate": Agreement,
+    "class_error_rate": OneVsRest,
+    "cost_error": CostStats,
+}
+#: the function an engine's family module defines for each kind of row statistics
+KIND_FUNCTIONS: dict[type, str] = {
+    LabelStats: "label_stats",
+    Agreement: "agreement",
+    OneVsRest: "one_vs_rest",
+    CostStats: "cost_stats",
+}
+
+
+def statistics_of(namespace: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
+    """Each measure of :data:`STATISTICS` with the function of its kind in ``namespace`` (a
+    family module's ``globals()``, :data:`KIND_FUNCTIONS`): the row statistics it reads.
+
+    Examples
+    --------
+    >>> kinds = {"label_stats": len, "agreement": max, "one_vs_rest": min, "cost_stats": sum}
+    >>> stats = statistics_of(kinds)
+    >>> stats["accuracy"] is max, stats["prevalence"] is len
+    (True, True)
+    """
+    return {name: namespace[KIND_FUNCTIONS[kind]] for name, kind in STATISTICS.items()}
 
 
 # ------------------------------------------------------------------ helpers

@@ -34,6 +34,12 @@ class PolarsEngine:
         "list_column": "a list column",
         "a_list": "A list",
         "frame": "polars.DataFrame or polars.LazyFrame",
+        "frame_param": "frame",
+        "weight_type": "str or polars.Expr",
+        "result": "polars.DataFrame",
+        "prefix": "mp",
+        "lazy": "Lazy if ``source`` is.",
+        "double": "Float64",
         "label_list": "label-list",
         "aggregate_scope": "``select``, ``group_by().agg`` group or\n"
         "    ``over()`` window; NULL over no known rows.",

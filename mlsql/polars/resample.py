@@ -17,17 +17,11 @@ from mlsql._resample import front, function
 from mlsql.measures import class_scores as CS
 from mlsql.polars import stats as st
 from mlsql.polars._dtypes import inner, kind, label_lists, same_kind
+from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight
 
 _NAMES = ["actual", "predicted"]
 _MODEL, _ID = "__mlsql_model", "__mlsql_id"
-#: this engine's words in the docstrings of ``bootstrap`` and ``compare``
-_WORDS = {
-    "frame": "frame",
-    "frame_type": "polars.DataFrame or polars.LazyFrame",
-    "weight_type": "str or polars.Expr",
-    "result_type": "polars.DataFrame",
-}
 
 
 def _column(schema: pl.Schema, name: str) -> pl.Expr:
@@ -196,39 +190,27 @@ def _names(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
     return frame.lazy().collect_schema().names()
 
 
-bootstrap = function.resampling_function(
-    "bootstrap",
-    "mlsql.polars",
-    _WORDS,
-    _TYPES,
-    """
+BOOTSTRAP_EXAMPLE = """
     >>> import polars as pl
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
     ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
     >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
     ('micro_f1', 0.5714285714285714)
-    """,
-    _names,
-    _name,
-    _bootstrap,
-)
-compare = function.resampling_function(
-    "compare",
-    "mlsql.polars",
-    _WORDS,
-    _TYPES,
     """
+bootstrap = function.resampling_function(
+    "bootstrap", POLARS, _TYPES, _names, _name, _bootstrap, BOOTSTRAP_EXAMPLE
+)
+COMPARE_EXAMPLE = """
     >>> import polars as pl
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
     ...                    "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
     >>> mp.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).row(0)[:5]
     ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
-    """,
-    _names,
-    _name,
-    _compare,
+    """
+compare = function.resampling_function(
+    "compare", POLARS, _TYPES, _names, _name, _compare, COMPARE_EXAMPLE
 )
 
 

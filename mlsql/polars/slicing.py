@@ -15,8 +15,10 @@ from typing import Any
 
 import polars as pl
 
+from mlsql._front.engine import frame_words
 from mlsql._slices import front, function
 from mlsql.polars import resample as R
+from mlsql.polars._engine import POLARS
 
 _LEN = "__mlsql_m"
 
@@ -55,11 +57,8 @@ def _cuts(
 
 
 _WORDS = function.Words(
-    frame="frame",
-    frame_type="polars.DataFrame or polars.LazyFrame",
-    weight_type="str or polars.Expr",
-    result_type="polars.DataFrame",
-    prefix="mp",
+    **frame_words(POLARS),
+    prefix=POLARS.words["prefix"],
     how="",
     measure_note="",
     notes="""

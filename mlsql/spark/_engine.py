@@ -38,6 +38,12 @@ class SparkEngine:
         "list_column": "an array column",
         "a_list": "An array",
         "frame": "pyspark.sql.DataFrame",
+        "frame_param": "df",
+        "weight_type": "str or pyspark.sql.Column",
+        "result": "pyspark.sql.DataFrame",
+        "prefix": "ms",
+        "lazy": "",
+        "double": "DOUBLE",
         "label_list": "label-array",
         "aggregate_scope": "``agg`` or ``groupBy().agg`` group;\n    NULL over no known rows.",
     }

@@ -57,18 +57,12 @@ from mlsql._resample.measures import STATS
 from mlsql.spark import resample_exec as X
 from mlsql.spark import resample_tests as XT
 from mlsql.spark import stats as st
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bound, kind
 from mlsql.spark._weights import weight
 
 _NAMES = ["actual", "predicted"]
 _MODEL, _ID = "__mlsql_model", "__mlsql_id"
-#: this engine's words in the docstrings of ``bootstrap`` and ``compare``
-_WORDS = {
-    "frame": "df",
-    "frame_type": "pyspark.sql.DataFrame",
-    "weight_type": "str or pyspark.sql.Column",
-    "result_type": "pyspark.sql.DataFrame",
-}
 
 
 def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> list[Column]:
@@ -215,12 +209,7 @@ def _names(df: DataFrame) -> list[str]:
     return df.columns
 
 
-bootstrap = function.resampling_function(
-    "bootstrap",
-    "mlsql.spark",
-    _WORDS,
-    _TYPES,
-    """
+BOOTSTRAP_EXAMPLE = """
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
@@ -228,17 +217,11 @@ bootstrap = function.resampling_function(
     ...                            "actual array<string>, predicted array<string>")
     >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
     ('micro_f1', 0.5714285714285714)
-    """,
-    _names,
-    _name,
-    _bootstrap,
-)
-compare = function.resampling_function(
-    "compare",
-    "mlsql.spark",
-    _WORDS,
-    _TYPES,
     """
+bootstrap = function.resampling_function(
+    "bootstrap", SPARK, _TYPES, _names, _name, _bootstrap, BOOTSTRAP_EXAMPLE
+)
+COMPARE_EXAMPLE = """
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
@@ -248,10 +231,9 @@ compare = function.resampling_function(
     ...     "id int, model string, actual string, predicted string")
     >>> ms.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).first()[:5]
     ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
-    """,
-    _names,
-    _name,
-    _compare,
+    """
+compare = function.resampling_function(
+    "compare", SPARK, _TYPES, _names, _name, _compare, COMPARE_EXAMPLE
 )
 
 

@@ -20,8 +20,10 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from mlsql._front.engine import frame_words
 from mlsql._slices import front, function
 from mlsql.spark import resample as R
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bound
 
 
@@ -120,11 +122,8 @@ def _mask(n: int, positions: Sequence[int]) -> int:
 
 
 _WORDS = function.Words(
-    frame="df",
-    frame_type="pyspark.sql.DataFrame",
-    weight_type="str or pyspark.sql.Column",
-    result_type="pyspark.sql.DataFrame",
-    prefix="ms",
+    **frame_words(SPARK),
+    prefix=SPARK.words["prefix"],
     how=(
         " (Spark computes the slices' statistic tuples, the driver resamples them as the "
         "other engines do)"

@@ -170,6 +170,17 @@ class GroupAggregates:
         does not grow with a group's labels (a sorted ``collect_list`` per sum, before, held
         them all in one row, and ran a 2 GB driver out of memory at a million labels).
         Values are added as DOUBLEs (an integer sum is exact below 2**53).
+
+        Examples
+        --------
+        >>> from pyspark.sql import SparkSession
+        >>> spark = SparkSession.builder.getOrCreate()
+        >>> stage = GroupAggregates()
+        >>> total, n = stage.sum(ref("x")), stage.count(ref("x"))
+        >>> rows = "SELECT * FROM VALUES ('a', 0.2D), ('a', 0.1D), ('a', NULL), ('b', NULL) AS t(g, x)"
+        >>> query = f"SELECT g, {total}, {n} FROM ({stage.grouped(rows, ['g'], [])}) ORDER BY g"
+        >>> [tuple(r) for r in spark.sql(query).collect()]
+        [('a', 0.30000000000000004, 2), ('b', None, 0)]
         """
         # a count of a summed value reads that value's rows; another count has rows of its own
         only_counted = [x for x in self.counted if x not in self.summed]
@@ -177,15 +188,13 @@ class GroupAggregates:
         values = [
             *(f"CAST({x} AS DOUBLE)" for x in self.summed),
             *(f"CASE WHEN ({x}) IS NOT NULL THEN 1D END" for x in only_counted),
-        ]
+        ] or ["CAST(NULL AS DOUBLE)"]  # one row a source row, whatever is asked
         listed = ", ".join(str(ref(k)) for k in keys)
         cells = ", ".join(
             f"named_struct('__entry', {i}, '__value', {v})" for i, v in enumerate(values)
         )
-        exploded = (
-            f"SELECT {listed}, {', '.join(str(ref(c)) for c in carried)}, "
-            f"inline(array({cells})) FROM ({source})"
-        )
+        kept = ", ".join([*(str(ref(k)) for k in [*keys, *carried]), f"inline(array({cells}))"])
+        exploded = f"SELECT {kept} FROM ({source})"
         frame = "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
         window = f"PARTITION BY {listed}, `__entry` ORDER BY `__value` {frame}"
         windowed = (

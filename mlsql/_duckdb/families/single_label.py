@@ -212,18 +212,8 @@ def class_stats(
         body = Sql(f"coalesce(list_sum(list_transform({found}, lambda x: {each})), {zero})")
         return let(cells, "m", body)
 
-    def margin_cell_sum(
-        term: Callable[[SL.ClassView, SL.ClassView, Any, Any], Any],
-        row: Callable[[SL.ClassView, SL.ClassView], Any],
-        col: Callable[[SL.ClassView, SL.ClassView], Any],
-    ) -> Sql:
-        def over(each: Callable[[SL.ClassView], Any]) -> Sql:  # Σ over the classes l
-            return Sql(f"list_sum(list_transform({positions}, lambda l: {lit(each(view('l')))}))")
-
-        def cell(a: SL.ClassView, p: SL.ClassView) -> Any:
-            return term(a, p, over(lambda v: row(a, v)), over(lambda v: col(v, p)))
-
-        return cell_sum(cell)
+    def over(each: Callable[[SL.ClassView], Any]) -> Sql:  # Σ over the classes l
+        return Sql(f"list_sum(list_transform({positions}, lambda l: {lit(each(view('l')))}))")
 
     return SL.ClassStats(
         n=Sql(f"struct_extract({cl}, 'n')"),
@@ -237,7 +227,7 @@ def class_stats(
         rows=Sql(f"struct_extract({cl}, 'rows')"),
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
-        margin_cell_sum=margin_cell_sum,
+        margin_cell_sum=SL.margins_of_cells(cell_sum, over),
         weight_at=None
         if matrix is None
         # cast: DuckDB 1.4 types an entry of a NULL list folded from a text as VARCHAR

@@ -378,12 +378,6 @@ precision_recall_curve = table_function(
     POLARS,
     "precision_recall_curve",
     _curve,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold,
-        precision, recall; lazy if ``source`` is; ordered by group, label
-        and descending threshold.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -398,12 +392,6 @@ roc_curve = table_function(
     POLARS,
     "roc_curve",
     _curve,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
-        tpr; lazy if ``source`` is; ordered by group, label and descending
-        threshold.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -423,12 +411,6 @@ det_curve = table_function(
     POLARS,
     "det_curve",
     _curve,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
-        fnr; lazy if ``source`` is; ordered by group, label and descending
-        threshold.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -443,12 +425,6 @@ confusion_matrix_at_thresholds = table_function(
     POLARS,
     "confusion_matrix_at_thresholds",
     _curve,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
-        fp, fn, tp (Float64); lazy if ``source`` is; ordered by group, label
-        and descending threshold.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp

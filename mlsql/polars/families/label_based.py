@@ -345,10 +345,6 @@ label_metrics = table_function(
     POLARS,
     "label_metrics",
     _label_metrics,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and label.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -399,11 +395,6 @@ multilabel_report = table_function(
     POLARS,
     "multilabel_report",
     report,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is: the ``by`` columns, then the columns of the DuckDB
-        ``multilabel_report``; one row per group (one row over an empty frame).
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
-from mlsql._front.build import function, lookup
+from mlsql._front.build import function, hand_written, lookup
 from mlsql._registry import Measure
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
 from mlsql.polars import stats as st
@@ -25,14 +25,7 @@ from mlsql.polars._dtypes import Check, Pairs, label_lists
 from mlsql.polars._engine import POLARS
 
 FAMILIES = ("multilabel",)
-__all__ = [
-    "merge_counts",
-    "multilabel_counts",
-    "set_difference",
-    "set_intersection",
-    "set_symmetric_difference",
-    "set_union",
-]
+__all__ = hand_written("polars", FAMILIES)
 
 
 # ---------------------------------------------------------------- plug-in hooks

@@ -33,11 +33,12 @@ import polars as pl
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._front.build import function, lookup
+from mlsql._front.build import function, hand_written, lookup, publish
+from mlsql._front.docs import table_returns
 from mlsql._front.inputs import finite_costs, mapping_costs
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_columns
-from mlsql._registry import Measure, measures
+from mlsql._registry import Measure
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.polars._build import evaluate
@@ -335,14 +336,7 @@ def cost_stats(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = Non
     return SL.CostStats(n, total_cost)
 
 
-STATS = {
-    "majority_error": label_stats,
-    "prevalence": label_stats,
-    "accuracy": agreement,
-    "error_rate": agreement,
-    "class_error_rate": one_vs_rest,
-    "cost_error": cost_stats,
-}
+STATS = SL.statistics_of(globals())
 
 
 def _in_scope(m: Measure) -> Any:
@@ -570,10 +564,6 @@ class_distribution = table_function(
     POLARS,
     "class_distribution",
     _class_distribution,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and class.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -623,10 +613,6 @@ confusion_matrix = table_function(
     POLARS,
     "confusion_matrix",
     _confusion_matrix,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group, actual, predicted.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -651,12 +637,12 @@ confusion_matrix_wide = table_function(
     POLARS,
     "confusion_matrix_wide",
     _confusion_matrix_wide,
-    returns="""
-    polars.DataFrame
-        Columns: the groups, ``actual``, then each class (as text) in sorted
-        order (NULL where a class does not occur in that group). Always
-        collected (the columns depend on the data).
-    """,
+    returns=table_returns(
+        POLARS,
+        "confusion_matrix_wide",
+        frame="polars.DataFrame",
+        more="Always collected (the columns depend on the data).",
+    ),
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -719,10 +705,6 @@ class_metrics = table_function(
     POLARS,
     "class_metrics",
     _class_metrics,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and class.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -756,14 +738,6 @@ for _fn in (
     _fn.__doc__ = inspect.cleandoc(_fn.__doc__ or "")  # its Examples found as written
 
 __all__ = [
-    "class_distribution",
-    "class_metrics",
-    "confusion_matrix",
-    "confusion_matrix_wide",
-    "majority_class",
-    "minority_class",
+    *hand_written("polars", FAMILIES),
+    *publish(globals(), "polars", SL.FAMILY, lambda m: function_of(lookup(m))),
 ]
-for _m in measures(family=SL.FAMILY):
-    if _m.build is not None and _m.available_in("polars"):
-        globals()[_m.name] = function_of(lookup(_m))
-        __all__.append(_m.name)

@@ -187,11 +187,6 @@ calibration_table = table_function(
     POLARS,
     "calibration_table",
     _calibration_table,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, then bin, low, high, count, mean_score,
-        observed_rate; ordered by group and bin. Lazy if ``source`` is.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
@@ -285,12 +280,6 @@ label_thresholds = table_function(
     POLARS,
     "label_thresholds",
     _label_thresholds,
-    returns="""
-    polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, then label, threshold (+inf where the label is
-        best predicted nowhere), tp, fp, fn, support, precision, recall,
-        fbeta, micro_fbeta; ordered by group and label. Lazy if ``source`` is.
-    """,
     example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp

@@ -226,11 +226,6 @@ precision_recall_curve = table_function(
     SPARK,
     "precision_recall_curve",
     _curve,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold,
-        precision, recall; ordered by group, label and descending threshold.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -246,11 +241,6 @@ roc_curve = table_function(
     SPARK,
     "roc_curve",
     _curve,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
-        tpr; ordered by group, label and descending threshold.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -266,11 +256,6 @@ det_curve = table_function(
     SPARK,
     "det_curve",
     _curve,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
-        fnr; ordered by group, label and descending threshold.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -286,11 +271,6 @@ confusion_matrix_at_thresholds = table_function(
     SPARK,
     "confusion_matrix_at_thresholds",
     _curve,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, (``label`` over score maps,) then threshold, tn,
-        fp, fn, tp (DOUBLE); ordered by group, label and descending threshold.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms

@@ -352,11 +352,6 @@ label_metrics = table_function(
     SPARK,
     "label_metrics",
     _label_metrics,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then label, tp, fp, fn, tn, support, precision,
-        recall, f1, [fbeta,] jaccard, accuracy; ordered by group and label.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -389,11 +384,6 @@ multilabel_report = table_function(
     SPARK,
     "multilabel_report",
     _multilabel_report,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then the columns of the DuckDB ``multilabel_report``;
-        one row per group (one row over an empty frame), ordered by group.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms

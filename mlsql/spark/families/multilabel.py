@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
-from mlsql._front.build import function, lookup
+from mlsql._front.build import function, hand_written, lookup
 from mlsql._registry import Measure
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
 from mlsql.spark import stats as st
@@ -28,14 +28,7 @@ from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_lists, data_type
 
 FAMILIES = ("multilabel",)
-__all__ = [
-    "merge_counts",
-    "multilabel_counts",
-    "set_difference",
-    "set_intersection",
-    "set_symmetric_difference",
-    "set_union",
-]
+__all__ = hand_written("spark", FAMILIES)
 
 
 # ---------------------------------------------------------------- plug-in hooks

@@ -76,12 +76,12 @@ from pyspark.sql import types as T
 from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._front.build import checked_params, function, lookup
-from mlsql._front.docs import CLASS_PARAM_DOCS
+from mlsql._front.build import checked_params, function, hand_written, lookup, publish
+from mlsql._front.docs import CLASS_PARAM_DOCS, table_returns
 from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_columns
-from mlsql._registry import Measure, measures
+from mlsql._registry import Measure
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
@@ -676,18 +676,8 @@ def class_stats(
 
         return let(found, over)
 
-    def margin_cell_sum(
-        term: Callable[[SL.ClassView, SL.ClassView, Any, Any], Any],
-        row: Callable[[SL.ClassView, SL.ClassView], Any],
-        col: Callable[[SL.ClassView, SL.ClassView], Any],
-    ) -> Column:
-        def over(each: Callable[[SL.ClassView], Any]) -> Column:  # Σ over the classes l
-            return total(F.transform(classes, lambda _, other: column(each(view(other)))))
-
-        def cell(a: SL.ClassView, p: SL.ClassView) -> Any:
-            return term(a, p, over(lambda v: row(a, v)), over(lambda v: col(v, p)))
-
-        return cell_sum(cell)
+    def over(each: Callable[[SL.ClassView], Any]) -> Column:  # Σ over the classes l
+        return total(F.transform(classes, lambda _, other: column(each(view(other)))))
 
     return SL.ClassStats(
         n=s["n"],
@@ -701,7 +691,7 @@ def class_stats(
         rows=s["rows"] if weighted else None,
         cell_sum=cell_sum,
         mirror_sum=mirror_sum,
-        margin_cell_sum=margin_cell_sum,
+        margin_cell_sum=SL.margins_of_cells(cell_sum, over),
         weight_at=weight_at,
     )
 
@@ -802,14 +792,7 @@ def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) 
     return SL.CostStats(_weighed(ok, weight), total_cost)
 
 
-STATS: dict[str, Callable[..., Any]] = {
-    "majority_error": label_stats,
-    "prevalence": label_stats,
-    "accuracy": agreement,
-    "error_rate": agreement,
-    "class_error_rate": one_vs_rest,
-    "cost_error": cost_stats,
-}
+STATS = SL.statistics_of(globals())
 
 
 def stats(measure: Measure, *inputs: Column) -> Any:
@@ -1180,10 +1163,6 @@ class_distribution = table_function(
     SPARK,
     "class_distribution",
     _class_distribution,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then class, count, share; ordered by group and class.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -1232,11 +1211,6 @@ confusion_matrix = table_function(
     SPARK,
     "confusion_matrix",
     _confusion_matrix,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then actual, predicted, count over the classes seen
-        in the group on either side; ordered by group, actual, predicted.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -1263,12 +1237,11 @@ confusion_matrix_wide = table_function(
     SPARK,
     "confusion_matrix_wide",
     _confusion_matrix_wide,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, ``actual``, then each class (named as text) in
-        sorted order, NULL where a class does not occur in that group. The
-        classes are read first (one Spark job), as ``pivot`` needs them.
-    """,
+    returns=table_returns(
+        SPARK,
+        "confusion_matrix_wide",
+        more="The classes are read first (one Spark job), as ``pivot`` needs them.",
+    ),
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -1311,12 +1284,6 @@ class_metrics = table_function(
     SPARK,
     "class_metrics",
     _class_metrics,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then class and the per-class columns of the
-        registry (:func:`mlsql.measures.single_label.class_values`); ordered
-        by group and class.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -1330,15 +1297,6 @@ class_metrics = table_function(
 
 # ------------------------------------------------------------------ public functions
 __all__ = [
-    "class_distribution",
-    "class_metrics",
-    "confusion_matrix",
-    "confusion_matrix_wide",
-    "cost_map",
-    "majority_class",
-    "minority_class",
+    *hand_written("spark", FAMILIES),
+    *publish(globals(), "spark", SL.FAMILY, lambda m: _public(m, _build(m))),
 ]
-for _m in measures(family=SL.FAMILY):
-    if _m.build is not None and _m.available_in("spark"):
-        globals()[_m.name] = _public(_m, _build(_m))
-        __all__.append(_m.name)

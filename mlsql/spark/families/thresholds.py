@@ -180,11 +180,6 @@ calibration_table = table_function(
     SPARK,
     "calibration_table",
     _calibration_table,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then bin, low, high, count, mean_score,
-        observed_rate; ordered by group and bin.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
@@ -294,12 +289,6 @@ label_thresholds = table_function(
     SPARK,
     "label_thresholds",
     _label_thresholds,
-    returns="""
-    pyspark.sql.DataFrame
-        The ``by`` columns, then label, threshold (+inf where the label is
-        best predicted nowhere), tp, fp, fn, support, precision, recall,
-        fbeta, micro_fbeta; ordered by group and label.
-    """,
     example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
