@@ -82,10 +82,20 @@ def check_width(prepared: Prepared) -> None:
 
 
 def active() -> Any:
-    """The session running in this process (its settings left as they are), or None."""
+    """The session running in this process (its settings left as they are), or None.
+
+    Spark's active session is per thread, and :func:`start` runs in a thread of its own
+    (``mlsql.cli.interrupt.wait_for``): a second run in the same process finds the first
+    one's context through the process's default session, where starting another would fail
+    ("Cannot run multiple SparkContexts at once").
+    """
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
-    return SparkSession.getActiveSession()
+    session = SparkSession.getActiveSession()
+    if session is None and SparkContext._active_spark_context is not None:
+        session = SparkSession.builder.getOrCreate()
+    return session
 
 
 def start(master: str | None = None) -> Any:
