@@ -322,19 +322,9 @@ LONG_ENGINES = ("spark",)
 
 
 # ------------------------------------------------------------------ weighted sums that a DOUBLE sum loses
-#: why Spark's case fails (a known difference, issue 30): its weighted regression aggregates
-#: sum in DOUBLE; their exact sums (DECIMAL, as the unweighted ones) made the weights test's
-#: plans 1.6-3x slower to analyse, so they wait for the one-plan rewrite
-SPARK_WEIGHTED_SUMS = (
-    "Spark's weighted regression aggregates sum in DOUBLE (exact sums made their plans slow)"
-)
-
-
-def test_weighted_regression_sums_keep_terms_below_half_an_ulp(engine, request):
+def test_weighted_regression_sums_keep_terms_below_half_an_ulp(engine):
     # one error of 1, then 29,999 errors of 1.1e-16, each below half an ulp of 1: a DOUBLE sum
     # in row order drops every one of them (3.3e-12 relative; 1.6e-12 over two partitions)
-    if request.node.callspec.params["engine"] == "spark":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=SPARK_WEIGHTED_SUMS))
     tiny = 1.1e-16
     y = [1.0] + [tiny] * 29_999
     table = pa.table({"actual": y, "predicted": [0.0] * len(y), "w": [1.0] * len(y)})

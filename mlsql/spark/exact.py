@@ -19,7 +19,7 @@ part is below 2**21, so 2**42 rows of a group are summed before a BIGINT could o
 :data:`BOUND` or more is summed as DOUBLE.
 
 The plan names the value about ten times (each part, the bound's test), where the decimal
-sum names it four: it suits values that are arithmetic over a row's columns (the centred
+sum names it three: it suits values that are arithmetic over a row's columns (the centred
 terms, a weight). A value that is itself costly per row or large as a plan (per-row set
 operations, the bootstrap's draws) keeps :func:`~mlsql.spark.ops.exact_sum`: with it, a
 bootstrap of the score measures over 80 rows ran out of the test's 20 minutes.

@@ -164,9 +164,9 @@ def weighted_stats(
 
     return RG.RegressionStats(
         n=n,
-        sse=F.sum(w * err * err),
-        sae=F.sum(w * F.abs(err)),
-        sape=F.sum(w * F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+        sse=exact_sum(w * err * err),
+        sae=exact_sum(w * F.abs(err)),
+        sape=exact_sum(w * F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
         var_actual=comoment("y", "y"),
         var_predicted=comoment("p", "p"),
         covariance=comoment("y", "p"),
