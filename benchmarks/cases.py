@@ -190,6 +190,14 @@ def _spark_evaluate(
     )
 
 
+def _spark_regression_columns(e: Env) -> tuple[float, ...]:
+    """``mse``, ``mae`` and ``mape`` of (y as a number, s) as aggregate Columns in one ``agg``:
+    three exact sums over the rows."""
+    df = _spark_scored(e).select(e.F.col("y").cast("double").alias("y"), "s")
+    m = e.mlsql
+    return tuple(df.agg(m.mse("y", "s"), m.mae("y", "s"), m.mape("y", "s")).first())
+
+
 #: mlsql's weighted F1, MLlib's ``weightedFMeasure`` (F1 per class weighed by its true count)
 WEIGHTED_F1 = ("f1_score", {"average": "weighted"})
 
@@ -547,6 +555,9 @@ CASES: list[Case] = [
     Case("spark", "mlsql evaluate every binary 2x2 measure", lambda e: _spark_evaluate(e, _spark_scored(e).select("y", (e.F.col("s") >= 0.5).alias("p")), "y", "p", *binary_2x2()), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     # regression (the same columns, y as a number): grouped passes, the means first, then centred sums
     Case("spark", "mlsql evaluate mse + mae + r2", lambda e: _spark_evaluate(e, _spark_scored(e).select(e.F.col("y").cast("double").alias("y"), "s"), "y", "s", "mse", "mae", "r2"), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    # the same three sums as aggregate Columns: mlsql's Java exact sum, or (portable) decimal sums
+    Case("spark", "mlsql mse + mae + mape Columns", lambda e: _spark_regression_columns(e), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    Case("spark", "mlsql mse + mae + mape Columns portable", lambda e: _spark_regression_columns(e), files=("strings",), mlsql=True, portable=True, baseline=("spark", "scores bare scan")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderROC", lambda e: mllib_binary(e, "areaUnderROC"), files=("strings",), baseline=("spark", "mlsql evaluate auc")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderPR", lambda e: mllib_binary(e, "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate area_under_pr")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderROC + areaUnderPR", lambda e: mllib_binary(e, "areaUnderROC", "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate auc + area_under_pr")),

@@ -475,3 +475,96 @@ def test_the_report_holds_no_group_in_one_array(spark, jvm, weighted):
         assert got[g].n_rows == len(oracle.known(part))
         assert got[g].micro_f1 == pytest.approx(float(oracle.micro(part, "f1")), abs=1e-12)
         assert got[g].samples_f1 == pytest.approx(float(oracle.samples(part, "f1")), abs=1e-12)
+
+
+def _sums(rng: random.Random) -> list[list[float | None]]:
+    """Groups of DOUBLEs whose DOUBLE sum depends on the order: cancelling magnitudes, long
+    runs of tiny values beside one large one, values past the decimal form's 1e6, NULLs,
+    signed zeros and subnormals."""
+    magnitudes = [1e-300, 5e-324, 1e-20, 1e-9, 0.1, 1.0, 3.0, 1e6, 1e15, 1e20, 1e300]
+    groups: list[list[float | None]] = [
+        [1.0] + [1.1e-16] * 3000,
+        [1e20, 0.1, -1e20, 0.2],
+        [-0.0, -0.0],
+        [None, None],
+        [1e308, 1e308, -1e308],  # an intermediate sum overflows: the plain DOUBLE sum
+        [2.0**53, 1.0, 1.0, -(2.0**53)],
+    ]
+    for _ in range(40):
+        size = rng.choice([1, 2, 7, 60, 400])
+        groups.append(
+            [
+                None
+                if rng.random() < 0.05
+                else rng.choice([-1, 1]) * rng.choice(magnitudes) * rng.random()
+                for _ in range(size)
+            ]
+        )
+    return groups
+
+
+def test_exact_sums_are_fsum_on_any_partitioning(spark):
+    """``exact_sum`` with the jar is Python's ``math.fsum`` of the group's values (the exact
+    sum rounded once) to the bit, on 1, 4 and 7 partitions; NULL over no values; a DOUBLE sum
+    where an intermediate sum overflows. Without the jar (Spark SQL's decimal form) it is
+    within 1e-12 relative of fsum where every value is below 1e6 and the sum is not a
+    cancellation."""
+    import math
+
+    from pyspark.sql import functions as F
+
+    from mlsql.spark.ops import exact_sum
+
+    groups = _sums(random.Random(29))
+    rows = [(g, v) for g, values in enumerate(groups) for v in values]
+    df = spark.createDataFrame(rows, "g int, x double")
+
+    def summed(frame: Any) -> dict[int, float | None]:
+        out = frame.groupBy("g").agg(exact_sum(F.col("x")).alias("s")).collect()
+        return {r.g: r.s for r in out}
+
+    assert "mlsql_exact_sum" in _plan(df.groupBy("g").agg(exact_sum(F.col("x"))))
+    for parts in (1, 4, 7):
+        got = summed(df.repartition(parts))
+        for g, values in enumerate(groups):
+            known = [v for v in values if v is not None]
+            if not known:
+                assert got[g] is None, g
+            elif g == 4:
+                assert got[g] in (math.inf, 1e308), got[g]
+            else:
+                want = math.fsum(known)
+                assert got[g] == want and math.copysign(1, got[g]) == math.copysign(1, want), (
+                    g,
+                    got[g],
+                    want,
+                )
+    with jvm_setting(spark, "false"):
+        assert "mlsql_exact_sum" not in _plan(df.groupBy("g").agg(exact_sum(F.col("x"))))
+        got = summed(df)
+    for g, values in enumerate(groups):
+        known = [v for v in values if v is not None]
+        if known and max(abs(v) for v in known) < 1e6 and g != 1:
+            want = math.fsum(known)
+            assert abs(got[g] - want) <= 1e-12 * sum(abs(v) for v in known) + 1e-18 * len(known)
+
+
+def test_exact_sums_of_nan_and_infinities_are_their_double_sums(spark):
+    """A NaN, or +inf with -inf, makes the sum NaN; infinities of one sign, that infinity;
+    in both forms."""
+    import math
+
+    from pyspark.sql import functions as F
+
+    from mlsql.spark.ops import exact_sum
+
+    inf = float("inf")
+    groups = [[1.0, float("nan")], [inf, 2.0], [-inf, -inf, 5.0], [inf, -inf], [1e30, 1.0]]
+    rows = [(g, v) for g, values in enumerate(groups) for v in values]
+    df = spark.createDataFrame(rows, "g int, x double")
+    for setting in ("true", "false"):
+        with jvm_setting(spark, setting):
+            out = df.groupBy("g").agg(exact_sum(F.col("x")).alias("s")).collect()
+        got = {r.g: r.s for r in out}
+        assert math.isnan(got[0]) and math.isnan(got[3]), setting
+        assert (got[1], got[2], got[4]) == (inf, -inf, 1e30 + 1.0), setting

@@ -1,11 +1,14 @@
 """Exact sums of DOUBLE values in any order, as fixed-point parts summed as BIGINT.
 
 A DOUBLE ``sum`` adds in the order of the partitions, so its last digits change with
-them (6e-12 relative at 10M rows). :func:`mlsql.spark.ops.exact_sum` sums each value as a
-``DECIMAL(38, 18)``: exact, but a Java ``BigDecimal`` a row. The centred sums of
-``ms.evaluate``'s regression plan were five such sums, and made ``evaluate(mse, mae, r2)``
-5x slower than DOUBLE sums would (17.0 s against 3.3 s on 10M rows, `local[2]` on an idle
-2-core machine, 4 Dec 2026; the benchmark is in benchmarks/README.md).
+them (6e-12 relative at 10M rows). Without mlsql's jar, :func:`mlsql.spark.ops.exact_sum`
+sums each value as a ``DECIMAL(38, 18)``: exact, but a Java ``BigDecimal`` a row. The
+centred sums of ``ms.evaluate``'s regression plan were five such sums, and made
+``evaluate(mse, mae, r2)`` 5x slower than DOUBLE sums would (17.0 s against 3.3 s on 10M
+rows, `local[2]` on an idle 2-core machine, 4 Dec 2026; the benchmark is in
+benchmarks/README.md). mlsql's Java exact sum (:func:`mlsql.spark.jvm.exact_sum`) cost
+more there than these parts: 30.5 s against 24.5 s for that ``evaluate`` over 100M rows
+(6 Dec 2026), so the plan keeps them.
 
 Here a value ``v`` below :data:`BOUND` is cut into its whole part and :data:`LIMBS` parts
 of :data:`LIMB_BITS` bits of its fraction, each a BIGINT with the sign of ``v``::
@@ -39,7 +42,7 @@ from typing import Any, Protocol
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from mlsql.spark.ops import EXACT_SUM_BOUND
+from mlsql.spark.exact_bounds import EXACT_SUM_BOUND
 
 #: values of this size or more are summed as DOUBLE (the decimal sum's bound)
 BOUND = EXACT_SUM_BOUND

@@ -1,4 +1,5 @@
-"""mlsql's JVM function and aggregate in a Spark session: label sets counted in Java.
+"""mlsql's JVM function and aggregates in a Spark session: label sets counted and sums made
+exact in Java.
 
 Spark SQL builds a label set per side (``array_except``) and intersects them for
 every row, which costs about six times a scan of the lists (benchmarks/README.md,
@@ -18,16 +19,22 @@ compiled with the JDK when the package is installed) holds:
   value holding a cell per label: for millions of distinct labels in a group, Spark
   SQL's form (which spills) is the one that fits (``spark.mlsql.jvm=false``;
   docs/guides/spark.md). Its buffer writes itself compactly when Spark serializes it.
+- ``ExactSum``, an aggregate summing a group's DOUBLEs exactly (:func:`exact_sum`):
+  Shewchuk's partials, rounded once at the end as Python's ``math.fsum`` rounds them, so
+  the same DOUBLE on any partitioning, at any magnitude. :func:`mlsql.spark.ops.exact_sum`
+  sums with it; without it, that function's Spark SQL form (decimal sums) is within 5e-19
+  a value of it below 1e6, and a DOUBLE sum above.
 
 The session gets the jar once per Spark application (Spark's ``ADD JAR``: the driver's
 class loader and the executors) and the Columns call the function and aggregate
-objects themselves, so no name is registered in the session's catalog. The numbers are
-the same either way (``tests/test_spark_jvm.py``). Neither is used, and Spark SQL
-computes the counts, where:
+objects themselves, so no name is registered in the session's catalog. The counts are
+the same either way (``tests/test_spark_jvm.py``). None is used, and Spark SQL
+computes instead, where:
 
 - the jar was not built (no JDK at install time), or ``MLSQL_NATIVE=0``;
-- the session is a Spark Connect one (no JVM on the client), or (for the function)
-  there is no active or default session when the Column is built;
+- the session is a Spark Connect one (no JVM on the client), or (for the function and
+  the exact sum, built as Columns) there is no active or default session when the Column
+  is built;
 - the session's ``spark.mlsql.jvm`` is ``false``
   (``spark.conf.set("spark.mlsql.jvm", "false")``);
 - the jar fails to load: mlsql warns once, with Spark's reason.
@@ -54,7 +61,7 @@ from pyspark.sql import types as T
 from mlsql._formulas import RowStats
 from mlsql._native_switch import SPARK_JAR, switched_off
 from mlsql.spark._types import LABEL_ARRAY
-from mlsql.spark.ops import EXACT_SUM_BOUND
+from mlsql.spark.exact_bounds import EXACT_SUM_BOUND
 
 #: the Java class (``native/spark/SetCounts.java``)
 CLASS = "mlsql.spark.SetCounts"
@@ -66,6 +73,10 @@ CONF = "spark.mlsql.jvm"
 NAME = "mlsql_set_counts"
 #: the name Spark's plans show for the aggregate
 AGGREGATE_NAME = "mlsql_label_counts"
+#: the Java aggregate of a group's exact sum (``native/spark/ExactSum.java``)
+EXACT_SUM = "mlsql.spark.ExactSum"
+#: the name Spark's plans show for it
+EXACT_SUM_NAME = "mlsql_exact_sum"
 #: the bits of each packed count
 BITS = 21
 _MASK = (1 << BITS) - 1
@@ -92,6 +103,8 @@ class _Loaded:
     set_counts: Any
     #: the class :data:`AGGREGATE` (made per label type: :func:`label_counts`)
     label_counts: Any
+    #: the ``UserDefinedFunction`` of :data:`EXACT_SUM`
+    exact_sum: Any
     #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type) and packing width
     aggregates: dict[str, Any] = field(default_factory=dict)
 
@@ -158,7 +171,14 @@ def _loaded(spark: Any) -> _Loaded | None:
         arguments[0] = instance
         arguments[1] = jvm.org.apache.spark.sql.types.DataTypes.LongType
         function = udf.invoke(None, arguments).withName(NAME)
-        loaded = _Loaded(function, jvm.java.lang.Class.forName(AGGREGATE, True, loader))
+        summing = jvm.java.lang.Class.forName(EXACT_SUM, True, loader)
+        total = jvm.org.apache.spark.sql.functions.udaf(
+            summing.getDeclaredConstructor(no_types).newInstance(
+                gateway.new_array(jvm.java.lang.Object, 0)
+            ),
+            jvm.org.apache.spark.sql.Encoders.DOUBLE(),
+        ).withName(EXACT_SUM_NAME)
+        loaded = _Loaded(function, jvm.java.lang.Class.forName(AGGREGATE, True, loader), total)
     except Exception as error:  # py4j's errors: the jar or the JVM API is not what we built for
         warnings.warn(
             f"mlsql: Spark could not load mlsql's JVM functions from {SPARK_JAR} "
@@ -210,6 +230,38 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
     label_lists = f"^({LABEL_ARRAY})$"
     plain = F.typeof(actual).rlike(label_lists) & F.typeof(predicted).rlike(label_lists)
     return F.when(plain, call)
+
+
+def exact_sum(x: Column) -> Column | None:
+    """The exact sum of ``x``'s DOUBLE values by mlsql's Java aggregate
+    (``native/spark/ExactSum.java``): rounded once, as Python's ``math.fsum`` rounds it, the
+    same on any partitioning; NULL over no non-NULL values. None where the aggregate is not
+    used (as :func:`set_counts`: Spark Connect, no session, the jar off or not loaded).
+
+    Examples
+    --------
+    >>> import math
+    >>> from pyspark.sql import SparkSession
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> values = [1e20, 0.1, -1e20]
+    >>> df = spark.createDataFrame([(v,) for v in values], "x double")
+    >>> summed = exact_sum(df.x)
+    >>> summed is None or df.agg(summed).first()[0] == math.fsum(values)
+    True
+    >>> math.fsum(values), sum(values)
+    (0.1, 0.0)
+    """
+    from pyspark.sql.classic.column import Column as ClassicColumn
+    from pyspark.sql.classic.column import _to_java_column, _to_seq
+
+    if not isinstance(x, ClassicColumn):
+        return None  # Spark Connect's Columns
+    spark = _classic_session()
+    loaded = _loaded(spark) if _switched_on(spark) else None
+    if loaded is None:
+        return None
+    values = _to_seq(spark.sparkContext, [x.cast("double")], _to_java_column)
+    return Column(loaded.exact_sum.apply(values))
 
 
 def unpacked(packed: Column, portable: RowStats) -> RowStats:

@@ -23,31 +23,31 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from mlsql._params import ZeroDivision
+from mlsql.spark import jvm
+from mlsql.spark.exact_bounds import EXACT_SUM_BOUND, EXACT_SUM_TYPE
 
 #: ln Γ(3/2) = ln(√π / 2), the first term of a half-whole gamma series
 LOG_GAMMA_3_2 = math.lgamma(1.5)
-#: the type :meth:`SparkOps.mean` sums its values in: exact, order-free, to 18 decimals
-EXACT_SUM_TYPE = "decimal(38,18)"
-#: values of this size or more are averaged as DOUBLE (1e14 of them fit the decimal's 1e20)
-EXACT_SUM_BOUND = 1e6
 
 
 def exact_sum(x: Column) -> Column:
-    """SQL ``sum`` of DOUBLE values, exact: each is summed as a ``DECIMAL(38, 18)``, which adds
-    exactly and so in any order (a DOUBLE ``sum`` drifted 6e-12 relative at 10M rows, its last
-    digit depending on the partitions). Each value is rounded to 18 decimals (5e-19 absolute at
-    most). A group holding a NaN, an infinity or a value of 1e6 or more (where 1e14 rows could
-    overflow the decimal) is summed as DOUBLE. NULL over no non-NULL values.
+    """SQL ``sum`` of DOUBLE values, exact and the same in any order (a DOUBLE ``sum`` drifted
+    6e-12 relative at 10M rows, its last digit depending on the partitions). NULL over no
+    non-NULL values; NaN where a value is NaN or +inf and -inf are both summed.
 
-    The plan names ``x`` three times: in the group's largest size (Spark orders NaN above
-    every number, so one ``max`` finds all three cases), in the decimal sum and in the
-    DOUBLE sum. The decimal sum is ``try_sum`` of a ``try_cast``: in a group summed as DOUBLE
-    a value or a sum may not fit the decimal, and Spark's ANSI mode would raise there (it is
-    NULL instead, and not read). With a fourth name (a NaN test of its own) nine unweighted
-    regression measures in one aggregate took 2.40 s to plan, against 1.91 s (6 Dec 2026).
-    Each row's ``BigDecimal`` is the cost at run time: ``mse``, ``mae`` and ``mape`` over 10M
-    rows took 17 s, where DOUBLE sums take 2-3 s and ``ms.evaluate`` sums exactly in another
-    form (:mod:`mlsql.spark.exact`).
+    Where mlsql's jar is used (:mod:`mlsql.spark.jvm`), its Java aggregate sums: the exact
+    sum rounded once, as Python's ``math.fsum`` rounds it, at any magnitude: ``mse``, ``mae``
+    and ``mape`` in one ``agg`` over 10M cached rows took 1.8-3.0 s (6 Dec 2026,
+    ``local[2]``; benchmarks/README.md, "Spark's exact sums in Java").
+
+    Otherwise (Spark Connect, the jar not built or switched off) Spark SQL sums each value as a ``DECIMAL(38,
+    18)``, which adds exactly and so in any order, each value rounded to 18 decimals (5e-19
+    absolute at most); a group holding a NaN, an infinity or a value of 1e6 or more (where
+    1e14 rows could overflow the decimal) is summed as DOUBLE. That form names ``x`` three
+    times (the group's largest size, where Spark orders NaN above every number; the decimal
+    sum, a ``try_sum`` of a ``try_cast``, NULL rather than an ANSI error where a group
+    summed as DOUBLE does not fit it; the DOUBLE sum), and a ``BigDecimal`` a row is its
+    cost: the same three took 8.7-9.1 s.
 
     Examples
     --------
@@ -59,6 +59,22 @@ def exact_sum(x: Column) -> Column:
     >>> df = spark.createDataFrame([(0.1,), (float("nan"),), (1e30,)], "x double")
     >>> df.agg(exact_sum(F.col("x"))).first()[0]
     nan
+    """
+    summed = jvm.exact_sum(x)
+    return summed if summed is not None else decimal_sum(x)
+
+
+def decimal_sum(x: Column) -> Column:
+    """:func:`exact_sum` in Spark SQL: each value below 1e6 summed as a ``DECIMAL(38, 18)``,
+    a group with a NaN, an infinity or a larger value as DOUBLE.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(0.1,), (0.2,), (0.3,)], "x double")
+    >>> df.agg(decimal_sum(F.col("x"))).first()[0]
+    0.6
     """
     values = x.cast("double")
     exact = F.try_sum(values.try_cast(EXACT_SUM_TYPE)).cast("double")
