@@ -8,7 +8,8 @@ centred sums of ``ms.evaluate``'s regression plan were five such sums, and made
 rows, `local[2]` on an idle 2-core machine, 4 Dec 2026; the benchmark is in
 benchmarks/README.md). mlsql's Java exact sum (:func:`mlsql.spark.jvm.exact_sum`) cost
 more there than these parts: 30.5 s against 24.5 s for that ``evaluate`` over 100M rows
-(6 Dec 2026), so the plan keeps them.
+(6 Dec 2026, `local[2]`, 2 GB driver, 2-core AMD EPYC, nothing else running), so the
+plan keeps them.
 
 Here a value ``v`` below :data:`BOUND` is cut into its whole part and :data:`LIMBS` parts
 of :data:`LIMB_BITS` bits of its fraction, each a BIGINT with the sign of ``v``::

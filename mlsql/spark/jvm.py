@@ -199,6 +199,23 @@ def _switched_on(spark: Any) -> bool:
     return bool(spark.conf.get(CONF, "true").strip().lower() not in _OFF)
 
 
+def _called(function: str, *columns: Column) -> Column | None:
+    """The call of the loaded ``function`` (:class:`_Loaded`'s ``set_counts`` or
+    ``exact_sum``) on ``columns`` in the thread's session, or None where it is not used:
+    Spark Connect's Columns, no classic session, the jar switched off or not loaded."""
+    from pyspark.sql.classic.column import Column as ClassicColumn
+    from pyspark.sql.classic.column import _to_java_column, _to_seq
+
+    if not all(isinstance(c, ClassicColumn) for c in columns):
+        return None  # Spark Connect's Columns
+    spark = _classic_session()
+    loaded = _loaded(spark) if _switched_on(spark) else None
+    if loaded is None:
+        return None
+    udf = getattr(loaded, function)
+    return Column(udf.apply(_to_seq(spark.sparkContext, list(columns), _to_java_column)))
+
+
 def set_counts(actual: Column, predicted: Column) -> Column | None:
     """The packed counts of each row (``tp + n_actual·2^21 + n_predicted·2^42``; NULL where a
     list is NULL, a count does not fit, a string holds U+FFFD or the labels have a
@@ -213,18 +230,9 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
     >>> packed is None or df.select(packed).first()[0] == 1 + (2 << 21) + (2 << 42)
     True
     """
-    from pyspark.sql.classic.column import Column as ClassicColumn
-    from pyspark.sql.classic.column import _to_java_column, _to_seq
-
-    if not (isinstance(actual, ClassicColumn) and isinstance(predicted, ClassicColumn)):
-        return None  # Spark Connect's Columns
-    spark = _classic_session()
-    loaded = _loaded(spark) if _switched_on(spark) else None
-    if loaded is None:
+    call = _called("set_counts", actual, predicted)
+    if call is None:
         return None
-    call = Column(
-        loaded.set_counts.apply(_to_seq(spark.sparkContext, [actual, predicted], _to_java_column))
-    )
     # labels without a collation (under one, Spark compares strings by it, Java by their
     # characters); Spark folds typeof to a constant when it plans the query: no cost per row
     label_lists = f"^({LABEL_ARRAY})$"
@@ -251,17 +259,7 @@ def exact_sum(x: Column) -> Column | None:
     >>> math.fsum(values), sum(values)
     (0.1, 0.0)
     """
-    from pyspark.sql.classic.column import Column as ClassicColumn
-    from pyspark.sql.classic.column import _to_java_column, _to_seq
-
-    if not isinstance(x, ClassicColumn):
-        return None  # Spark Connect's Columns
-    spark = _classic_session()
-    loaded = _loaded(spark) if _switched_on(spark) else None
-    if loaded is None:
-        return None
-    values = _to_seq(spark.sparkContext, [x.cast("double")], _to_java_column)
-    return Column(loaded.exact_sum.apply(values))
+    return _called("exact_sum", x.cast("double"))
 
 
 def unpacked(packed: Column, portable: RowStats) -> RowStats:

@@ -38,16 +38,17 @@ def exact_sum(x: Column) -> Column:
     Where mlsql's jar is used (:mod:`mlsql.spark.jvm`), its Java aggregate sums: the exact
     sum rounded once, as Python's ``math.fsum`` rounds it, at any magnitude: ``mse``, ``mae``
     and ``mape`` in one ``agg`` over 10M cached rows took 1.8-3.0 s (6 Dec 2026,
-    ``local[2]``; benchmarks/README.md, "Spark's exact sums in Java").
+    ``local[2]``, 2-core AMD EPYC, load 1.1-1.8; benchmarks/README.md, "Spark's exact sums
+    in Java").
 
-    Otherwise (Spark Connect, the jar not built or switched off) Spark SQL sums each value as a ``DECIMAL(38,
-    18)``, which adds exactly and so in any order, each value rounded to 18 decimals (5e-19
-    absolute at most); a group holding a NaN, an infinity or a value of 1e6 or more (where
+    Otherwise (Spark Connect, the jar not built or switched off) Spark SQL sums each value
+    as a ``DECIMAL(38, 18)``, which adds exactly and so in any order, each value rounded to
+    18 decimals (5e-19 absolute at most); a group holding a NaN, an infinity or a value of 1e6 or more (where
     1e14 rows could overflow the decimal) is summed as DOUBLE. That form names ``x`` three
     times (the group's largest size, where Spark orders NaN above every number; the decimal
     sum, a ``try_sum`` of a ``try_cast``, NULL rather than an ANSI error where a group
     summed as DOUBLE does not fit it; the DOUBLE sum), and a ``BigDecimal`` a row is its
-    cost: the same three took 8.7-9.1 s.
+    cost: the same three took 8.7-9.1 s (same run).
 
     Examples
     --------

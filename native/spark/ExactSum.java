@@ -69,7 +69,7 @@ public final class ExactSum extends Aggregator<Double, double[], Double> {
     if (b[COUNT] == 0) {
       return null;
     }
-    if (b[SPECIAL] != 0 || Double.isNaN(b[SPECIAL])) {
+    if (b[SPECIAL] != 0) { // a NaN or an infinity was summed (NaN != 0 holds too)
       return b[SPECIAL];
     }
     if (b[OVERFLOW] != 0) {
