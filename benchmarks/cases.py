@@ -198,6 +198,17 @@ def _spark_regression_columns(e: Env) -> tuple[float, ...]:
     return tuple(df.agg(m.mse("y", "s"), m.mae("y", "s"), m.mape("y", "s")).first())
 
 
+def _spark_centred_columns(e: Env) -> tuple[float, ...]:
+    """``r2``, ``pearson_corr`` and ``explained_variance`` of (y as a number, s) as aggregate
+    Columns in one ``agg``: the co-moments of mlsql's Java aggregate, or (portable) each
+    group's collected (y, s) pairs."""
+    df = _spark_scored(e).select(e.F.col("y").cast("double").alias("y"), "s")
+    m = e.mlsql
+    return tuple(
+        df.agg(m.r2("y", "s"), m.pearson_corr("y", "s"), m.explained_variance("y", "s")).first()
+    )
+
+
 #: mlsql's weighted F1, MLlib's ``weightedFMeasure`` (F1 per class weighed by its true count)
 WEIGHTED_F1 = ("f1_score", {"average": "weighted"})
 
@@ -558,6 +569,9 @@ CASES: list[Case] = [
     # the same three sums as aggregate Columns: mlsql's Java exact sum, or (portable) decimal sums
     Case("spark", "mlsql mse + mae + mape Columns", lambda e: _spark_regression_columns(e), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     Case("spark", "mlsql mse + mae + mape Columns portable", lambda e: _spark_regression_columns(e), files=("strings",), mlsql=True, portable=True, baseline=("spark", "scores bare scan")),
+    # the centred measures as Columns: mlsql's Java co-moments, or (portable) the rows collected
+    Case("spark", "mlsql r2 + pearson_corr + explained_variance Columns", lambda e: _spark_centred_columns(e), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
+    Case("spark", "mlsql r2 + pearson_corr + explained_variance Columns portable", lambda e: _spark_centred_columns(e), files=("strings",), mlsql=True, portable=True, baseline=("spark", "scores bare scan")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderROC", lambda e: mllib_binary(e, "areaUnderROC"), files=("strings",), baseline=("spark", "mlsql evaluate auc")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderPR", lambda e: mllib_binary(e, "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate area_under_pr")),
     Case("mllib", "BinaryClassificationEvaluator areaUnderROC + areaUnderPR", lambda e: mllib_binary(e, "areaUnderROC", "areaUnderPR"), files=("strings",), baseline=("spark", "mlsql evaluate auc + area_under_pr")),

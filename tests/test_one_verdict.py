@@ -158,7 +158,10 @@ SHARDS = 4
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_the_whole_catalogue_has_one_verdict_per_case(shard: int) -> None:
     """Every case on DuckDB's and Polars' paths (long); Spark runs the sample."""
-    _check(V.cases()[shard::SHARDS], tuple(p for p in _paths() if p in WHOLE_CATALOGUE_PATHS))
+    paths = tuple(p for p in _paths() if p in WHOLE_CATALOGUE_PATHS)
+    if not paths:
+        pytest.skip("MLSQL_TEST_ENGINES names none of the whole catalogue's engines")
+    _check(V.cases()[shard::SHARDS], paths)
 
 
 @pytest.mark.long

@@ -47,19 +47,18 @@ RANKED = (
     "gives it exactly"
 )
 CENTRED = (
-    "exact to 1e-12 only centred on the group's mean, which one streaming pass does not know: "
-    "var_pop/covar_pop (Welford updates) drift by 5e-7 relative at a 1e12 offset, 6e-4 at 1e15"
+    "exact to 1e-12 only centred on the group's mean, which one streaming pass of DOUBLEs does "
+    "not know: var_pop/covar_pop (Welford updates) drift by 5e-7 relative at a 1e12 offset, 6e-4 "
+    "at 1e15 (mlsql's Java aggregate sums exact products instead)"
 )
+#: the measures whose co-moments come from mlsql's Java aggregate
+CENTRED_MEASURES = ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2")
 #: aggregates that still collect a group's rows (unweighted and weighted), with the reason
 COLLECTING: dict[str, str] = {
     **dict.fromkeys(CLASS_MEASURES, CLASSES),
     "minority_class": CLASSES,
     "majority_error": CLASSES,
     "rae": "Σ|y - mean(y)| needs the mean before the pass over y: two passes",
-    **dict.fromkeys(
-        ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"),
-        CENTRED,
-    ),
     **dict.fromkeys(("area_under_pr", "auc", "average_precision_score", "hivemall_auc"), RANKED),
     **dict.fromkeys(("multilabel_average_precision", "multilabel_roc_auc"), RANKED),
     "multilabel_brier_score": "the label universe is a union of the rows' label sets, which no "
@@ -83,6 +82,9 @@ COLLECTING: dict[str, str] = {
 COLLECTING_WEIGHTED: dict[str, str] = {
     "majority_class": CLASSES,
 }
+#: aggregates that collect only where mlsql's jar is not used (Spark Connect, the session
+#: setting off, no JDK at install time)
+COLLECTING_WITHOUT_JAR: dict[str, str] = dict.fromkeys(CENTRED_MEASURES, CENTRED)
 
 
 def _aggregates() -> list[Measure]:
@@ -97,6 +99,13 @@ def _aggregates() -> list[Measure]:
         and m.name in REFERENCES
         and m.inputs != ("counts",)
     ]
+
+
+def _jar_used() -> bool:
+    """Whether the Spark Columns use mlsql's jar in the tests' session."""
+    from mlsql.spark.jvm import co_moment
+
+    return co_moment(F.lit(1.0)) is not None
 
 
 def _named_plans(data: str, weighted: bool) -> dict[str, str]:
@@ -151,6 +160,7 @@ def _cases() -> list[Any]:
 @pytest.mark.parametrize(("name", "weighted"), _cases())
 def test_spark_aggregate_collects_no_rows_unless_listed(plans, name, weighted):
     listed = name in COLLECTING or (weighted and name in COLLECTING_WEIGHTED)
+    listed = listed or (name in COLLECTING_WITHOUT_JAR and not _jar_used())
     collects = bool(ROWS_IN_ONE_ARRAY.search(plans[name, weighted]))
     if listed:
         assert collects, f"{name} no longer collects its rows: take it off the list"
@@ -162,6 +172,34 @@ def test_the_lists_name_spark_aggregates():
     names = {m.name for m in _aggregates()}
     assert set(COLLECTING) <= names
     assert set(COLLECTING_WEIGHTED) <= names
+    assert set(COLLECTING_WITHOUT_JAR) <= names
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_centred_measures_collect_only_without_the_jar(weighted):
+    """With mlsql's jar the centred regression measures read its Java co-moments (no group's
+    rows in the plan); with ``spark.mlsql.jvm=false`` they collect, as their docstrings say."""
+    spark = session()
+    df = spark.createDataFrame([(1.0, 2.0, 0.5), (3.0, 2.5, 1.0)], "y double, p double, w double")
+    w = {"sample_weight": "w"} if weighted else {}
+
+    def plans() -> dict[str, str]:
+        return {
+            n: str(df.agg(ms.FUNCTIONS[n]("y", "p", **w))._jdf.queryExecution().optimizedPlan())
+            for n in CENTRED_MEASURES
+        }
+
+    spark.conf.set("spark.mlsql.jvm", "false")
+    try:
+        off = plans()
+    finally:
+        spark.conf.unset("spark.mlsql.jvm")
+    assert all(ROWS_IN_ONE_ARRAY.search(plan) for plan in off.values()), off
+    if not _jar_used():
+        pytest.skip("mlsql's jar is not used here (not built, or MLSQL_NATIVE=0)")
+    on = plans()
+    assert not any(ROWS_IN_ONE_ARRAY.search(plan) for plan in on.values()), on
+    assert all("mlsql_co_moment" in plan for plan in on.values()), on
 
 
 # ------------------------------------------------------------------ over a known class universe

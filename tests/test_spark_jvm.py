@@ -568,3 +568,112 @@ def test_exact_sums_of_nan_and_infinities_are_their_double_sums(spark):
         got = {r.g: r.s for r in out}
         assert math.isnan(got[0]) and math.isnan(got[3]), setting
         assert (got[1], got[2], got[4]) == (inf, -inf, 1e30 + 1.0), setting
+
+
+def _moment_groups(rng: random.Random) -> list[list[tuple[float | None, float | None, float]]]:
+    """Groups of (y, ŷ, w) where a DOUBLE co-moment cancels: values far from zero (offsets of
+    1e12 and 1e15 with a spread of one), tiny spreads, mixed magnitudes, fractional and zero
+    weights, NULLs, a single row and rows of no weight."""
+    groups: list[list[tuple[float | None, float | None, float]]] = [
+        [(1e12 + 1, 1e12 + 2, 1.0), (1e12 + 2, 1e12 + 2, 1.0), (1e12 + 3, 1e12 + 5, 1.0)],
+        [(5.0, 4.0, 1.0)],  # one row: every co-moment 0
+        [(1.0, 2.0, 0.0), (3.0, 1.0, 0.0)],  # no weight: NULL
+        [(None, 1.0, 1.0), (2.0, None, 1.0)],  # no known row: NULL
+        [(0.1, 0.1, 1.0)] * 7,  # constant: 0, not a rounding residue
+    ]
+    for _ in range(30):
+        offset = rng.choice([0.0, 1.0, 1e6, 1e12, 1e15, -1e15])
+        scale = rng.choice([1e-9, 1e-3, 1.0, 1e3])
+        size = rng.choice([2, 5, 40, 300])
+        groups.append(
+            [
+                (
+                    None if rng.random() < 0.03 else offset + scale * rng.gauss(0, 1),
+                    offset + scale * rng.gauss(0, 1),
+                    rng.choice([1.0, 0.5, 0.1, 1 / 3, 0.0, 7.25]),
+                )
+                for _ in range(size)
+            ]
+        )
+    return groups
+
+
+def _exact_moments(
+    rows: list[tuple[float | None, float | None, float]], weighted: bool
+) -> tuple[float, ...] | None:
+    """The population co-moments of y, ŷ and the DOUBLE y - ŷ as exact fractions, each rounded
+    once (``float`` of a Fraction rounds to nearest); None over no known rows or no weight."""
+    known = [(y, p, w if weighted else 1.0) for y, p, w in rows if y is not None and p is not None]
+    total = sum(Fraction(w) for _, _, w in known)
+    if not known or total == 0:
+        return None
+
+    def comoment(a: list[float], b: list[float]) -> float:
+        mean_a = (
+            sum(Fraction(w) * Fraction(x) for x, (_, _, w) in zip(a, known, strict=True)) / total
+        )
+        mean_b = (
+            sum(Fraction(w) * Fraction(x) for x, (_, _, w) in zip(b, known, strict=True)) / total
+        )
+        spread = sum(
+            Fraction(w) * (Fraction(x) - mean_a) * (Fraction(z) - mean_b)
+            for x, z, (_, _, w) in zip(a, b, known, strict=True)
+        )
+        return float(spread / total)
+
+    ys = [y for y, _, _ in known]
+    ps = [p for _, p, _ in known]
+    es = [
+        y - p for y, p in zip(ys, ps, strict=True)
+    ]  # the DOUBLE difference, as every engine rounds it
+    return comoment(ys, ys), comoment(ps, ps), comoment(ys, ps), comoment(es, es)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+def test_co_moments_are_the_exact_fractions_on_any_partitioning(spark, weighted):
+    """``co_moment`` with the jar is each exact co-moment rounded once, to the bit, on 1, 4
+    and 7 partitions (values 1e15 from zero with a spread of one, where Spark's ``var_pop``
+    drifts); NULL over no known row or no weight. ``r2`` and ``pearson_corr`` read them: with
+    and without the jar (the rows collected) they equal the exact values to 1e-12."""
+    from pyspark.sql import functions as F
+
+    import mlsql.spark as ms
+    from mlsql.spark.jvm import co_moment
+
+    groups = _moment_groups(random.Random(33))
+    rows = [(g, y, p, w) for g, group in enumerate(groups) for y, p, w in group]
+    df = spark.createDataFrame(rows, "g int, y double, p double, w double")
+    weight = F.col("w") if weighted else None
+    y, p = F.col("y"), F.col("p")
+    known = y.isNotNull() & p.isNotNull()  # as the measures' statistics see the rows
+    y, p = F.when(known, y), F.when(known, p)
+    moments = [co_moment(y, None, weight), co_moment(p, None, weight), co_moment(y, p, weight)]
+    moments.append(co_moment(y - p, None, weight))
+
+    def computed(frame: Any) -> dict[int, tuple[float, ...] | None]:
+        out = frame.groupBy("g").agg(*(m.alias(f"m{i}") for i, m in enumerate(moments)))
+        rows = {r.g: (r.m0, r.m1, r.m2, r.m3) for r in out.collect()}
+        return {g: None if set(m) == {None} else m for g, m in rows.items()}
+
+    assert "mlsql_co_moment" in _plan(df.groupBy("g").agg(co_moment(F.col("y"))))
+    for parts in (1, 4, 7):
+        got = computed(df.repartition(parts))
+        for g, group in enumerate(groups):
+            assert got[g] == _exact_moments(group, weighted), (g, parts)
+
+    w = {"sample_weight": "w"} if weighted else {}
+    measures = [ms.r2("y", "p", **w).alias("r2"), ms.pearson_corr("y", "p", **w).alias("corr")]
+    for setting in ("true", "false"):
+        with jvm_setting(spark, setting):
+            out = {r.g: r for r in df.groupBy("g").agg(*measures).collect()}
+        for g, group in enumerate(groups):
+            want = _exact_moments(group, weighted)
+            known = [(y, p, w if weighted else 1.0) for y, p, w in group if None not in (y, p)]
+            if want is None or want[0] == 0 or want[1] == 0:
+                continue  # r2 and pearson_corr's zero_division: tests/test_regression*.py
+            total = sum(Fraction(w) for _, _, w in known)
+            sse = sum(Fraction(w) * (Fraction(y) - Fraction(p)) ** 2 for y, p, w in known)
+            r2 = 1 - sse / total / Fraction(want[0])
+            corr = Fraction(want[2]) / (Fraction(want[0]) * Fraction(want[1])) ** 0.5
+            assert out[g].r2 == pytest.approx(float(r2), rel=1e-12, abs=1e-12), (setting, g)
+            assert out[g].corr == pytest.approx(float(corr), rel=1e-12, abs=1e-12), (setting, g)

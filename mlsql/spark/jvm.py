@@ -24,6 +24,12 @@ compiled with the JDK when the package is installed) holds:
   the same DOUBLE on any partitioning, at any magnitude. :func:`mlsql.spark.ops.exact_sum`
   sums with it; without it, that function's Spark SQL form (decimal sums) is within 5e-19
   a value of it below 1e6, and a DOUBLE sum above.
+- ``CoMoments``, an aggregate of a group's population co-moment of two columns, or
+  variance of one (weighted; :func:`co_moment`): exact sums of exact products (on
+  ExactSum's partials), combined once in ``BigDecimal`` at the end, so the centred
+  regression measures (r2, rse, pearson_corr, explained_variance) need neither the
+  group's mean first nor its rows; without it, their Columns collect the group's rows
+  (:mod:`mlsql.spark.families.regression`).
 
 The session gets the jar once per Spark application (Spark's ``ADD JAR``: the driver's
 class loader and the executors) and the Columns call the function and aggregate
@@ -77,6 +83,10 @@ AGGREGATE_NAME = "mlsql_label_counts"
 EXACT_SUM = "mlsql.spark.ExactSum"
 #: the name Spark's plans show for it
 EXACT_SUM_NAME = "mlsql_exact_sum"
+#: the Java aggregate of a group's co-moment (``native/spark/CoMoments.java``)
+CO_MOMENTS = "mlsql.spark.CoMoments"
+#: the name Spark's plans show for it
+CO_MOMENT_NAME = "mlsql_co_moment"
 #: the bits of each packed count
 BITS = 21
 _MASK = (1 << BITS) - 1
@@ -105,6 +115,10 @@ class _Loaded:
     label_counts: Any
     #: the ``UserDefinedFunction`` of :data:`EXACT_SUM`
     exact_sum: Any
+    #: the ``UserDefinedFunction`` of :data:`CO_MOMENTS` over (a, w): a variance
+    variance: Any
+    #: the ``UserDefinedFunction`` of :data:`CO_MOMENTS` over (a, b, w): a covariance
+    covariance: Any
     #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type) and packing width
     aggregates: dict[str, Any] = field(default_factory=dict)
 
@@ -171,14 +185,29 @@ def _loaded(spark: Any) -> _Loaded | None:
         arguments[0] = instance
         arguments[1] = jvm.org.apache.spark.sql.types.DataTypes.LongType
         function = udf.invoke(None, arguments).withName(NAME)
-        summing = jvm.java.lang.Class.forName(EXACT_SUM, True, loader)
-        total = jvm.org.apache.spark.sql.functions.udaf(
-            summing.getDeclaredConstructor(no_types).newInstance(
-                gateway.new_array(jvm.java.lang.Object, 0)
-            ),
-            jvm.org.apache.spark.sql.Encoders.DOUBLE(),
-        ).withName(EXACT_SUM_NAME)
-        loaded = _Loaded(function, jvm.java.lang.Class.forName(AGGREGATE, True, loader), total)
+
+        def aggregate(name: str, encoder: Any) -> Any:  # functions.udaf of the class `name`
+            made = jvm.java.lang.Class.forName(name, True, loader).getDeclaredConstructor(no_types)
+            return jvm.org.apache.spark.sql.functions.udaf(
+                made.newInstance(gateway.new_array(jvm.java.lang.Object, 0)), encoder
+            )
+
+        encoders = jvm.org.apache.spark.sql.Encoders
+        total = aggregate(EXACT_SUM, encoders.DOUBLE()).withName(EXACT_SUM_NAME)
+        parse = jvm.org.apache.spark.sql.types.DataType.fromJson
+
+        def moment(names: str) -> Any:  # the aggregate over DOUBLE columns `names`
+            row = T.StructType([T.StructField(n, T.DoubleType()) for n in names])
+            made = aggregate(CO_MOMENTS, encoders.row(parse(row.json())))
+            return made.withName(CO_MOMENT_NAME)
+
+        loaded = _Loaded(
+            function,
+            jvm.java.lang.Class.forName(AGGREGATE, True, loader),
+            total,
+            moment("aw"),
+            moment("abw"),
+        )
     except Exception as error:  # py4j's errors: the jar or the JVM API is not what we built for
         warnings.warn(
             f"mlsql: Spark could not load mlsql's JVM functions from {SPARK_JAR} "
@@ -200,8 +229,8 @@ def _switched_on(spark: Any) -> bool:
 
 
 def _called(function: str, *columns: Column) -> Column | None:
-    """The call of the loaded ``function`` (:class:`_Loaded`'s ``set_counts`` or
-    ``exact_sum``) on ``columns`` in the thread's session, or None where it is not used:
+    """The call of the loaded ``function`` (:class:`_Loaded`'s ``set_counts``,
+    ``exact_sum``, ``variance`` or ``covariance``) on ``columns`` in the thread's session, or None where it is not used:
     Spark Connect's Columns, no classic session, the jar switched off or not loaded."""
     from pyspark.sql.classic.column import Column as ClassicColumn
     from pyspark.sql.classic.column import _to_java_column, _to_seq
@@ -260,6 +289,30 @@ def exact_sum(x: Column) -> Column | None:
     (0.1, 0.0)
     """
     return _called("exact_sum", x.cast("double"))
+
+
+def co_moment(a: Column, b: Column | None = None, weight: Column | None = None) -> Column | None:
+    """A group's population co-moment Σw(a - ā)(b - b̄) / Σw of ``a`` and ``b`` (the variance
+    of ``a`` where ``b`` is None), weighted by ``weight`` (None: 1), by mlsql's Java aggregate
+    (``native/spark/CoMoments.java``): the exact fraction rounded once, the same on any
+    partitioning, over the rows where no input is NULL; NULL over no such rows or none that
+    weighs. Its memory is a few partials per sum, never the group's rows. None where the
+    aggregate is not used (as :func:`set_counts`).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> rows = [(1e12 + 1, 1e12 + 2), (1e12 + 2, 1e12 + 2), (1e12 + 3, 1e12 + 5)]
+    >>> df = spark.createDataFrame(rows, "y double, p double")
+    >>> moments = [co_moment(df.y), co_moment(df.p), co_moment(df.y, df.p)]
+    >>> any(m is None for m in moments) or tuple(df.agg(*moments).first()) == (2 / 3, 2.0, 1.0)
+    True
+    """
+    one = F.lit(1.0) if weight is None else weight.cast("double")
+    if b is None:
+        return _called("variance", a.cast("double"), one)
+    return _called("covariance", a.cast("double"), b.cast("double"), one)
 
 
 def unpacked(packed: Column, portable: RowStats) -> RowStats:

@@ -18,6 +18,7 @@
 // plain DOUBLE sum.
 package mlsql.spark;
 
+import java.math.BigDecimal;
 import java.util.Arrays;
 
 import org.apache.spark.sql.Encoder;
@@ -30,7 +31,7 @@ public final class ExactSum extends Aggregator<Double, double[], Double> {
   // The buffer's slots: the count of non-NULL values, the sum of the NaNs and infinities,
   // the plain DOUBLE sum of the finite values, whether an intermediate sum overflowed (1),
   // the number of partials, then the partials (the array grows as they do).
-  private static final int COUNT = 0;
+  static final int COUNT = 0;
   private static final int SPECIAL = 1;
   private static final int PLAIN = 2;
   private static final int OVERFLOW = 3;
@@ -39,6 +40,11 @@ public final class ExactSum extends Aggregator<Double, double[], Double> {
 
   @Override
   public double[] zero() {
+    return empty();
+  }
+
+  /** A buffer of no values. */
+  static double[] empty() {
     return new double[FIRST + 4];
   }
 
@@ -53,6 +59,11 @@ public final class ExactSum extends Aggregator<Double, double[], Double> {
 
   @Override
   public double[] merge(double[] a, double[] b) {
+    return merged(a, b);
+  }
+
+  /** {@code a} with {@code b}'s values added (exactly: each of b's partials). */
+  static double[] merged(double[] a, double[] b) {
     a[COUNT] += b[COUNT];
     a[SPECIAL] += b[SPECIAL];
     a[PLAIN] += b[PLAIN];
@@ -69,6 +80,11 @@ public final class ExactSum extends Aggregator<Double, double[], Double> {
     if (b[COUNT] == 0) {
       return null;
     }
+    return result(b);
+  }
+
+  /** The sum of {@code b}'s values (0.0 over none), as {@link #finish} gives it. */
+  static double result(double[] b) {
     if (b[SPECIAL] != 0) { // a NaN or an infinity was summed (NaN != 0 holds too)
       return b[SPECIAL];
     }
@@ -88,8 +104,23 @@ public final class ExactSum extends Aggregator<Double, double[], Double> {
     return Encoders.DOUBLE();
   }
 
-  /** {@code b} with the value {@code x} added (a NaN or an infinity to the special sum). */
-  private static double[] add(double[] b, double x) {
+  /** The exact sum of {@code b}'s values (zero over none), or null where a NaN or an infinity
+   * was summed or an intermediate sum overflowed. */
+  static BigDecimal exact(double[] b) {
+    if (b[SPECIAL] != 0 || b[OVERFLOW] != 0) {
+      return null;
+    }
+    BigDecimal sum = BigDecimal.ZERO;
+    int n = (int) b[SIZE];
+    for (int i = 0; i < n; i++) {
+      sum = sum.add(new BigDecimal(b[FIRST + i]));
+    }
+    return sum;
+  }
+
+  /** {@code b} with the value {@code x} added (a NaN or an infinity to the special sum);
+   * its count is the caller's. */
+  static double[] add(double[] b, double x) {
     if (Double.isNaN(x) || Double.isInfinite(x)) {
       b[SPECIAL] += x;
       return b;

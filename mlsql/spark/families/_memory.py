@@ -6,12 +6,14 @@ many rows it has. The ones named here collect a group's rows into one array
 them as a single Column; their docstrings say so. The class measures and the
 binary AUC and AP name ``ms.evaluate``, their bounded form (a two-level
 ``groupBy`` plan: memory grows with groups x classes, not rows; runs of equal
-scores sorted in the shuffle), and so do the centred regression measures and ``rae`` (grouped passes:
-memory grows with the groups), the binned AUC/AP and calibration errors (cells
+scores sorted in the shuffle), and so does ``rae`` (grouped passes: memory grows
+with the groups), the binned AUC/AP and calibration errors (cells
 per bin: memory grows with groups x bins), the agreement measures (cells per
 category or column) and the label-set Brier score (labels counted per group);
-the others say no bounded form exists yet. ``tests/test_spark_bounded.py`` checks
-each aggregate's plan against its own list.
+the others say no bounded form exists yet. The centred regression measures collect
+only without mlsql's jar (:data:`UNBOUNDED_WITHOUT_JAR`): with it, mlsql's Java
+aggregate gives their co-moments exactly in bounded memory.
+``tests/test_spark_bounded.py`` checks each aggregate's plan against its own list.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ RANKED = (
 )
 CENTRED = (
     "Exact sums of squares need the values centred on the group's mean, which a\n"
-    "single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``\n"
-    "drift far beyond 1e-12 relative when the values sit far from zero)."
+    "single streaming pass of DOUBLEs does not know (Spark's ``var_pop`` and\n"
+    "``covar_pop`` drift far beyond 1e-12 relative when the values sit far from zero).\n"
+    "With mlsql's jar (the default on classic Spark) its co-moments come from mlsql's\n"
+    "Java aggregate instead (exact sums of exact products, combined once at the end),\n"
+    "in memory that does not grow with the rows."
 )
 TWO_PASSES = "Σ|y - mean(y)| needs the group's mean before it reads the values: two passes."
 
@@ -63,10 +68,6 @@ UNBOUNDED: dict[str, str] = {
         CLASSES,
     ),
     "rae": TWO_PASSES,
-    **dict.fromkeys(
-        ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"),
-        CENTRED,
-    ),
     **dict.fromkeys(
         (
             "area_under_pr",
@@ -108,6 +109,11 @@ UNBOUNDED: dict[str, str] = {
     ),
 }
 UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}
+#: aggregates that collect their group's rows only where mlsql's jar is not used (Spark
+#: Connect, ``spark.mlsql.jvm=false``, no JDK at install time)
+UNBOUNDED_WITHOUT_JAR: dict[str, str] = dict.fromkeys(
+    ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"), CENTRED
+)
 #: the aggregates that count per class in bounded memory when their ``labels`` are given
 LABELLED = ("precision_score", "recall_score", "fbeta_score", "f1_score")
 LABELS_BOUNDED = (
@@ -193,6 +199,12 @@ def note(name: str) -> str:
         form = TABLE_FORMS.get(name, measure_form)
         labelled = LABELS_BOUNDED + "\n" if name in LABELLED else ""
         return head + UNBOUNDED[name] + "\n" + labelled + form + "\n"
+    if name in UNBOUNDED_WITHOUT_JAR:
+        head = (
+            "Without mlsql's jar (Spark Connect, ``spark.mlsql.jvm=false``) it collects the\n"
+            "group's known rows.\n"
+        )
+        return head + UNBOUNDED_WITHOUT_JAR[name] + "\n" + PASSES + "\n"
     if name in UNBOUNDED_WEIGHTED:
         head = "With ``sample_weight`` it collects the group's known rows.\n"
         return head + UNBOUNDED_WEIGHTED[name] + "\n" + EVALUATE + "\n"

@@ -1,11 +1,18 @@
 """Regression measures in Spark: the registry formulas over aggregate statistics.
 
 Statistics (:class:`mlsql.measures.regression.RegressionStats`) over the rows
-where neither side is NULL: sums of squared, absolute and relative errors and
-Spark's own ``var_pop``/``covar_pop`` (streaming and mergeable, no
-Σy² - (Σy)²/n cancellation). ``rae`` needs Σ|y - mean(y)|, which no single
-streaming pass gives: Spark collects the group's y (``collect_list``) and sums
-over it once the group's mean is known.
+where neither side is NULL: exact sums of squared, absolute and relative errors
+(:func:`mlsql.spark.ops.exact_sum`) and the co-moments of y, ŷ and y - ŷ that the
+centred measures (r2, rse, rrse, pearson_corr, explained_variance) read. Where
+mlsql's jar is used, these come from its Java aggregate
+(:func:`mlsql.spark.jvm.co_moment`: exact sums of exact products, combined once at
+the end), in memory that does not grow with a group's rows. Without it (Spark
+Connect, ``spark.mlsql.jvm=false``), Spark collects the group's (y, ŷ) pairs
+(``collect_list``) and sums them centred on their rounded means: one streaming pass
+of DOUBLEs does not know the mean it should centre on, and Spark's ``var_pop``
+drifts past 1e-12 relative far from zero. ``rae`` needs Σ|y - mean(y)|, which no
+single streaming pass gives: Spark collects the group's y and sums over it once the
+group's mean is known (``ms.evaluate`` runs both in grouped passes).
 
 Inputs are numbers (cast to DOUBLE, so integer sums never overflow under ANSI
 mode); a non-numeric Column of a DataFrame is an :class:`~mlsql.MlsqlError`.
@@ -37,6 +44,7 @@ from mlsql.measures import regression as RG
 from mlsql.spark._build import OPS
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.single_label import let
+from mlsql.spark.jvm import co_moment
 from mlsql.spark.ops import exact_sum
 
 FAMILIES = (RG.FAMILY,)
@@ -63,6 +71,33 @@ def _comoment(
             n,
         ),
     )
+
+
+def _moments(
+    y: Column,
+    p: Column,
+    w: Column | None,
+    listed: Callable[[str, str], Column],
+    var_error: Column,
+) -> dict[str, Column]:
+    """The co-moments :class:`~mlsql.measures.regression.RegressionStats` holds, by field:
+    from mlsql's Java aggregate where it is used (one aggregate each, so a formula's plan
+    holds only those it reads: :func:`bind`), else ``listed(a, b)`` over the collected rows
+    and ``var_error``."""
+    moments = {
+        "var_actual": co_moment(y, None, w),
+        "var_predicted": co_moment(p, None, w),
+        "covariance": co_moment(y, p, w),
+        "var_error": co_moment(y - p, None, w),
+    }
+    if all(m is not None for m in moments.values()):
+        return {k: m for k, m in moments.items() if m is not None}
+    return {
+        "var_actual": listed("y", "y"),
+        "var_predicted": listed("p", "p"),
+        "covariance": listed("y", "p"),
+        "var_error": var_error,
+    }
 
 
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG.RegressionStats:
@@ -96,10 +131,7 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG
         sse=exact_sum(err * err),
         sae=exact_sum(F.abs(err)),
         sape=exact_sum(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
-        var_actual=comoment("y", "y"),
-        var_predicted=comoment("p", "p"),
-        covariance=comoment("y", "p"),
-        var_error=F.var_pop(err),
+        **_moments(y, p, None, comoment, F.var_pop(err)),
         sad_actual=let(
             F.try_divide(
                 F.aggregate(F.collect_list(y), F.lit(0.0), lambda acc, x: acc + (x - mean_y)), n
@@ -167,10 +199,7 @@ def weighted_stats(
         sse=exact_sum(w * err * err),
         sae=exact_sum(w * F.abs(err)),
         sape=exact_sum(w * F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
-        var_actual=comoment("y", "y"),
-        var_predicted=comoment("p", "p"),
-        covariance=comoment("y", "p"),
-        var_error=comoment("e", "e"),
+        **_moments(y, p, w, comoment, comoment("e", "e")),
         sad_actual=let(
             F.try_divide(total(lambda v: d(v, "y")), n),
             lambda c: total(lambda v: F.abs(d(v, "y") - c)),
