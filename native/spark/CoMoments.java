@@ -68,21 +68,22 @@ public final class CoMoments extends Aggregator<Row, double[][], Double> {
     double w = row.getDouble(last);
     b[W][ExactSum.COUNT] += 1;
     b[W] = ExactSum.add(b[W], w);
-    if (w == 1.0) {
-      b[A] = ExactSum.add(b[A], x);
-    } else {
-      product(b, A, w, x);
-    }
+    scaled(b, A, w, x);
     if (last == 2) {
       b[B][ExactSum.COUNT] += 1; // a covariance's rows (none in a variance's buffer)
-      if (w == 1.0) {
-        b[B] = ExactSum.add(b[B], y);
-      } else {
-        product(b, B, w, y);
-      }
+      scaled(b, B, w, y);
     }
     weighted(b, AB, w, x, y);
     return b;
+  }
+
+  /** Adds w·x to sum {@code i} exactly (x itself where w is 1). */
+  private static void scaled(double[][] b, int i, double w, double x) {
+    if (w == 1.0) {
+      b[i] = ExactSum.add(b[i], x);
+    } else {
+      product(b, i, w, x);
+    }
   }
 
   @Override

@@ -84,14 +84,15 @@ def _moments(
     from mlsql's Java aggregate where it is used (one aggregate each, so a formula's plan
     holds only those it reads: :func:`bind`), else ``listed(a, b)`` over the collected rows
     and ``var_error``."""
-    moments = {
+    asked = {
         "var_actual": co_moment(y, None, w),
         "var_predicted": co_moment(p, None, w),
         "covariance": co_moment(y, p, w),
         "var_error": co_moment(y - p, None, w),
     }
-    if all(m is not None for m in moments.values()):
-        return {k: m for k, m in moments.items() if m is not None}
+    moments = {k: m for k, m in asked.items() if m is not None}
+    if len(moments) == len(asked):
+        return moments
     return {
         "var_actual": listed("y", "y"),
         "var_predicted": listed("p", "p"),
