@@ -209,6 +209,14 @@ def _spark_centred_columns(e: Env) -> tuple[float, ...]:
     )
 
 
+def _spark_weighted_f1_column(e: Env) -> float:
+    """``f1_score(average="weighted")`` of :func:`_spark_labels` as an aggregate Column, given
+    the DataFrame's Columns (their type known, one form planned): the confusion cells of
+    mlsql's Java aggregate, or (portable) the group's collected (actual, predicted) pairs."""
+    df = _spark_labels(e)
+    return float(df.agg(e.mlsql.f1_score(df.actual, df.predicted, average="weighted")).first()[0])
+
+
 #: mlsql's weighted F1, MLlib's ``weightedFMeasure`` (F1 per class weighed by its true count)
 WEIGHTED_F1 = ("f1_score", {"average": "weighted"})
 
@@ -553,6 +561,9 @@ CASES: list[Case] = [
     Case("spark", "mlsql evaluate weighted f1", lambda e: _spark_evaluate(e, _spark_labels(e), "actual", "predicted", WEIGHTED_F1), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
     Case("spark", "mlsql evaluate accuracy + weighted f1", lambda e: _spark_evaluate(e, _spark_labels(e), "actual", "predicted", "accuracy", WEIGHTED_F1), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
     Case("spark", "mlsql accuracy Column", lambda e: _spark_labels(e).agg(e.mlsql.accuracy("actual", "predicted")).collect(), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
+    # the class-wise Column: mlsql's Java confusion cells, or (portable) the group's rows collected
+    Case("spark", "mlsql weighted f1 Column", lambda e: _spark_weighted_f1_column(e), files=("ints",), mlsql=True, baseline=("spark", "labels bare scan")),
+    Case("spark", "mlsql weighted f1 Column portable", lambda e: _spark_weighted_f1_column(e), files=("ints",), mlsql=True, portable=True, baseline=("spark", "labels bare scan")),
     Case("mllib", "MulticlassClassificationEvaluator accuracy", lambda e: mllib_multiclass(e, "accuracy"), files=("ints",), baseline=("spark", "mlsql evaluate accuracy")),
     Case("mllib", "MulticlassClassificationEvaluator weightedFMeasure", lambda e: mllib_multiclass(e, "weightedFMeasure"), files=("ints",), baseline=("spark", "mlsql evaluate weighted f1")),
     Case("mllib", "MulticlassClassificationEvaluator accuracy + weightedFMeasure", lambda e: mllib_multiclass(e, "accuracy", "weightedFMeasure"), files=("ints",), baseline=("spark", "mlsql evaluate accuracy + weighted f1")),

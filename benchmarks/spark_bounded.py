@@ -6,9 +6,12 @@ Python) and prints the wall time, the JVM's CPU time and whether it failed::
 
     python -m benchmarks.spark_bounded --rows 30000000 --mode labels
     python -m benchmarks.spark_bounded --rows 30000000 --mode collect
+    python -m benchmarks.spark_bounded --rows 30000000 --mode cells
 
 Modes: ``accuracy`` (a count: the scan's cost), ``collect`` (``ms.f1_score``
-macro, which collects the group's rows), ``labels`` (the same measure over the
+macro with ``spark.mlsql.jvm=false``, which collects the group's rows, as without
+mlsql's jar), ``cells`` (the same measure with the jar: its Java aggregate counts the
+confusion cells), ``labels`` (the same measure over the
 known classes, ``ms.f1_score(..., labels=classes)``: a count per class), ``r2``
 (``ms.evaluate`` of ``r2`` over ``--groups`` groups of generated numbers near 1e12),
 ``binned`` (``ms.evaluate`` of ``binned_auc`` and ``expected_calibration_error`` over
@@ -60,6 +63,7 @@ def main() -> None:
         choices=(
             "accuracy",
             "collect",
+            "cells",
             "labels",
             "r2",
             "binned",
@@ -121,6 +125,8 @@ def main() -> None:
         (F.abs(F.xxhash64(pair)) % 1000 / 8).alias("y"),
         (F.abs(F.xxhash64(pair + 7)) % 1000 / 8 + F.col("id") % 2).alias("p"),
     )
+    if args.mode == "collect":  # the rows collected, as without mlsql's jar
+        spark.conf.set("spark.mlsql.jvm", "false")
     tested = ("student", "student-driver", "fisher")
     if args.mode.startswith("bootstrap") or args.mode in tested:  # where the tuples resample
         from mlsql.spark.resample_exec import DRIVER_TUPLES_CONF
@@ -172,6 +178,7 @@ def main() -> None:
     measures = {
         "accuracy": lambda: ms.accuracy("actual", "predicted"),
         "collect": lambda: ms.f1_score("actual", "predicted", average="macro"),
+        "cells": lambda: ms.f1_score("actual", "predicted", average="macro"),
         "labels": lambda: ms.f1_score("actual", "predicted", average="macro", labels=labels),
     }
     pid = spark._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]

@@ -55,9 +55,7 @@ CENTRED = (
 CENTRED_MEASURES = ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2")
 #: aggregates that still collect a group's rows (unweighted and weighted), with the reason
 COLLECTING: dict[str, str] = {
-    **dict.fromkeys(CLASS_MEASURES, CLASSES),
     "minority_class": CLASSES,
-    "majority_error": CLASSES,
     "rae": "Σ|y - mean(y)| needs the mean before the pass over y: two passes",
     **dict.fromkeys(("area_under_pr", "auc", "average_precision_score", "hivemall_auc"), RANKED),
     **dict.fromkeys(("multilabel_average_precision", "multilabel_roc_auc"), RANKED),
@@ -84,7 +82,11 @@ COLLECTING_WEIGHTED: dict[str, str] = {
 }
 #: aggregates that collect only where mlsql's jar is not used (Spark Connect, the session
 #: setting off, no JDK at install time)
-COLLECTING_WITHOUT_JAR: dict[str, str] = dict.fromkeys(CENTRED_MEASURES, CENTRED)
+COLLECTING_WITHOUT_JAR: dict[str, str] = {
+    **dict.fromkeys(CENTRED_MEASURES, CENTRED),
+    # with the jar their confusion cells are counted in Java (tests/test_spark_jvm.py)
+    **dict.fromkeys((*CLASS_MEASURES, "majority_error"), CLASSES),
+}
 
 
 def _aggregates() -> list[Measure]:

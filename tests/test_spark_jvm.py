@@ -678,3 +678,177 @@ def test_co_moments_are_the_exact_fractions_on_any_partitioning(spark, weighted)
             corr = Fraction(want[2]) / (Fraction(want[0]) * Fraction(want[1])) ** 0.5
             assert out[g].r2 == pytest.approx(float(r2), rel=1e-12, abs=1e-12), (setting, g)
             assert out[g].corr == pytest.approx(float(corr), rel=1e-12, abs=1e-12), (setting, g)
+
+
+# ------------------------------------------------------------------ confusion cells (ClassCells.java)
+#: each class kind's Spark type and values: text that sorts differently by characters and by
+#: UTF-8 bytes (U+FFFF against an emoji), the empty string; integers of both signs
+CLASS_POOLS = {
+    "text": ("string", ["a", "b", "", "é", "😀", "\uffff", "B", "ab"]),
+    "integers": ("int", [-3, 0, 2, 10, 2**31 - 1]),
+    "booleans": ("boolean", [True, False]),
+    # -0.0 is the class 0.0 and every NaN one class, as Spark groups them
+    "numbers": ("double", [0.5, -0.0, 0.0, 2.0, float("nan"), -1e300, 1e-300]),
+}
+#: the one NaN class of the oracle (Python's NaN equals no NaN, not even itself)
+NAN = float("nan")
+
+
+def _class(value: Any) -> Any:
+    """A class as Spark groups it: -0.0 as 0.0, every NaN the one :data:`NAN`."""
+    if isinstance(value, float):
+        return NAN if value != value else value + 0.0
+    return value
+
+
+def _class_groups(rng: random.Random, pool: list[Any]) -> list[list[tuple[Any, Any, Any]]]:
+    """Groups of (actual, predicted, weight): NULL classes and weights, zero and fractional
+    weights, a single row, a group of no known row, groups of one class and of many rows."""
+    groups: list[list[tuple[Any, Any, Any]]] = [
+        [(pool[0], pool[-1], 0.5)],
+        [(None, pool[0], 1.0), (pool[0], None, 1.0)],  # no known row
+        [(pool[1], pool[1], 0.0), (pool[1], pool[1], 0.0)],  # no weight
+    ]
+    for _ in range(12):
+        size = rng.choice([2, 7, 60, 400])
+        groups.append(
+            [
+                (
+                    None if rng.random() < 0.03 else rng.choice(pool),
+                    rng.choice(pool),
+                    None if rng.random() < 0.03 else rng.choice([1.0, 0.1, 1 / 3, 0.0, 2.5]),
+                )
+                for _ in range(size)
+            ]
+        )
+    return groups
+
+
+def _order(value: Any) -> Any:
+    """Spark's order of classes: text by its UTF-8 bytes, numbers and booleans by value, NaN
+    last."""
+    return (
+        (False, value.encode())
+        if isinstance(value, str)
+        else (value is NAN, 0 if value is NAN else value)
+    )
+
+
+def _expected_cells(rows: list[tuple[Any, Any, Any]], weighted: bool) -> tuple[Any, ...]:
+    """The aggregate's struct by plain Python: totals as exact fractions, rounded once."""
+    known = [
+        (_class(a), _class(p), Fraction(w) if weighted else 1)
+        for a, p, w in rows
+        if a is not None and p is not None and (w is not None or not weighted)
+    ]
+    classes = sorted({a for a, _, _ in known} | {p for _, p, _ in known}, key=_order)
+    at = {c: i for i, c in enumerate(classes)}
+    cells: dict[tuple[int, int], Any] = {}
+    for a, p, w in known:
+        cells[at[a], at[p]] = cells.get((at[a], at[p]), 0) + w
+    k = len(classes)
+
+    def out(x: Any) -> Any:
+        return float(x) if weighted else x
+
+    def side(hit: Any) -> list[Any]:
+        return [out(sum((c for key, c in cells.items() if hit(key, i)), 0)) for i in range(k)]
+
+    return (
+        out(sum(cells.values(), 0)),
+        len(known),
+        side(lambda key, i: key[0] == i),
+        side(lambda key, i: key[1] == i),
+        side(lambda key, i: key == (i, i)),
+        [(i, j, out(c), out(cells.get((j, i), 0))) for (i, j), c in sorted(cells.items())],
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])
+@pytest.mark.parametrize("kind", sorted(CLASS_POOLS))
+def test_class_cells_are_the_oracles_on_any_partitioning(spark, kind, weighted):
+    """``class_cells`` with the jar counts each group's confusion cells as plain Python does
+    (classes sorted as Spark sorts them; with weights each total the exact sum of its rows'
+    weights rounded once), on 1, 4 and 7 partitions."""
+    from pyspark.sql import functions as F
+
+    from mlsql.spark.jvm import class_cells
+
+    spark_type, pool = CLASS_POOLS[kind]
+    groups = _class_groups(random.Random(34), pool)
+    rows = [(g, a, p, w) for g, group in enumerate(groups) for a, p, w in group]
+    df = spark.createDataFrame(rows, f"g int, a {spark_type}, p {spark_type}, w double")
+    known = df.a.isNotNull() & df.p.isNotNull()
+    counted = class_cells(df.a, df.p, F.when(known, df.w if weighted else F.lit(1.0)), weighted)
+    assert counted is not None
+    for parts in (1, 4, 7):
+        frame = df.repartition(parts)
+        out = frame.groupBy("g").agg(counted[0].alias("s"), F.first(counted[1]).alias("applies"))
+        got = {r.g: r for r in out.collect()}
+        for g, group in enumerate(groups):
+            s = got[g].s
+            cells = [tuple(c) for c in s.cells]
+            assert got[g].applies
+            assert (s.n, s.rows, s.actual, s.predicted, s.correct, cells) == _expected_cells(
+                group, weighted
+            ), (g, parts)
+
+
+def test_class_measures_by_name_and_by_column_agree_with_the_collected_form(spark):
+    """Class-wise measures and ``majority_error`` with the jar, their inputs given as DataFrame
+    Columns (one form planned) and as names (both planned, one folded away), plain and
+    weighted, equal the rows
+    collected (``spark.mlsql.jvm=false``) to 1e-12; text under a collation, which the
+    aggregate does not compare, is collected and keeps the collation's classes."""
+    import mlsql.spark as ms
+
+    _, pool = CLASS_POOLS["text"]
+    groups = _class_groups(random.Random(35), pool)
+    rows = [(g, a, p, w) for g, group in enumerate(groups) for a, p, w in group]
+    df = spark.createDataFrame(rows, "g int, a string, p string, w double")
+    collated = df.selectExpr("g", "a COLLATE UTF8_LCASE AS a", "p COLLATE UTF8_LCASE AS p", "w")
+    # a per-class average, one over given labels, a sum over the rows' cells, the cells'
+    # mirrors (the registry-driven tests run every class-wise measure on DataFrame Columns,
+    # the doctests on names)
+    asked = [
+        ("f1_score", {"average": "macro"}),
+        ("fbeta_score", {"beta": 2.0, "labels": ["a", "é", "zz", ""]}),  # "zz": no row
+        ("cohen_kappa_score", {"weights": "quadratic"}),
+        ("bowker_statistic", {}),
+    ]
+
+    def values(frame: Any, by_name: bool) -> dict[int, tuple[Any, ...]]:
+        a, p, w = ("a", "p", "w") if by_name else (frame.a, frame.p, frame.w)
+        cols = [ms.FUNCTIONS[n](a, p, **params) for n, params in asked]
+        cols += [ms.FUNCTIONS[n](a, p, sample_weight=w, **params) for n, params in asked[:3]]
+        cols += [ms.majority_error(a), ms.majority_error(p, sample_weight=w)]  # (label, label)
+        out = frame.groupBy("g").agg(*(c.alias(f"c{i}") for i, c in enumerate(cols)))
+        return {r.g: tuple(r)[1:] for r in out.collect()}
+
+    def same(got: dict[int, tuple[Any, ...]], want: dict[int, tuple[Any, ...]]) -> None:
+        assert got.keys() == want.keys()
+        for g, row in want.items():
+            for x, y in zip(got[g], row, strict=True):
+                assert (x is None) == (y is None), (g, got[g], row)
+                assert y is None or x == pytest.approx(y, rel=1e-12, abs=1e-12, nan_ok=True), g
+
+    _, numbers = CLASS_POOLS["numbers"]
+    rows = [
+        (g, a, p, w)
+        for g, grp in enumerate(_class_groups(random.Random(36), numbers))
+        for a, p, w in grp
+    ]
+    floats = spark.createDataFrame(rows, "g int, a double, p double, w double")
+    with jvm_setting(spark, "false"):
+        collected, collated_collected = values(df, False), values(collated, True)
+        floats_collected = values(floats, False)
+    assert collected != collated_collected  # 'B' and 'b' are one class under the collation
+    same(values(df, False), collected)
+    same(values(df, True), collected)
+    same(values(collated, True), collated_collected)
+    same(values(floats, False), floats_collected)  # -0.0 and 0.0 one class, NaN one class
+    named = str(df.agg(ms.f1_score("a", "p"))._jdf.queryExecution().optimizedPlan())
+    assert "mlsql_class_cells(cast(a#" in named and "collect_list(null" in named, named
+    plan = str(collated.agg(ms.f1_score("a", "p"))._jdf.queryExecution().optimizedPlan())
+    assert "mlsql_class_cells(null, null, null, null, null" in plan, plan
+    assert "collect_list(CASE WHEN" in plan, plan

@@ -73,15 +73,29 @@ def data_type(col: Column) -> T.DataType | None:
     give None: Spark checks their types itself when the query is analysed.
     """
     try:
-        node = col._jc.node()  # type: ignore[attr-defined]
-        if node.getClass().getSimpleName() != "ExpressionColumnNode":
-            return None
-        expr = node.expression()
-        if not expr.resolved():
-            return None
-        return T._parse_datatype_json_string(expr.dataType().json())
+        return _node_type(col._jc.node())  # type: ignore[attr-defined]
     except Exception:  # not Spark Classic, or an internal API that moved: Spark checks
         return None
+
+
+def _node_type(node: Any) -> T.DataType | None:
+    """The type of a Column's node: a resolved expression's, or that of a ``when`` whose
+    values all have one known type (so ``F.when(w.isNotNull(), df.x)`` keeps ``df.x``'s)."""
+    kind = node.getClass().getSimpleName()
+    if kind == "CaseWhenOtherwise":
+        branches = node.branches()
+        values = [branches.apply(i)._2() for i in range(branches.length())]
+        otherwise = node.otherwise()
+        if otherwise.isDefined():
+            values.append(otherwise.get())
+        types = {_node_type(v) for v in values}
+        return types.pop() if len(types) == 1 else None
+    if kind != "ExpressionColumnNode":
+        return None
+    expr = node.expression()
+    if not expr.resolved():
+        return None
+    return T._parse_datatype_json_string(expr.dataType().json())
 
 
 def kind(dtype: T.DataType) -> str:

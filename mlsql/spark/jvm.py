@@ -30,6 +30,11 @@ compiled with the JDK when the package is installed) holds:
   regression measures (r2, rse, pearson_corr, explained_variance) need neither the
   group's mean first nor its rows; without it, their Columns collect the group's rows
   (:mod:`mlsql.spark.families.regression`).
+- ``ClassCells``, an aggregate counting a group's confusion matrix, the (actual,
+  predicted) cells that occur (:func:`class_cells`), with weights their exact sums: the
+  class-wise single-label measures (f1, kappa, MCC, Bowker's test, ...) read their
+  per-class counts from it where no ``labels`` are given; without it, their Columns
+  collect the group's rows (:mod:`mlsql.spark.families.single_label`).
 
 The session gets the jar once per Spark application (Spark's ``ADD JAR``: the driver's
 class loader and the executors) and the Columns call the function and aggregate
@@ -87,6 +92,21 @@ EXACT_SUM_NAME = "mlsql_exact_sum"
 CO_MOMENTS = "mlsql.spark.CoMoments"
 #: the name Spark's plans show for it
 CO_MOMENT_NAME = "mlsql_co_moment"
+#: the Java aggregate of a group's confusion cells (``native/spark/ClassCells.java``)
+CLASS_CELLS = "mlsql.spark.ClassCells"
+#: the name Spark's plans show for it
+CLASS_CELLS_NAME = "mlsql_class_cells"
+#: the types of class the aggregate reads as text (compared by their bytes) and as integers
+#: the kinds of class the aggregate counts: Spark's ``typeof`` of each, the field of the
+#: aggregate's input it goes to (text compared by its bytes), and the types it covers
+CLASS_KINDS: dict[str, tuple[str, int, tuple[type[T.DataType], ...]]] = {
+    "text": (r"^(string|varchar\(\d+\)|char\(\d+\))$", 0, (T.StringType,)),
+    "integer": (r"^(tinyint|smallint|int|bigint|void)$", 1, (T.IntegralType, T.NullType)),
+    "boolean": (r"^(boolean|void)$", 1, (T.BooleanType, T.NullType)),
+    "number": (r"^(float|double)$", 2, (T.FloatType, T.DoubleType)),
+}
+#: each side's three fields in the aggregate's input: its class as text, integer or number
+CLASS_FIELDS = (("_text", T.BinaryType()), ("_integer", T.LongType()), ("_number", T.DoubleType()))
 #: the bits of each packed count
 BITS = 21
 _MASK = (1 << BITS) - 1
@@ -119,6 +139,10 @@ class _Loaded:
     variance: Any
     #: the ``UserDefinedFunction`` of :data:`CO_MOMENTS` over (a, b, w): a covariance
     covariance: Any
+    #: the ``UserDefinedFunction`` of :data:`CLASS_CELLS` counting rows
+    class_cells: Any
+    #: the ``UserDefinedFunction`` of :data:`CLASS_CELLS` summing weights
+    weighted_class_cells: Any
     #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type) and packing width
     aggregates: dict[str, Any] = field(default_factory=dict)
 
@@ -186,11 +210,14 @@ def _loaded(spark: Any) -> _Loaded | None:
         arguments[1] = jvm.org.apache.spark.sql.types.DataTypes.LongType
         function = udf.invoke(None, arguments).withName(NAME)
 
-        def aggregate(name: str, encoder: Any) -> Any:  # functions.udaf of the class `name`
-            made = jvm.java.lang.Class.forName(name, True, loader).getDeclaredConstructor(no_types)
-            return jvm.org.apache.spark.sql.functions.udaf(
-                made.newInstance(gateway.new_array(jvm.java.lang.Object, 0)), encoder
-            )
+        def aggregate(name: str, encoder: Any, *flags: bool) -> Any:  # functions.udaf of `name`
+            types = gateway.new_array(jvm.java.lang.Class, len(flags))
+            arguments = gateway.new_array(jvm.java.lang.Object, len(flags))
+            for i, flag in enumerate(flags):  # boolean constructor arguments
+                types[i] = jvm.java.lang.Boolean.TYPE
+                arguments[i] = jvm.java.lang.Boolean(flag)
+            made = jvm.java.lang.Class.forName(name, True, loader).getDeclaredConstructor(types)
+            return jvm.org.apache.spark.sql.functions.udaf(made.newInstance(arguments), encoder)
 
         encoders = jvm.org.apache.spark.sql.Encoders
         total = aggregate(EXACT_SUM, encoders.DOUBLE()).withName(EXACT_SUM_NAME)
@@ -201,12 +228,21 @@ def _loaded(spark: Any) -> _Loaded | None:
             made = aggregate(CO_MOMENTS, encoders.row(parse(row.json())))
             return made.withName(CO_MOMENT_NAME)
 
+        sides = [(f"{side}{form}", kind) for side in "ap" for form, kind in CLASS_FIELDS]
+        cell_row = T.StructType([T.StructField(n, t) for n, t in [*sides, ("w", T.DoubleType())]])
+
+        def cells(weighted: bool) -> Any:  # the aggregate counting rows, or summing weights
+            made = aggregate(CLASS_CELLS, encoders.row(parse(cell_row.json())), weighted)
+            return made.withName(CLASS_CELLS_NAME)
+
         loaded = _Loaded(
             function,
             jvm.java.lang.Class.forName(AGGREGATE, True, loader),
             total,
             moment("aw"),
             moment("abw"),
+            cells(False),
+            cells(True),
         )
     except Exception as error:  # py4j's errors: the jar or the JVM API is not what we built for
         warnings.warn(
@@ -230,8 +266,9 @@ def _switched_on(spark: Any) -> bool:
 
 def _called(function: str, *columns: Column) -> Column | None:
     """The call of the loaded ``function`` (:class:`_Loaded`'s ``set_counts``,
-    ``exact_sum``, ``variance`` or ``covariance``) on ``columns`` in the thread's session, or None where it is not used:
-    Spark Connect's Columns, no classic session, the jar switched off or not loaded."""
+    ``exact_sum``, ``variance``, ``covariance`` or a ``class_cells``) on ``columns`` in the
+    thread's session, or None where it is not used: Spark Connect's Columns, no classic
+    session, the jar switched off or not loaded."""
     from pyspark.sql.classic.column import Column as ClassicColumn
     from pyspark.sql.classic.column import _to_java_column, _to_seq
 
@@ -313,6 +350,88 @@ def co_moment(a: Column, b: Column | None = None, weight: Column | None = None) 
     if b is None:
         return _called("variance", a.cast("double"), one)
     return _called("covariance", a.cast("double"), b.cast("double"), one)
+
+
+def counts_classes(
+    types: Sequence[T.DataType | None], kinds: Sequence[str] = tuple(CLASS_KINDS)
+) -> bool | None:
+    """Whether :func:`class_cells` over ``kinds`` applies to classes of ``types`` (both
+    sides), None where a type is not known when the Column is built (then Spark decides when
+    it plans the query)."""
+    if any(t is None for t in types):
+        return None
+
+    def of(kind: str, t: Any) -> bool:
+        text = not isinstance(t, T.StringType) or t.simpleString() == "string"  # no collation
+        return isinstance(t, CLASS_KINDS[kind][2]) and text
+
+    return any(all(of(kind, t) for t in types) for kind in kinds)
+
+
+def class_cells(
+    actual: Column,
+    predicted: Column,
+    weight: Column,
+    weighted: bool = False,
+    kinds: Sequence[str] = tuple(CLASS_KINDS),
+) -> tuple[Column, Column] | None:
+    """A group's confusion cells by mlsql's Java aggregate (``native/spark/ClassCells.java``),
+    and where it applies; None where the aggregate is not used (as :func:`set_counts`).
+
+    ``weight`` is each row's weight (1 to count rows), NULL where the row is not known; with
+    ``weighted`` the totals are its exact sums (DOUBLE), else counts (BIGINT). Where the
+    aggregate does not apply it counts no row. The aggregate is a struct: ``n``, ``rows``
+    (the known rows), ``actual``, ``predicted`` and ``correct`` aligned with the sorted
+    classes seen on either side; ``cells``, the (``i``, ``j``) cells that occur, sorted, with
+    their total ``c`` and their mirror's ``m``; and those sorted classes as ``text_keys``
+    (BINARY) or ``integer_keys`` (BIGINT, booleans as 0 and 1) where they are text or
+    integers. Its memory is the group's distinct cells, never its rows. It applies (the
+    second Column, which Spark folds to a constant when it plans the query) where both sides
+    are of one of ``kinds`` (:data:`CLASS_KINDS`): text without a collation (compared by its
+    bytes, as Spark compares it), integers, booleans, or floating-point numbers (-0.0 as 0.0,
+    every NaN one class). Decimals, dates, text under a collation and sides of two kinds are
+    not counted.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from pyspark.sql import functions as F
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("b", "a"), ("a", "a"), ("b", "b")], "a string, p string")
+    >>> counted = class_cells(df.a, df.p, F.lit(1.0))
+    >>> s = counted and df.agg(counted[0].alias("s"), counted[1].alias("ok")).first()
+    >>> s is None or (s.ok, s.s.n, s.s.actual, s.s.predicted, s.s.correct) == (
+    ...     True, 3, [1, 2], [2, 1], [1, 1]
+    ... )
+    True
+    >>> s is None or [tuple(c) for c in s.s.cells] == [(0, 0, 1, 1), (1, 0, 1, 0), (1, 1, 1, 1)]
+    True
+    """
+
+    def of(side: Column, kind: str) -> Column:  # Spark folds typeof to a constant
+        return F.typeof(side).rlike(CLASS_KINDS[kind][0])
+
+    applies = F.lit(False)
+    for kind in kinds:
+        applies = applies | (of(actual, kind) & of(predicted, kind))
+    sides: list[Column] = []
+    for side in (actual, predicted):
+        values = (side.cast("string").cast("binary"), side.cast("long"), side.cast("double"))
+        for at, (_, dtype) in enumerate(CLASS_FIELDS):
+            read = [of(side, kind) for kind in kinds if CLASS_KINDS[kind][1] == at]
+            if not read:
+                sides.append(F.lit(None).cast(dtype))
+                continue
+            condition = read[0]
+            for other in read[1:]:
+                condition = condition | other
+            sides.append(F.when(condition, values[at]))
+    call = _called(
+        "weighted_class_cells" if weighted else "class_cells",
+        *sides,
+        F.when(applies, weight.cast("double")),
+    )
+    return None if call is None else (call, applies)
 
 
 def unpacked(packed: Column, portable: RowStats) -> RowStats:

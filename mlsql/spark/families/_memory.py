@@ -10,9 +10,10 @@ scores sorted in the shuffle), and so does ``rae`` (grouped passes: memory grows
 with the groups), the binned AUC/AP and calibration errors (cells
 per bin: memory grows with groups x bins), the agreement measures (cells per
 category or column) and the label-set Brier score (labels counted per group);
-the others say no bounded form exists yet. The centred regression measures collect
-only without mlsql's jar (:data:`UNBOUNDED_WITHOUT_JAR`): with it, mlsql's Java
-aggregate gives their co-moments exactly in bounded memory.
+the others say no bounded form exists yet. The centred regression measures and the
+class-wise measures collect only without mlsql's jar (:data:`UNBOUNDED_WITHOUT_JAR`):
+with it, mlsql's Java aggregates give the co-moments exactly, and count the confusion
+cells, in bounded memory.
 ``tests/test_spark_bounded.py`` checks each aggregate's plan against its own list.
 """
 
@@ -21,11 +22,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mlsql.measures.single_label import CLASS_MEASURES
+
 CLASSES = (
     "Spark has no exact aggregate that counts per value, so without the classes\n"
     "known in advance the counts per class need the group's rows (over a known\n"
     "class universe, ``mlsql.spark.families.single_label.over_labels`` counts per\n"
     "class in bounded memory)."
+)
+CELLS = (
+    "Spark has no exact aggregate that counts per value. With mlsql's jar (the default\n"
+    "on classic Spark) mlsql's Java aggregate counts the group's confusion cells\n"
+    "instead (memory grows with the distinct (actual, predicted) cells, never with\n"
+    "rows), for classes that are text without a collation, integers, booleans or\n"
+    "floating-point numbers; other classes are collected. Columns of a DataFrame\n"
+    "(``df.actual``) are planned in the one form their types take; for names Spark\n"
+    "picks the form when it plans the query."
 )
 RANKED = (
     "The area under a curve needs the group's rows ordered by score; no streaming\n"
@@ -43,30 +55,7 @@ TWO_PASSES = "Σ|y - mean(y)| needs the group's mean before it reads the values:
 
 #: aggregates that collect their group's rows, and why (``weighted``: only with sample_weight)
 UNBOUNDED: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "precision_score",
-            "recall_score",
-            "fbeta_score",
-            "f1_score",
-            "balanced_accuracy_score",
-            "cohen_kappa_score",
-            # the kappa tests and Bowker's test read the same collected (actual, predicted)
-            # pairs as cohen_kappa_score
-            "cohen_kappa_std_error",
-            "cohen_kappa_z_value",
-            "cohen_kappa_p_value",
-            "cohen_kappa_p_value_one_sided",
-            "cohen_kappa_low",
-            "cohen_kappa_high",
-            "bowker_statistic",
-            "bowker_p_value",
-            "matthews_corrcoef",
-            "minority_class",
-            "majority_error",
-        ),
-        CLASSES,
-    ),
+    "minority_class": CLASSES,
     "rae": TWO_PASSES,
     **dict.fromkeys(
         (
@@ -111,14 +100,20 @@ UNBOUNDED: dict[str, str] = {
 UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}
 #: aggregates that collect their group's rows only where mlsql's jar is not used (Spark
 #: Connect, ``spark.mlsql.jvm=false``, no JDK at install time)
-UNBOUNDED_WITHOUT_JAR: dict[str, str] = dict.fromkeys(
-    ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"), CENTRED
-)
+UNBOUNDED_WITHOUT_JAR: dict[str, str] = {
+    **dict.fromkeys(
+        ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"), CENTRED
+    ),
+    # the class-wise measures (the kappa tests and Bowker's test read the same cells), and
+    # majority_error (the largest class of the (label, label) cells)
+    **dict.fromkeys((*CLASS_MEASURES, "majority_error"), CELLS),
+}
 #: the aggregates that count per class in bounded memory when their ``labels`` are given
 LABELLED = ("precision_score", "recall_score", "fbeta_score", "f1_score")
 LABELS_BOUNDED = (
-    "With ``labels`` given it counts per label instead (one count per label and side):\n"
-    "memory grows with the labels, never with rows."
+    "With ``labels`` given it reads each label's totals from the same cells, or where the\n"
+    "aggregate does not apply counts per label (one count per label and side): memory\n"
+    "grows with the labels or cells, never with rows."
 )
 #: the bounded alternative of the tables named in UNBOUNDED
 TABLE_FORMS = {
@@ -204,7 +199,9 @@ def note(name: str) -> str:
             "Without mlsql's jar (Spark Connect, ``spark.mlsql.jvm=false``) it collects the\n"
             "group's known rows.\n"
         )
-        return head + UNBOUNDED_WITHOUT_JAR[name] + "\n" + PASSES + "\n"
+        labelled = LABELS_BOUNDED + "\n" if name in LABELLED else ""
+        form = EVALUATE if UNBOUNDED_WITHOUT_JAR[name] is CELLS else PASSES
+        return head + UNBOUNDED_WITHOUT_JAR[name] + "\n" + labelled + form + "\n"
     if name in UNBOUNDED_WEIGHTED:
         head = "With ``sample_weight`` it collects the group's known rows.\n"
         return head + UNBOUNDED_WEIGHTED[name] + "\n" + EVALUATE + "\n"

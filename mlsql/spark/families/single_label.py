@@ -16,23 +16,35 @@ How each aggregate runs, and what it holds per group:
 - ``majority_class`` is Spark's ``mode`` (lowest value on ties): a hash map of
   the classes per group, mergeable. With ``sample_weight`` it collects the
   group's (label, weight) pairs, as ``minority_class`` does.
-- ``minority_class``, ``majority_error`` and the class-wise measures
-  (``precision_score``, ``recall_score``, ``fbeta_score``, ``f1_score``,
-  ``balanced_accuracy_score``, ``cohen_kappa_score``, ``matthews_corrcoef``)
+- The class-wise measures (``precision_score``, ``recall_score``,
+  ``fbeta_score``, ``f1_score``, ``balanced_accuracy_score``,
+  ``cohen_kappa_score`` and its tests, Bowker's test, ``matthews_corrcoef``)
   need every class's counts, and Spark has no exact aggregate that counts per
-  value (``histogram_numeric`` and the sketches are approximate): they
+  value (``histogram_numeric`` and the sketches are approximate). With mlsql's
+  jar (:func:`mlsql.spark.jvm.class_cells`) a Java aggregate counts the group's
+  confusion cells: memory grows with its distinct (actual, predicted) cells,
+  never with its rows; with weights each total is the exact sum of its rows'
+  weights, rounded once. It counts classes that are text without a collation,
+  integers, booleans or floating-point numbers. A Column of a DataFrame (``df.actual``) has its type
+  when the Column is built, so the one form that applies is planned; for a
+  name, both forms are planned and Spark folds away the one that does not
+  apply when it plans the query.
+- ``majority_error`` reads its largest class from the same aggregate over
+  (label, label).
+- Without the jar (Spark Connect, ``spark.mlsql.jvm=false``), for classes of
+  other types, and for ``minority_class``, they
   **collect the group's known (actual, predicted) values** (``collect_list``,
   memory per group of the order of its rows, like ``rae``). The per-class
   counts then come from sorting: the sorted classes seen on either side,
   concatenated with one side's values and sorted again, fall into runs whose
   lengths minus one are that side's count of each class, aligned with the
-  classes (``O(n log n)``, no per-class scan). These statistics are computed
-  once per group and bound to a lambda variable; the formula reads them and
-  reduces over the class axis with Spark's higher-order functions
-  (:class:`ClassAxisOps`). Weighted kappa also counts the distinct (actual,
-  predicted) cells of the sorted pairs. For very large groups, use
-  ``ms.evaluate`` (a two-level ``groupBy``) or the tables (``class_metrics``,
-  ``confusion_matrix``), which are plain ``groupBy`` jobs.
+  classes (``O(n log n)``, no per-class scan). Weighted kappa also counts the
+  distinct (actual, predicted) cells of the sorted pairs. For very large
+  groups, use ``ms.evaluate`` (a two-level ``groupBy``) or the tables
+  (``class_metrics``, ``confusion_matrix``), which are plain ``groupBy`` jobs.
+- Either way the statistics are computed once per group and bound to a lambda
+  variable; the formula reads them and reduces over the class axis with
+  Spark's higher-order functions (:class:`ClassAxisOps`).
 - Over a known class universe, :func:`over_labels` computes the class-wise
   measures in bounded memory: a ``count`` (or ``sum`` of weights) per class
   and side, weighted kappa's disagreements a streaming ``sum`` over the rows'
@@ -84,6 +96,7 @@ from mlsql._front.tables import check_columns
 from mlsql._registry import Measure
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
+from mlsql.spark import jvm
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import (
@@ -428,9 +441,11 @@ def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Co
     return let(F.sort_array(F.concat(marks, keyed)), summed)
 
 
-def class_struct(actual: Column, predicted: Column, weight: Column | None = None) -> Column:
+def class_struct(
+    actual: Column, predicted: Column, weight: Column | None = None, only: Column | None = None
+) -> Column:
     """One group's statistics as a struct: n (rows), classes, per class actual, predicted,
-    correct; pairs.
+    correct; pairs (of the rows where ``only`` holds, if given).
 
     ``pairs`` are the known rows' (a, p) as collected; ``classes`` the sorted
     classes seen on either side; ``actual``, ``predicted`` and ``correct``
@@ -443,6 +458,8 @@ def class_struct(actual: Column, predicted: Column, weight: Column | None = None
     if weight is not None:
         known = known & weight.isNotNull()
         fields.append(weight.alias("w"))
+    if only is not None:
+        known = known & only
     pairs = F.collect_list(F.when(known, F.struct(*fields)))
 
     def from_pairs(xs: Column) -> Column:
@@ -516,6 +533,7 @@ def counted_classes(
     weight: Column | None = None,
     cells: bool = False,
     skip_outside: bool = False,
+    only: Column | None = None,
 ) -> tuple[Column, Callable[[Callable[[Any, Any], Any]], Column]]:
     """The :func:`class_struct` of a group whose classes are ``labels`` (sorted, distinct):
     bounded, one count (or sum of weights) per class and side, no row collected.
@@ -525,11 +543,14 @@ def counted_classes(
     of ``term(index of actual, index of predicted)`` as a streaming sum (``skip_outside``:
     those rows are left out instead, ``outside`` 0). With ``cells``
     the struct holds the k x k confusion matrix too (``cells``, actual-major), which
-    :func:`class_stats` sums terms of the class totals over (``cell_sum``).
+    :func:`class_stats` sums terms of the class totals over (``cell_sum``). ``only``: the
+    rows counted are those where it holds.
     """
     known = both_known(actual, predicted)
     if weight is not None:
         known = known & weight.isNotNull()
+    if only is not None:
+        known = known & only
     values = [F.lit(c) for c in labels]
     actual, predicted = as_labels_kind(actual, labels), as_labels_kind(predicted, labels)
     inside = F.coalesce(actual.isin(*values) & predicted.isin(*values), F.lit(False))
@@ -574,11 +595,14 @@ def class_stats(
     weighted: bool = False,
     row_pair_sum: Callable[[Callable[[Any, Any], Any]], Column] | None = None,
     weight_at: Callable[[Any, Any], Any] | None = None,
+    sparse: bool = False,
 ) -> SL.ClassStats:
     """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``
     (``weighted``: of a weighted one; ``row_pair_sum``: the rows' sums when ``s`` holds no
-    pairs, as :func:`counted_classes` gives; ``weight_at``: a weights matrix's lookup)."""
-    classes = s["classes"]
+    pairs, as :func:`counted_classes` gives; ``weight_at``: a weights matrix's lookup;
+    ``sparse``: ``s`` is :func:`mlsql.spark.jvm.class_cells`' struct, whose cells that occur
+    give the sums over rows and cells)."""
+    classes = s["actual"] if sparse else s["classes"]
     axis = ClassAxisOps(classes)
 
     fields = {f: s[f] for f in ("actual", "predicted", "correct")}
@@ -679,6 +703,17 @@ def class_stats(
     def over(each: Callable[[SL.ClassView], Any]) -> Column:  # Σ over the classes l
         return total(F.transform(classes, lambda _, other: column(each(view(other)))))
 
+    if sparse:  # the cells that occur, each with its total c and its mirror's m
+
+        def over_cells(term: Callable[[Column], Any]) -> Column:
+            return total(F.transform(s["cells"], lambda c: column(term(c))))
+
+        rows_pair_sum = lambda term: over_cells(lambda c: c["c"] * column(term(c["i"], c["j"])))  # noqa: E731
+        cell_sum = lambda term: over_cells(  # noqa: E731
+            lambda c: c["c"] * column(term(view(c["i"]), view(c["j"])))
+        )
+        mirror_sum = lambda term: over_cells(lambda c: term(c["c"], c["m"]))  # noqa: E731
+
     return SL.ClassStats(
         n=s["n"],
         index=PerClass(lambda i: i),
@@ -714,18 +749,18 @@ def _weighed(condition: Column, weight: Column | None, *, part: bool = False) ->
 
 
 def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
-    """Known rows, the largest class count (the labels collected), rows matching a value
-    (weights summed if given)."""
-    if weight is None:
-        largest = F.array_max(runs(F.sort_array(F.collect_list(label)))["counts"])
-    else:
+    """Known rows, the largest class count (from the (label, label) cells of
+    :func:`counted_cells`, else the labels collected), rows matching a value (weights summed
+    if given)."""
+
+    def collected(only: Column | None) -> Column:
+        kept = label.isNotNull() if only is None else label.isNotNull() & only
+        if weight is None:
+            return F.array_max(runs(F.sort_array(F.collect_list(F.when(kept, label))))["counts"])
         rows = F.collect_list(
-            F.when(
-                label.isNotNull() & weight.isNotNull(),
-                F.struct(label.alias("a"), weight.alias("w")),
-            )
+            F.when(kept & weight.isNotNull(), F.struct(label.alias("a"), weight.alias("w")))
         )
-        largest = let(
+        return let(
             rows,
             lambda xs: F.array_max(
                 weights_by_class(
@@ -735,6 +770,8 @@ def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
                 )
             ),
         )
+
+    largest = counted_cells(label, label, weight, lambda s: F.array_max(s["actual"]), collected)
     return SL.LabelStats(
         n=_weighed(label.isNotNull(), weight),
         largest=largest,
@@ -881,13 +918,8 @@ def _build(m: Measure) -> Callable[..., Column]:
             elif checked.get("labels") is not None and universe is None:
                 return _averaged_over(m, actual, predicted, sample_weight, checked)
             labels = universe
-            if labels is None:  # the classes come from the rows: collected
-
-                def formula(s: Column) -> Column:
-                    stats = class_stats(s, weighted)
-                    return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
-
-                return let(class_struct(actual, predicted, sample_weight), formula)
+            if labels is None:  # the classes come from the rows
+                return _from_rows(m, actual, predicted, sample_weight, checked)
             cells = m.name in (*SL.KAPPA_TESTS, *SL.BOWKER)
             counted, row_pair_sum = counted_classes(actual, predicted, labels, sample_weight, cells)
             message = LABELS_OUTSIDE.format(func=m.name, labels=list(labels))
@@ -907,18 +939,113 @@ def _build(m: Measure) -> Callable[..., Column]:
     return direct
 
 
+def counted_cells(
+    actual: Column,
+    predicted: Column,
+    weight: Column | None,
+    from_cells: Callable[[Column], Column],
+    collected: Callable[[Column | None], Column],
+    kinds: Sequence[str] = tuple(jvm.CLASS_KINDS),
+) -> Column:
+    """An aggregate of the group's confusion cells: ``from_cells(s)`` over mlsql's Java
+    aggregate's struct (:func:`mlsql.spark.jvm.class_cells`: memory grows with the distinct
+    cells, never with the rows) where it applies (classes of one of ``kinds`` on both sides),
+    else ``collected(only)``, the other form (over the rows where ``only`` holds, if given).
+
+    Where both types are known when the Column is built, only the form that applies is
+    planned; else both are, and the one that does not apply reads no row (the collected
+    rows' input is folded to NULL where the aggregate applies)."""
+    weighted = weight is not None
+    known = both_known(actual, predicted)
+    if weight is not None:
+        known = known & weight.isNotNull()
+    applies = jvm.counts_classes([data_type(actual), data_type(predicted)], kinds)
+    counted = (
+        None
+        if applies is False
+        else jvm.class_cells(
+            actual, predicted, F.when(known, weight if weighted else F.lit(1.0)), weighted, kinds
+        )
+    )
+    if counted is None:
+        return collected(None)
+    cells = let(counted[0], from_cells)
+    if applies:
+        return cells
+    return F.when(counted[0]["rows"] > 0, cells).otherwise(collected(~counted[1]))
+
+
+def _from_rows(
+    m: Measure, actual: Column, predicted: Column, weight: Column | None, checked: dict[str, Any]
+) -> Column:
+    """A class-wise measure over the classes its rows hold: their confusion cells
+    (:func:`counted_cells`)."""
+    weighted = weight is not None
+
+    def formula(sparse: bool) -> Callable[[Column], Column]:
+        def value(s: Column) -> Column:
+            stats = class_stats(s, weighted, sparse=sparse)
+            return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
+
+        return value
+
+    return counted_cells(
+        actual,
+        predicted,
+        weight,
+        formula(True),
+        lambda only: let(class_struct(actual, predicted, weight, only), formula(False)),
+    )
+
+
 def _averaged_over(
     m: Measure, actual: Column, predicted: Column, weight: Column | None, checked: dict[str, Any]
 ) -> Column:
-    """An average over its ``labels`` (scikit-learn's): bounded (:func:`counted_classes`,
-    one count per label and side), every known row kept, so a row of another class still
-    counts against the labels it meets; a label no row holds counts 0."""
-    counted, _ = counted_classes(actual, predicted, sorted(checked["labels"]), weight)
+    """An average over its ``labels`` (scikit-learn's), every known row kept, so a row of
+    another class still counts against the labels it meets; a label no row holds counts 0.
+    Bounded: each label's totals read from the confusion cells (:func:`counted_cells`, where
+    the classes are of the labels' kind), else counted per label and side
+    (:func:`counted_classes`)."""
+    labels = sorted(checked["labels"])
+    kind = (
+        "text"
+        if isinstance(labels[0], str)
+        else "boolean"
+        if isinstance(labels[0], bool)
+        else "integer"
+    )
+    weighted = weight is not None
 
     def formula(s: Column) -> Column:
-        return column(m.build(OPS, class_stats(s, weight is not None), **checked))  # type: ignore[misc]
+        return column(m.build(OPS, class_stats(s, weighted), **checked))  # type: ignore[misc]
 
-    return let(counted, formula)
+    def from_cells(s: Column) -> Column:
+        keys = s["text_keys" if kind == "text" else "integer_keys"]
+        found = [
+            F.array_position(
+                keys, F.lit(c).cast("binary") if kind == "text" else F.lit(int(c)).cast("long")
+            ).cast("int")
+            for c in labels
+        ]
+
+        def per_label(field: str) -> Column:
+            totals = s[field]
+            return F.array(
+                *(F.when(at > 0, F.element_at(totals, at)).otherwise(F.lit(0)) for at in found)
+            )
+
+        fields = [
+            s["n"].alias("n"),
+            *([s["rows"].alias("rows")] if weighted else []),
+            F.array(*(F.lit(c) for c in labels)).alias("classes"),
+            *(per_label(f).alias(f) for f in ("actual", "predicted", "correct")),
+        ]
+        return let(F.struct(*fields), formula)
+
+    def collected(only: Column | None) -> Column:
+        return let(counted_classes(actual, predicted, labels, weight, only=only)[0], formula)
+
+    return counted_cells(actual, predicted, weight, from_cells, collected, (kind,))
 
 
 def _kappa_over(
