@@ -399,7 +399,7 @@ def class_cells(
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([("b", "a"), ("a", "a"), ("b", "b")], "a string, p string")
     >>> counted = class_cells(df.a, df.p, F.lit(1.0))
-    >>> s = counted and df.agg(counted[0].alias("s"), counted[1].alias("ok")).first()
+    >>> s = counted and df.agg(counted[0].alias("s"), F.first(counted[1]).alias("ok")).first()
     >>> s is None or (s.ok, s.s.n, s.s.actual, s.s.predicted, s.s.correct) == (
     ...     True, 3, [1, 2], [2, 1], [1, 1]
     ... )
