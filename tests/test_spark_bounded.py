@@ -55,7 +55,6 @@ CENTRED = (
 CENTRED_MEASURES = ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2")
 #: aggregates that still collect a group's rows (unweighted and weighted), with the reason
 COLLECTING: dict[str, str] = {
-    "minority_class": CLASSES,
     "rae": "Σ|y - mean(y)| needs the mean before the pass over y: two passes",
     **dict.fromkeys(("area_under_pr", "auc", "average_precision_score", "hivemall_auc"), RANKED),
     **dict.fromkeys(("multilabel_average_precision", "multilabel_roc_auc"), RANKED),
@@ -76,17 +75,19 @@ COLLECTING: dict[str, str] = {
         "the category or column totals: the (category, weight) cells are collected and sorted",
     ),
 }
-#: aggregates that collect only with sample_weight (the plain form is bounded)
-COLLECTING_WEIGHTED: dict[str, str] = {
-    "majority_class": CLASSES,
-}
+#: aggregates that, with the jar, find their class's value among the group's distinct
+#: classes: one collect_set of the scalar label (memory grows with the classes, as the Java
+#: cells' does), by (name, weighted)
+CLASS_VALUES = {("minority_class", False), ("minority_class", True), ("majority_class", True)}
 #: aggregates that collect only where mlsql's jar is not used (Spark Connect, the session
 #: setting off, no JDK at install time)
 COLLECTING_WITHOUT_JAR: dict[str, str] = {
     **dict.fromkeys(CENTRED_MEASURES, CENTRED),
     # with the jar their confusion cells are counted in Java (tests/test_spark_jvm.py)
-    **dict.fromkeys((*CLASS_MEASURES, "majority_error"), CLASSES),
+    **dict.fromkeys((*CLASS_MEASURES, "majority_error", "minority_class"), CLASSES),
 }
+#: the same, only with sample_weight (unweighted, majority_class is Spark's mode)
+COLLECTING_WEIGHTED_WITHOUT_JAR: dict[str, str] = {"majority_class": CLASSES}
 
 
 def _aggregates() -> list[Measure]:
@@ -161,9 +162,15 @@ def _cases() -> list[Any]:
 
 @pytest.mark.parametrize(("name", "weighted"), _cases())
 def test_spark_aggregate_collects_no_rows_unless_listed(plans, name, weighted):
-    listed = name in COLLECTING or (weighted and name in COLLECTING_WEIGHTED)
-    listed = listed or (name in COLLECTING_WITHOUT_JAR and not _jar_used())
-    collects = bool(ROWS_IN_ONE_ARRAY.search(plans[name, weighted]))
+    without_jar = name in COLLECTING_WITHOUT_JAR or (
+        weighted and name in COLLECTING_WEIGHTED_WITHOUT_JAR
+    )
+    listed = name in COLLECTING or (without_jar and not _jar_used())
+    plan = plans[name, weighted]
+    if (name, weighted) in CLASS_VALUES and _jar_used():
+        assert len(re.findall(r"\bcollect_set\(", plan)) == 1, plan  # the classes, once
+        plan = plan.replace("collect_set(", "classes(")
+    collects = bool(ROWS_IN_ONE_ARRAY.search(plan))
     if listed:
         assert collects, f"{name} no longer collects its rows: take it off the list"
     else:
@@ -173,8 +180,7 @@ def test_spark_aggregate_collects_no_rows_unless_listed(plans, name, weighted):
 def test_the_lists_name_spark_aggregates():
     names = {m.name for m in _aggregates()}
     assert set(COLLECTING) <= names
-    assert set(COLLECTING_WEIGHTED) <= names
-    assert set(COLLECTING_WITHOUT_JAR) <= names
+    assert set(COLLECTING_WITHOUT_JAR) | set(COLLECTING_WEIGHTED_WITHOUT_JAR) <= names
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted"])

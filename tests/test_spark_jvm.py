@@ -11,6 +11,7 @@ could have taken.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Iterator
@@ -692,6 +693,8 @@ def test_co_moments_are_the_exact_fractions_on_any_partitioning(spark, weighted)
 
 
 # ------------------------------------------------------------------ confusion cells (ClassCells.java)
+#: the single-label measures over one column that read the (label, label) cells
+ONE_COLUMN = ("majority_error", "minority_class", "majority_class")
 #: each class kind's Spark type and values: text that sorts differently by characters and by
 #: UTF-8 bytes (U+FFFF against an emoji), the empty string; integers of both signs
 CLASS_POOLS = {
@@ -866,7 +869,8 @@ def test_class_measures_by_name_and_by_column_agree_with_the_collected_form(spar
 
 
 def test_every_class_measure_with_the_jar_equals_the_collected_form(spark):
-    """Every class-wise measure and ``majority_error``, with the first parameter set of its
+    """Every class-wise measure, ``majority_error``, ``minority_class`` and
+    ``majority_class``, with the first parameter set of its
     reference (``tests/references.py``), plain and weighted, on DataFrame Columns: the Java
     cells with the jar equal the collected rows without it to 1e-12, by group (the registry's
     tests run the Java form; this keeps the form without the jar checked on all of them)."""
@@ -888,9 +892,9 @@ def test_every_class_measure_with_the_jar_equals_the_collected_form(spark):
 
     def values() -> tuple[str, dict[int, tuple[Any, ...]]]:  # built under the setting
         cols = []
-        for name in (*CLASS_MEASURES, "majority_error"):
+        for name in (*CLASS_MEASURES, *ONE_COLUMN):
             m = lookup(name)
-            inputs = [df["actual"]] if name == "majority_error" else [df.actual, df.predicted]
+            inputs = [df["actual"]] if name in ONE_COLUMN else [df.actual, df.predicted]
             sets = REFERENCES[name].params_for(table)[:1] if name in REFERENCES else ({},)
             for params in sets:
                 cols.append(ms.FUNCTIONS[name](*inputs, **params))
@@ -908,4 +912,36 @@ def test_every_class_measure_with_the_jar_equals_the_collected_form(spark):
     for g, want in collected.items():
         for i, (x, y) in enumerate(zip(counted[g], want, strict=True)):
             assert (x is None) == (y is None), (g, i)
+            if isinstance(y, str):  # a class
+                assert x == y, (g, i)
+                continue
             assert y is None or x == pytest.approx(y, rel=1e-12, abs=1e-12, nan_ok=True), (g, i)
+
+
+def test_extreme_classes_of_numbers_read_the_cells_as_spark_groups_them(spark):
+    """minority_class, and majority_class with weights, over DOUBLE classes: -0.0 is the class
+    0.0 and every NaN one class, sorted last (so 1.0 wins its tie with NaN); a class whose rows
+    all weigh 0 does not occur. The same classes with the jar and without it."""
+    import mlsql.spark as ms
+
+    z, nan = -0.0, float("nan")
+    rows = [(0.0, 1.0), (0.0, 1.0), (z, 1.0), (nan, 2.5), (nan, 2.5), (1.0, 0.0), (1.0, 0.0)]
+    rows += [(2.5, 1.0)] * 4
+    df = spark.createDataFrame(rows, "y double, w double")
+
+    def got() -> tuple[Any, ...]:
+        cols = [
+            ms.minority_class(df.y),
+            ms.minority_class("y"),
+            ms.majority_class(df.y, sample_weight=df.w),
+            ms.minority_class(df.y, sample_weight=df.w),
+        ]
+        return tuple(df.agg(*(c.alias(f"c{i}") for i, c in enumerate(cols))).first())
+
+    with jvm_setting(spark, "false"):
+        without = got()
+    with_jar = got()
+    for values in (with_jar, without):
+        assert values[0] == values[1] == 1.0  # counts 0.0: 3, NaN: 2, 1.0: 2, 2.5: 4
+        assert math.isnan(values[2])  # weights 0.0: 3, NaN: 5, 1.0: 0 (no class), 2.5: 4
+        assert values[3] == 0.0

@@ -60,9 +60,11 @@ aggregate as :mod:`mlsql.spark.exact` sums them in Spark SQL: the same DOUBLEs.
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -411,9 +413,7 @@ def class_cells(
     def of(side: Column, kind: str) -> Column:  # Spark folds typeof to a constant
         return F.typeof(side).rlike(CLASS_KINDS[kind][0])
 
-    applies = F.lit(False)
-    for kind in kinds:
-        applies = applies | (of(actual, kind) & of(predicted, kind))
+    applies = reduce(operator.or_, (of(actual, kind) & of(predicted, kind) for kind in kinds))
     sides: list[Column] = []
     for side in (actual, predicted):
         values = (side.cast("string").cast("binary"), side.cast("long"), side.cast("double"))
@@ -422,10 +422,7 @@ def class_cells(
             if not read:
                 sides.append(F.lit(None).cast(dtype))
                 continue
-            condition = read[0]
-            for other in read[1:]:
-                condition = condition | other
-            sides.append(F.when(condition, values[at]))
+            sides.append(F.when(reduce(operator.or_, read), values[at]))
     call = _called(
         "weighted_class_cells" if weighted else "class_cells",
         *sides,
@@ -464,6 +461,18 @@ def counts_labels(frame: DataFrame, label_type: T.DataType) -> bool:
     if getattr(frame, "_jdf", None) is None or getattr(spark, "_jsparkSession", None) is None:
         return False  # Spark Connect
     return _switched_on(spark)
+
+
+def counts_cells(frame: DataFrame, types: Sequence[T.DataType]) -> bool:
+    """Whether :func:`class_cells` counts classes of ``types`` (both sides) over ``frame``'s
+    session: classes of a kind it counts (:func:`counts_classes`), a classic session, the jar
+    used and loaded there."""
+    if not counts_classes(types):
+        return False
+    spark = getattr(frame, "sparkSession", None)
+    if getattr(frame, "_jdf", None) is None or getattr(spark, "_jsparkSession", None) is None:
+        return False  # Spark Connect
+    return _switched_on(spark) and _loaded(spark) is not None
 
 
 def given_type(label_type: T.DataType) -> T.DataType:

@@ -167,17 +167,6 @@ public final class ClassCells extends Aggregator<Row, ClassCells.Cells, Row> {
       }
     }
 
-    /** The index of cell (x, y), or -1. */
-    int find(long x, long y) {
-      int mask = slots.length - 1;
-      for (int h = hash(x, y) & mask; ; h = (h + 1) & mask) {
-        int at = slots[h] - 1;
-        if (at < 0 || (xs[at] == x && ys[at] == y)) {
-          return at;
-        }
-      }
-    }
-
     /** Adds a weight to cell {@code at}'s exact sum. */
     void addWeight(int at, double w) {
       if (sums == null) {

@@ -207,9 +207,8 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   private static final int SHORT_INT = 3;
   private static final int BYTE = 4;
   private static final int TRIPLE = 5;
-  private static final int DOUBLE = 6;
 
-  static void writeKey(ObjectOutput out, Object key) throws IOException {
+  private static void writeKey(ObjectOutput out, Object key) throws IOException {
     if (key instanceof Bytes) {
       byte[] b = ((Bytes) key).bytes;
       out.writeByte(BYTES);
@@ -227,9 +226,6 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
     } else if (key instanceof Byte) {
       out.writeByte(BYTE);
       out.writeByte((Byte) key);
-    } else if (key instanceof Double) {
-      out.writeByte(DOUBLE);
-      out.writeDouble((Double) key);
     } else if (key instanceof List) {
       out.writeByte(TRIPLE);
       for (Object x : (List<?>) key) {
@@ -240,7 +236,7 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
     }
   }
 
-  static Object readKey(ObjectInput in) throws IOException {
+  private static Object readKey(ObjectInput in) throws IOException {
     int kind = in.readByte();
     switch (kind) {
       case BYTES:
@@ -255,8 +251,6 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
         return in.readShort();
       case BYTE:
         return in.readByte();
-      case DOUBLE:
-        return in.readDouble();
       case TRIPLE:
         return List.of(in.readLong(), in.readLong(), in.readLong());
       default:

@@ -10,8 +10,9 @@ scores sorted in the shuffle), and so does ``rae`` (grouped passes: memory grows
 with the groups), the binned AUC/AP and calibration errors (cells
 per bin: memory grows with groups x bins), the agreement measures (cells per
 category or column) and the label-set Brier score (labels counted per group);
-the others say no bounded form exists yet. The centred regression measures and the
-class-wise measures collect only without mlsql's jar (:data:`UNBOUNDED_WITHOUT_JAR`):
+the others say no bounded form exists yet. The centred regression measures, the
+class-wise measures, ``majority_error`` and ``minority_class`` (and ``majority_class``
+with ``sample_weight``) collect only without mlsql's jar (:data:`UNBOUNDED_WITHOUT_JAR`):
 with it, mlsql's Java aggregates give the co-moments exactly, and count the confusion
 cells, in bounded memory.
 ``tests/test_spark_bounded.py`` checks each aggregate's plan against its own list.
@@ -24,12 +25,6 @@ from typing import Any
 
 from mlsql.measures.single_label import CLASS_MEASURES
 
-CLASSES = (
-    "Spark has no exact aggregate that counts per value, so without the classes\n"
-    "known in advance the counts per class need the group's rows (over a known\n"
-    "class universe, ``mlsql.spark.families.single_label.over_labels`` counts per\n"
-    "class in bounded memory)."
-)
 CELLS = (
     "Spark has no exact aggregate that counts per value. With mlsql's jar (the default\n"
     "on classic Spark) mlsql's Java aggregate counts the group's confusion cells\n"
@@ -53,9 +48,8 @@ CENTRED = (
 )
 TWO_PASSES = "Σ|y - mean(y)| needs the group's mean before it reads the values: two passes."
 
-#: aggregates that collect their group's rows, and why (``weighted``: only with sample_weight)
+#: aggregates that collect their group's rows, and why
 UNBOUNDED: dict[str, str] = {
-    "minority_class": CLASSES,
     "rae": TWO_PASSES,
     **dict.fromkeys(
         (
@@ -97,7 +91,6 @@ UNBOUNDED: dict[str, str] = {
         "percentile holds them (Spark's own percentile holds the distinct values)."
     ),
 }
-UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}
 #: aggregates that collect their group's rows only where mlsql's jar is not used (Spark
 #: Connect, ``spark.mlsql.jvm=false``, no JDK at install time)
 UNBOUNDED_WITHOUT_JAR: dict[str, str] = {
@@ -105,9 +98,12 @@ UNBOUNDED_WITHOUT_JAR: dict[str, str] = {
         ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"), CENTRED
     ),
     # the class-wise measures (the kappa tests and Bowker's test read the same cells), and
-    # majority_error (the largest class of the (label, label) cells)
-    **dict.fromkeys((*CLASS_MEASURES, "majority_error"), CELLS),
+    # majority_error and minority_class (the largest or smallest class of the (label, label)
+    # cells; minority_class finds its class among the group's sorted collect_set)
+    **dict.fromkeys((*CLASS_MEASURES, "majority_error", "minority_class"), CELLS),
 }
+#: the same, only with ``sample_weight`` (unweighted it is Spark's ``mode``, a map of classes)
+UNBOUNDED_WEIGHTED_WITHOUT_JAR: dict[str, str] = {"majority_class": CELLS}
 #: the aggregates that count per class in bounded memory when their ``labels`` are given
 LABELLED = ("precision_score", "recall_score", "fbeta_score", "f1_score")
 LABELS_BOUNDED = (
@@ -177,9 +173,7 @@ def note(name: str) -> str:
     if name in UNBOUNDED:
         head = "It collects the group's known rows (memory per group of the order of its rows).\n"
         measure_form = (
-            EVALUATE
-            if UNBOUNDED[name] is CLASSES
-            else SORTED_RUNS
+            SORTED_RUNS
             if name in RUNS
             else PASSES
             if name in PASSED
@@ -202,9 +196,12 @@ def note(name: str) -> str:
         labelled = LABELS_BOUNDED + "\n" if name in LABELLED else ""
         form = EVALUATE if UNBOUNDED_WITHOUT_JAR[name] is CELLS else PASSES
         return head + UNBOUNDED_WITHOUT_JAR[name] + "\n" + labelled + form + "\n"
-    if name in UNBOUNDED_WEIGHTED:
-        head = "With ``sample_weight`` it collects the group's known rows.\n"
-        return head + UNBOUNDED_WEIGHTED[name] + "\n" + EVALUATE + "\n"
+    if name in UNBOUNDED_WEIGHTED_WITHOUT_JAR:
+        head = (
+            "With ``sample_weight``, without mlsql's jar (Spark Connect,\n"
+            "``spark.mlsql.jvm=false``), it collects the group's known rows.\n"
+        )
+        return head + UNBOUNDED_WEIGHTED_WITHOUT_JAR[name] + "\n" + EVALUATE + "\n"
     return ""
 
 

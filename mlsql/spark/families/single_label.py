@@ -14,8 +14,8 @@ How each aggregate runs, and what it holds per group:
   ``cost_error`` are counts and sums over the rows: streaming and mergeable,
   a few numbers per group.
 - ``majority_class`` is Spark's ``mode`` (lowest value on ties): a hash map of
-  the classes per group, mergeable. With ``sample_weight`` it collects the
-  group's (label, weight) pairs, as ``minority_class`` does.
+  the classes per group, mergeable. With ``sample_weight``, and for
+  ``minority_class``, see below.
 - The class-wise measures (``precision_score``, ``recall_score``,
   ``fbeta_score``, ``f1_score``, ``balanced_accuracy_score``,
   ``cohen_kappa_score`` and its tests, Bowker's test, ``matthews_corrcoef``)
@@ -30,9 +30,11 @@ How each aggregate runs, and what it holds per group:
   name, both forms are planned and Spark folds away the one that does not
   apply when it plans the query.
 - ``majority_error`` reads its largest class from the same aggregate over
-  (label, label).
-- Without the jar (Spark Connect, ``spark.mlsql.jvm=false``), for classes of
-  other types, and for ``minority_class``, they
+  (label, label); ``minority_class`` (and ``majority_class`` with
+  ``sample_weight``) its smallest (largest) class, whose value it finds in the
+  group's sorted ``collect_set`` (memory grows with the classes).
+- Without the jar (Spark Connect, ``spark.mlsql.jvm=false``) and for classes of
+  other types they
   **collect the group's known (actual, predicted) values** (``collect_list``,
   memory per group of the order of its rows, like ``rae``). The per-class
   counts then come from sorting: the sorted classes seen on either side,
@@ -512,8 +514,13 @@ def check_labels(labels: Any, func: str) -> list[Any]:
     return sorted(set(values))
 
 
-#: each label kind's Spark type
-_KIND_TYPES = {bool: "boolean", str: "string", int: "bigint"}
+#: each label kind's Spark type and its kind in :data:`mlsql.spark.jvm.CLASS_KINDS`
+_LABEL_KINDS = {bool: ("boolean", "boolean"), str: ("string", "text"), int: ("bigint", "integer")}
+
+
+def _labels_kind(labels: Sequence[Any]) -> tuple[str, str]:
+    """The Spark type and the class kind of ``labels`` (of one kind)."""
+    return _LABEL_KINDS[bool if isinstance(labels[0], bool) else type(labels[0])]
 
 
 def as_labels_kind(col: Column, labels: Sequence[Any]) -> Column:
@@ -523,7 +530,7 @@ def as_labels_kind(col: Column, labels: Sequence[Any]) -> Column:
     read this way the query is analysed, and the labels= check of the first input
     (:func:`mlsql.spark._types.checked_universe`) says what is wrong. A Column of the
     labels' kind casts at most to a wider integer type."""
-    return col.try_cast(_KIND_TYPES[bool if isinstance(labels[0], bool) else type(labels[0])])
+    return col.try_cast(_labels_kind(labels)[0])
 
 
 def counted_classes(
@@ -708,11 +715,16 @@ def class_stats(
         def over_cells(term: Callable[[Column], Any]) -> Column:
             return total(F.transform(s["cells"], lambda c: column(term(c))))
 
-        rows_pair_sum = lambda term: over_cells(lambda c: c["c"] * column(term(c["i"], c["j"])))  # noqa: E731
-        cell_sum = lambda term: over_cells(  # noqa: E731
-            lambda c: c["c"] * column(term(view(c["i"]), view(c["j"])))
-        )
-        mirror_sum = lambda term: over_cells(lambda c: term(c["c"], c["m"]))  # noqa: E731
+        def cells_rows_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
+            return over_cells(lambda c: c["c"] * column(term(c["i"], c["j"])))
+
+        def cells_cell_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Column:
+            return over_cells(lambda c: c["c"] * column(term(view(c["i"]), view(c["j"]))))
+
+        def cells_mirror_sum(term: Callable[[Any, Any], Any]) -> Column:
+            return over_cells(lambda c: term(c["c"], c["m"]))
+
+        rows_pair_sum, cell_sum, mirror_sum = cells_rows_pair_sum, cells_cell_sum, cells_mirror_sum
 
     return SL.ClassStats(
         n=s["n"],
@@ -1007,13 +1019,7 @@ def _averaged_over(
     the classes are of the labels' kind), else counted per label and side
     (:func:`counted_classes`)."""
     labels = sorted(checked["labels"])
-    kind = (
-        "text"
-        if isinstance(labels[0], str)
-        else "boolean"
-        if isinstance(labels[0], bool)
-        else "integer"
-    )
+    kind = _labels_kind(labels)[1]
     weighted = weight is not None
 
     def formula(s: Column) -> Column:
@@ -1146,38 +1152,42 @@ def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     return fn
 
 
-def _weighted_extreme(label: Column, most: bool, weight: Column) -> Column:
-    """The class of the largest (``most``) or smallest total weight; classes whose rows all
-    weigh 0 do not occur; ties: the smallest class. The group's (label, weight) collected."""
-    known = label.isNotNull() & weight.isNotNull()
-    rows = F.collect_list(F.when(known, F.struct(label.alias("a"), weight.alias("w"))))
-
-    def ranked(xs: Column) -> Column:
-        classes = F.sort_array(F.array_distinct(F.transform(xs, lambda r: r["a"])))
-        totals = weights_by_class(classes, xs, lambda r: r["a"])
-        sign = -1.0 if most else 1.0
-        entries = F.transform(
-            classes, lambda c, i: F.struct((totals[i] * sign).alias("c"), c.alias("k"))
-        )
-        kept = F.array_sort(F.filter(entries, lambda e: e["c"] != 0))
-        return F.when(F.size(kept) > 0, kept[0]["k"])
-
-    return let(rows, ranked)
-
-
 def _extreme(label: Column, most: bool, sample_weight: Column | None = None) -> Column:
-    if sample_weight is not None:
-        return _weighted_extreme(label, most, sample_weight)
-    if most:  # Spark's mode: a hash map of the classes, lowest value on ties
+    """The class with the most (``most``) or the fewest rows, or the largest or smallest total
+    weight (a class whose rows all weigh 0 does not occur); ties: the smallest class.
+
+    Unweighted ``most`` is Spark's ``mode`` (a hash map of the classes, lowest value on ties).
+    Otherwise each class's total comes from the (label, label) cells of :func:`counted_cells`,
+    aligned with the group's classes sorted (``collect_set``: memory grows with the classes),
+    else from the group's labels (and weights) collected."""
+    if most and sample_weight is None:
         return F.mode(label, True)
-    grouped = runs(F.sort_array(F.collect_list(label)))
-    return let(
-        grouped,
-        lambda g: F.when(
-            F.size(g["values"]) > 0,
-            g["values"][F.array_position(g["counts"], F.array_min(g["counts"])) - 1],
-        ),
-    )
+    weight = sample_weight
+    kept = label.isNotNull() if weight is None else label.isNotNull() & weight.isNotNull()
+    classes = F.sort_array(F.collect_set(F.when(kept, label)))
+
+    def pick(totals: Column, values: Column) -> Column:
+        """The class of ``values`` whose total in ``totals`` (aligned) is the extreme one."""
+        if weight is not None:
+            totals = F.transform(totals, lambda t: F.when(t != 0, t))
+        target = F.array_max(totals) if most else F.array_min(totals)
+        at = F.array_position(totals, target).cast("int")
+        return F.when(at > 0, F.element_at(values, F.greatest(at, F.lit(1))))
+
+    def collected(only: Column | None) -> Column:
+        rows = kept if only is None else kept & only
+        if weight is None:
+            grouped = runs(F.sort_array(F.collect_list(F.when(rows, label))))
+            return let(grouped, lambda g: pick(g["counts"], g["values"]))
+        pairs = F.collect_list(F.when(rows, F.struct(label.alias("a"), weight.alias("w"))))
+
+        def ranked(xs: Column) -> Column:
+            seen = F.sort_array(F.array_distinct(F.transform(xs, lambda r: r["a"])))
+            return pick(weights_by_class(seen, xs, lambda r: r["a"]), seen)
+
+        return let(pairs, ranked)
+
+    return counted_cells(label, label, weight, lambda c: pick(c["actual"], classes), collected)
 
 
 def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
