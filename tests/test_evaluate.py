@@ -253,22 +253,54 @@ def test_a_bad_weight_is_refused_in_evaluates_words(engine):
         run(engine, table, "actual", "predicted", ["accuracy"], sample_weight="w")
 
 
-def test_spark_counts_cells_before_the_class_measures():
-    """The class measures' Columns see distinct (actual, predicted) cells, not rows."""
+def _jar_used() -> bool:
+    from pyspark.sql import functions as F
+
+    from mlsql.spark.jvm import co_moment
+
+    return co_moment(F.lit(1.0)) is not None
+
+
+@pytest.mark.parametrize(
+    ("setting", "classes"),
+    [("true", "string"), ("false", "string"), ("true", "decimal(4,1)")],
+    ids=["jar", "no-jar", "decimal-classes"],
+)
+def test_spark_class_measures_hold_cells_not_rows(setting, classes):
+    """The class measures count each group's confusion cells: in mlsql's Java aggregate where
+    its jar is used and counts the classes (text, not decimals), else as distinct
+    (actual, predicted) cells grouped first (two levels); never a group's rows. Accuracy
+    alone is a count over the rows (no cells grouped). The same values every way."""
     pytest.importorskip("pyspark")
     import mlsql.spark as ms
-    from tests.engines.spark_engine import frame
+    from tests.engines.spark_engine import frame, session
 
-    table = pa.table({"g": [1, 1, 2], "actual": ["x", "y", "x"], "predicted": ["x", "x", "x"]})
-    out = ms.evaluate(
-        frame(table), "actual", "predicted", [("f1_score", {"average": "macro"})], by="g"
-    )
-    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    spark = session()
+    spark.conf.set("spark.mlsql.jvm", setting)
+    try:
+        java = setting == "true" and classes == "string" and _jar_used()
+        table = pa.table({"g": [1, 1, 2], "actual": ["1", "2", "1"], "predicted": ["1"] * 3})
+        df = frame(table)
+        df = df.select("g", *(df[c].cast(classes).alias(c) for c in ("actual", "predicted")))
+        asked = [("f1_score", {"average": "macro"}), "majority_error"]
+        out = ms.evaluate(df, "actual", "predicted", asked, by="g")
+        plan = out._jdf.queryExecution().optimizedPlan().toString()
+        accuracy = ms.evaluate(df, "actual", "predicted", ["accuracy"], by="g")
+        counted = accuracy._jdf.queryExecution().optimizedPlan().toString()
+        got = [tuple(r) for r in out.collect()]
+    finally:
+        spark.conf.unset("spark.mlsql.jvm")
     aggregates = re.findall(r"Aggregate \[([^\]]*)\]", plan)
-    assert any("__mlsql_a" in keys and "__mlsql_p" in keys for keys in aggregates), plan
-    assert [tuple(r) for r in out.collect()] == [
-        (1, "f1_score(average='macro')", 1 / 3),
+    grouped = any("__mlsql_a" in keys and "__mlsql_p" in keys for keys in aggregates)
+    assert grouped != java, plan
+    assert ("mlsql_class_cells" in plan) == java, plan
+    assert ("collect_list" in plan) != java, plan  # two levels: the grouped cells collected
+    assert not any("__mlsql_a" in keys for keys in re.findall(r"Aggregate \[([^\]]*)\]", counted))
+    assert got == [
+        (1, "f1_score(average='macro')", pytest.approx(1 / 3, rel=1e-12)),
+        (1, "majority_error", 0.5),
         (2, "f1_score(average='macro')", 1.0),
+        (2, "majority_error", 0.0),
     ]
 
 

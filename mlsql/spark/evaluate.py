@@ -2,9 +2,13 @@
 
 Nothing is collected: the result is a DataFrame of groups x measures rows.
 
-Two levels where they bound memory (:func:`cell_measures`): when every measure
-asked for is a single-label class measure (accuracy, the class-wise averages,
-kappa, MCC, ...), the rows first become their distinct cells
+The single-label measures (:func:`cell_measures`: accuracy, the class-wise
+averages, kappa, MCC, ...) run as their own Columns over the rows where that is
+bounded: none needs the group's classes (accuracy, error_rate... are counts), or
+mlsql's Java aggregate counts their confusion cells (its jar used, classes of a kind
+it counts: :func:`mlsql.spark.jvm.class_cells`; memory: the distinct cells).
+Otherwise (Spark Connect, the jar switched off, decimal or date classes) they run in
+two levels: the rows first become their distinct cells
 ``groupBy(by..., actual, predicted)`` with their total (checked) weight, and
 the same measures run over the cells weighed by it. The measures are weighted
 sums over rows, so the cells give the same value (to rounding, within 1e-12):
@@ -43,8 +47,10 @@ from mlsql.spark import evaluate_brier as EBR
 from mlsql.spark import evaluate_cells2x2 as E22
 from mlsql.spark import evaluate_ranks as ERK
 from mlsql.spark import evaluate_regression as ER
+from mlsql.spark import jvm
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
+from mlsql.spark.families._memory import UNBOUNDED_WITHOUT_JAR
 
 _ROLES = EV.ROLES
 _WEIGHT, _ORDER = EV.WEIGHT, EV.ORDER
@@ -101,10 +107,12 @@ _WORDS = {
     [('A', 'accuracy', 1.0), ('A', 'f1_score', 1.0), ('B', 'accuracy', 0.5), ('B', 'f1_score', 0.3333333333333333)]
     """,
     notes="""
-    The single-label class measures run in two levels: distinct
+    The single-label class measures count their confusion cells in mlsql's Java
+    aggregate where its jar is used and the classes are text, integers, booleans
+    or floating-point numbers; otherwise they run in two levels: distinct
     ``(by..., actual, predicted)`` cells with their total weight, then the
     measures over the cells weighed by it. Their memory is groups x cells, never
-    rows. The binary AUC, AP and area under the PR curve run over each group's
+    rows, either way. The binary AUC, AP and area under the PR curve run over each group's
     runs of equal scores sorted in Spark's shuffle (a window, whose buffer
     spills to disk: memory bounded whatever the rows). The
     regression measures run as grouped passes: the means per group, then the
@@ -234,7 +242,8 @@ def _others(
 ) -> DataFrame:
     """The rows of the measures that are aggregates: one ``groupBy().agg``, unpivoted."""
     sample_weight = _WEIGHT if weighted_rows else None
-    two_level = all(item.name in cell_measures() for _, item in chosen)
+    single_label = all(item.name in cell_measures() for _, item in chosen)
+    two_level = single_label and not _one_level(rows, [item for _, item in chosen])
     if two_level:
         keys = [*groups, *sorted({r for _, item in chosen for r in item.roles})]
         keys = [_ROLES.get(k, k) for k in keys]
@@ -251,16 +260,30 @@ def _others(
     if ER.applies(items):
         wide = ER.values(rows, groups, chosen, weighted_rows)
     else:
+        # the single-label Columns typed (the rows' own): only the form their classes take
+        # is planned (a name plans the Java cells and the collected rows, one folded away)
+        column = (lambda c: bound(rows, c)) if single_label else F.col
         values = [
             MEASURES[item.name](
-                *(F.col(c) for c in EV.inputs(item, _ROLES)),
-                **({"sample_weight": F.col(_WEIGHT)} if weighted else {}),
+                *(column(c) for c in EV.inputs(item, _ROLES)),
+                **({"sample_weight": column(_WEIGHT)} if weighted else {}),
                 **item.params,
             ).alias(f"__mlsql_v{i}")
             for i, item in chosen
         ]
         wide = rows.groupBy(*groups).agg(*values) if groups else rows.agg(*values)
     return _long(wide, groups, [(i, item, f"__mlsql_v{i}") for i, item in chosen])
+
+
+def _one_level(rows: DataFrame, items: Sequence[EV.Item]) -> bool:
+    """Whether the single-label measures ``items`` are bounded as their own Columns over the
+    rows: none needs the group's classes (accuracy, error_rate... are counts), or mlsql's
+    Java aggregate counts their confusion cells (memory: the distinct cells, as the two
+    levels' second; :func:`mlsql.spark.jvm.class_cells`)."""
+    if not any(item.name in UNBOUNDED_WITHOUT_JAR for item in items):
+        return True
+    roles = sorted({_ROLES.get(r, r) for item in items for r in item.roles})
+    return jvm.counts_cells(rows, [rows.schema[r].dataType for r in roles])
 
 
 #: the public functions of this module (frame in, frame out)
