@@ -3,7 +3,7 @@
 mlsql computes each row's |A ∩ P|, |A| and |P| either with portable code or
 with one C kernel (``native/kernel.h``) behind a DuckDB extension (loaded by
 :mod:`mlsql._duckdb.native`) and a Polars plugin (:mod:`mlsql.polars._native`),
-and in Spark with a JVM function and aggregates (``native/spark/*.java``, added to
+and in Spark with a JVM expression and aggregates (``native/spark/*.java``, added to
 a session by :mod:`mlsql.spark.jvm`), compiled into the package's ``_native``
 folder when it is installed.
 ``MLSQL_NATIVE=0`` forces the portable paths everywhere (read whenever a
@@ -51,12 +51,12 @@ def status(reason: str | None, path: str | None, **extra: object) -> dict[str, o
     }
 
 
-#: mlsql's JVM function and aggregates for Spark (``native/build_spark.py``), in the native folder
+#: mlsql's JVM expression and aggregates for Spark (``native/build_spark.py``), in the native folder
 SPARK_JAR = FOLDER / "mlsql_spark.jar"
 
 
 def spark_native_status() -> dict[str, object]:
-    """Whether Spark sessions get mlsql's JVM function and aggregates (:mod:`mlsql.spark.jvm`), and why (not).
+    """Whether Spark sessions get mlsql's JVM expression and aggregates (:mod:`mlsql.spark.jvm`), and why (not).
 
     What a running session adds (its ``spark.mlsql.jvm`` setting, a Spark Connect
     session, a jar that fails to load) is decided where a Column is built; this says

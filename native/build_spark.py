@@ -1,4 +1,4 @@
-"""Compile mlsql's JVM function for Spark (``spark/*.java``) into a jar.
+"""Compile mlsql's JVM expression and aggregates for Spark (``spark/*.java``) into a jar.
 
 The package's build hook calls :func:`build`; it also runs on its own::
 

@@ -93,8 +93,18 @@ CASES = {
 }
 
 
+#: Spark's settings that make it interpret expressions instead of generating code
+INTERPRETED = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_row_counts_equal_the_oracle(spark, case):
+def test_row_counts_equal_the_oracle(spark, case, generated):
+    """The expression's generated code (inside Spark's whole-stage code) and its interpreted
+    form count as the oracle: lists short enough to compare pairwise and longer ones."""
     pool, actual_type, predicted_type = CASES[case]
     rows = _rows(len(case), pool)
     schema = f"i int, actual array<{actual_type}>, predicted array<{predicted_type}>"
@@ -102,7 +112,15 @@ def test_row_counts_equal_the_oracle(spark, case):
     from mlsql.spark.stats import row_stats
 
     assert "mlsql_set_counts" in _plan(df.select(row_stats(df.actual, df.predicted).tp))
-    assert _stats(df) == _expected(rows)
+    settings = {} if generated else INTERPRETED
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        got = _stats(df)
+    finally:
+        for key in settings:
+            spark.conf.unset(key)
+    assert got == _expected(rows)
 
 
 def test_micro_f1_and_hamming_equal_the_oracle_and_spark_sql(spark):

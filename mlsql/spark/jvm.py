@@ -1,4 +1,4 @@
-"""mlsql's JVM function and aggregates in a Spark session: label sets counted and sums made
+"""mlsql's JVM expression and aggregates in a Spark session: label sets counted and sums made
 exact in Java.
 
 Spark SQL builds a label set per side (``array_except``) and intersects them for
@@ -6,11 +6,13 @@ every row, which costs about six times a scan of the lists (benchmarks/README.md
 "Spark ``micro_f1``: per-row set statistics"). mlsql's jar (``native/spark/*.java``,
 compiled with the JDK when the package is installed) holds:
 
-- ``SetCounts``, a function counting |A ∩ P|, |A| and |P| of a row in one Java call,
-  packed in one long (:func:`set_counts`). Where a label-set Column is built
+- ``SetCounts``, a Catalyst expression counting |A ∩ P|, |A| and |P| of a row in one
+  Java call, packed in one long (:func:`set_counts`). Where a label-set Column is built
   (:func:`mlsql.spark.stats.row_stats`: the per-row counts, the micro and samples
   averages, subset accuracy, Hamming loss, their bootstrap and Hivemall's functions),
-  the Column calls it.
+  the Column holds it. Spark compiles it into its generated code, and it reads the
+  lists in place (a user-defined function would get each list converted into Java
+  objects, a ``String`` decoded per label).
 - ``LabelCounts``, an aggregate counting a group's per-label tp, fn and fp and its
   histogram of row statistics in one pass (:func:`label_counts`), where Spark SQL
   spreads every row over its labels (``explode``) and groups the spread rows. The
@@ -37,7 +39,7 @@ compiled with the JDK when the package is installed) holds:
   collect the group's rows (:mod:`mlsql.spark.families.single_label`).
 
 The session gets the jar once per Spark application (Spark's ``ADD JAR``: the driver's
-class loader and the executors) and the Columns call the function and aggregate
+class loader and the executors) and the Columns hold the expression and aggregate
 objects themselves, so no name is registered in the session's catalog. The counts are
 the same either way (``tests/test_spark_jvm.py``). None is used, and Spark SQL
 computes instead, where:
@@ -51,10 +53,9 @@ computes instead, where:
 - the jar fails to load: mlsql warns once, with Spark's reason.
 
 Spark SQL also computes what Java would count otherwise: lists of strings under a
-collation (which Spark compares by the collation, Java by characters); for the function,
-a row with 2^21 or more distinct labels on a side (they do not fit the packing) and a row
-with a text label holding U+FFFD (what Java makes of invalid UTF-8, whose bytes Spark
-compares; the aggregate reads text as bytes). Weighted tables sum the weights in the
+collation (which Spark compares by the collation, Java by the bytes, as Spark compares
+text without one); for the expression, a row with 2^21 or more distinct labels on a side
+(they do not fit the packing). Weighted tables sum the weights in the
 aggregate as :mod:`mlsql.spark.exact` sums them in Spark SQL: the same DOUBLEs.
 """
 
@@ -76,13 +77,13 @@ from mlsql._native_switch import SPARK_JAR, switched_off
 from mlsql.spark._types import LABEL_ARRAY
 from mlsql.spark.exact_bounds import EXACT_SUM_BOUND
 
-#: the Java class (``native/spark/SetCounts.java``)
+#: the Java expression (``native/spark/SetCounts.java``)
 CLASS = "mlsql.spark.SetCounts"
 #: the Java aggregate of a group's per-label counts (``native/spark/LabelCounts.java``)
 AGGREGATE = "mlsql.spark.LabelCounts"
 #: the session setting that switches the function off (``"false"``)
 CONF = "spark.mlsql.jvm"
-#: the name Spark's plans show for the function
+#: the name Spark's plans show for the expression (its ``prettyName``)
 NAME = "mlsql_set_counts"
 #: the name Spark's plans show for the aggregate
 AGGREGATE_NAME = "mlsql_label_counts"
@@ -131,7 +132,7 @@ def _classic_session() -> Any:
 class _Loaded:
     """mlsql's JVM classes in one Spark application."""
 
-    #: the ``UserDefinedFunction`` of :data:`CLASS`
+    #: the constructor of :data:`CLASS` (a Catalyst expression over two expressions)
     set_counts: Any
     #: the class :data:`AGGREGATE` (made per label type: :func:`label_counts`)
     label_counts: Any
@@ -193,24 +194,13 @@ def _loaded(spark: Any) -> _Loaded | None:
         # addJar's URL of a path with a space is encoded twice: the driver's loader gets the
         # file's own URL too (a loader skips a URL it holds)
         loader.addURL(jvm.java.io.File(str(SPARK_JAR)).toURI().toURL())
-        cls = jvm.java.lang.Class.forName(CLASS, True, loader)
         gateway = spark.sparkContext._gateway
-        no_types = gateway.new_array(jvm.java.lang.Class, 0)
-        instance = cls.getDeclaredConstructor(no_types).newInstance(
-            gateway.new_array(jvm.java.lang.Object, 0)
+        expression = jvm.java.lang.Class.forName(
+            "org.apache.spark.sql.catalyst.expressions.Expression"
         )
-        # functions.udf(UDF2, DataType), named by reflection: py4j may pick the untyped
-        # udf(Object, DataType), which Spark refuses
         signature = gateway.new_array(jvm.java.lang.Class, 2)
-        signature[0] = jvm.java.lang.Class.forName("org.apache.spark.sql.api.java.UDF2")
-        signature[1] = jvm.java.lang.Class.forName("org.apache.spark.sql.types.DataType")
-        udf = jvm.java.lang.Class.forName("org.apache.spark.sql.functions").getMethod(
-            "udf", signature
-        )
-        arguments = gateway.new_array(jvm.java.lang.Object, 2)
-        arguments[0] = instance
-        arguments[1] = jvm.org.apache.spark.sql.types.DataTypes.LongType
-        function = udf.invoke(None, arguments).withName(NAME)
+        signature[0] = signature[1] = expression
+        function = jvm.java.lang.Class.forName(CLASS, True, loader).getConstructor(signature)
 
         def aggregate(name: str, encoder: Any, *flags: bool) -> Any:  # functions.udaf of `name`
             types = gateway.new_array(jvm.java.lang.Class, len(flags))
@@ -266,28 +256,52 @@ def _switched_on(spark: Any) -> bool:
     return bool(spark.conf.get(CONF, "true").strip().lower() not in _OFF)
 
 
-def _called(function: str, *columns: Column) -> Column | None:
-    """The call of the loaded ``function`` (:class:`_Loaded`'s ``set_counts``,
-    ``exact_sum``, ``variance``, ``covariance`` or a ``class_cells``) on ``columns`` in the
-    thread's session, or None where it is not used: Spark Connect's Columns, no classic
-    session, the jar switched off or not loaded."""
+def _used(*columns: Column) -> tuple[Any, _Loaded] | None:
+    """The thread's classic session and mlsql's classes loaded there, for Columns over
+    ``columns``; None where they are not used: Spark Connect's Columns, no classic session,
+    the jar switched off or not loaded."""
     from pyspark.sql.classic.column import Column as ClassicColumn
-    from pyspark.sql.classic.column import _to_java_column, _to_seq
 
     if not all(isinstance(c, ClassicColumn) for c in columns):
         return None  # Spark Connect's Columns
     spark = _classic_session()
     loaded = _loaded(spark) if _switched_on(spark) else None
-    if loaded is None:
+    return None if loaded is None else (spark, loaded)
+
+
+def _called(function: str, *columns: Column) -> Column | None:
+    """The call of the loaded ``function`` (:class:`_Loaded`'s ``exact_sum``,
+    ``variance``, ``covariance`` or a ``class_cells``) on ``columns`` in the thread's
+    session, or None where it is not used (:func:`_used`)."""
+    from pyspark.sql.classic.column import _to_java_column, _to_seq
+
+    used = _used(*columns)
+    if used is None:
         return None
+    spark, loaded = used
     udf = getattr(loaded, function)
     return Column(udf.apply(_to_seq(spark.sparkContext, list(columns), _to_java_column)))
 
 
+def _expression(actual: Column, predicted: Column) -> Column | None:
+    """The Column of mlsql's :data:`CLASS` expression over ``actual`` and ``predicted`` in the
+    thread's session, or None where it is not used (:func:`_used`)."""
+    used = _used(actual, predicted)
+    if used is None:
+        return None
+    spark, loaded = used
+    jvm = spark._jvm
+    utils = jvm.org.apache.spark.sql.classic.ExpressionUtils
+    arguments = spark.sparkContext._gateway.new_array(jvm.java.lang.Object, 2)
+    arguments[0] = utils.expression(actual._jc)
+    arguments[1] = utils.expression(predicted._jc)
+    return Column(utils.column(loaded.set_counts.newInstance(arguments)))
+
+
 def set_counts(actual: Column, predicted: Column) -> Column | None:
     """The packed counts of each row (``tp + n_actual·2^21 + n_predicted·2^42``; NULL where a
-    list is NULL, a count does not fit, a string holds U+FFFD or the labels have a
-    collation), or None where the function is not used.
+    list is NULL, a count does not fit or the labels have a collation), or None where the
+    expression is not used.
 
     Examples
     --------
@@ -298,7 +312,7 @@ def set_counts(actual: Column, predicted: Column) -> Column | None:
     >>> packed is None or df.select(packed).first()[0] == 1 + (2 << 21) + (2 << 42)
     True
     """
-    call = _called("set_counts", actual, predicted)
+    call = _expression(actual, predicted)
     if call is None:
         return None
     # labels without a collation (under one, Spark compares strings by it, Java by their
