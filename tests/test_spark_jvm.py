@@ -204,8 +204,9 @@ def test_no_name_is_registered_and_a_users_function_of_that_name_stays(spark):
         spark.sql("DROP TEMPORARY FUNCTION IF EXISTS mlsql_set_counts")
 
 
-#: lists Java would compare otherwise than Spark, and other label types, as Spark SQL text:
-#: (actual, predicted, (tp, n_actual, n_predicted)) written out from Spark's rules
+#: lists whose labels Spark compares by other rules than bytes or values, text that does not
+#: decode, and other label types, as Spark SQL text: (actual, predicted, (tp, n_actual,
+#: n_predicted)) written out from Spark's rules
 SPARK_RULES = {
     # UTF8_LCASE: 'A' and 'a' are one label
     "collation": (
@@ -213,7 +214,8 @@ SPARK_RULES = {
         "array('a' COLLATE UTF8_LCASE)",
         (1, 2, 1),
     ),
-    # two invalid UTF-8 bytes: Spark compares them (different), Java would see two U+FFFD
+    # two invalid UTF-8 bytes: Spark compares them (different), as the expression does; a
+    # Java String would decode both to U+FFFD
     "invalid_utf8": ("array(CAST(X'FF' AS STRING))", "array(CAST(X'FE' AS STRING))", (0, 1, 1)),
     "varchar": ("array(CAST('ab' AS VARCHAR(3)), 'c')", "array('ab', 'd')", (1, 2, 2)),
     "void": ("array(NULL)", "array(NULL, NULL)", (0, 0, 0)),
