@@ -471,22 +471,23 @@ def counts_labels(frame: DataFrame, label_type: T.DataType) -> bool:
     text = isinstance(label_type, T.StringType) and label_type.simpleString() == "string"
     if not (text or isinstance(label_type, T.IntegralType)):
         return False  # a collation (Spark compares by it), or any other type
+    return _switched_on(_frame_session(frame))
+
+
+def _frame_session(frame: DataFrame) -> Any:
+    """``frame``'s classic session, or None (a Spark Connect DataFrame)."""
     spark = getattr(frame, "sparkSession", None)
     if getattr(frame, "_jdf", None) is None or getattr(spark, "_jsparkSession", None) is None:
-        return False  # Spark Connect
-    return _switched_on(spark)
+        return None
+    return spark
 
 
 def counts_cells(frame: DataFrame, types: Sequence[T.DataType]) -> bool:
     """Whether :func:`class_cells` counts classes of ``types`` (both sides) over ``frame``'s
     session: classes of a kind it counts (:func:`counts_classes`), a classic session, the jar
     used and loaded there."""
-    if not counts_classes(types):
-        return False
-    spark = getattr(frame, "sparkSession", None)
-    if getattr(frame, "_jdf", None) is None or getattr(spark, "_jsparkSession", None) is None:
-        return False  # Spark Connect
-    return _switched_on(spark) and _loaded(spark) is not None
+    spark = _frame_session(frame) if counts_classes(types) else None
+    return spark is not None and _switched_on(spark) and _loaded(spark) is not None
 
 
 def given_type(label_type: T.DataType) -> T.DataType:
