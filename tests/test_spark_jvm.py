@@ -356,6 +356,52 @@ def test_text_labels_are_compared_by_their_bytes_and_come_back_whole(spark):
     assert sorted(r.tp for r in table.collect()) == [0.0, 0.0, 2.5]
 
 
+#: labels that differ in one byte only: at the start, in the middle, at the end, or in
+#: length; of 0 to 40 bytes, across the lengths where the reader's hash steps change (8, 16)
+ALIKE = sorted(
+    {
+        base[:i] + c + base[i + 1 :]
+        for base in ("a" * 7, "b" * 8, "c" * 9, "d" * 15, "e" * 16, "f" * 17, "g" * 40)
+        for i in (0, len(base) // 2, len(base) - 1)
+        for c in ("x", "é")
+    }
+    | {"", "h", "h" * 8, "h" * 9, "é" * 8}
+)
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
+def test_labels_alike_but_for_one_byte_count_apart_read_from_parquet(spark, tmp_path, generated):
+    """Lists read from a Parquet file (Spark hands them over as its columnar arrays, and as
+    its rows' arrays to the aggregate), of labels that share all bytes but one, count as the
+    oracle counts them: the row statistics and each label's tp, fp and fn."""
+    import mlsql.spark as ms
+    from mlsql.spark.stats import row_stats
+
+    rows, schema = _grouped(17, ALIKE, ("string", "string"))
+    path = str(tmp_path / "alike.parquet")
+    spark.createDataFrame(rows, schema).coalesce(1).write.parquet(path)
+    settings = {} if generated else INTERPRETED
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        df = spark.read.parquet(path)
+        s = row_stats(df.actual, df.predicted)
+        stats = df.select(s.tp, s.n_actual, s.n_predicted)
+        assert "mlsql_set_counts" in _plan(stats)
+        got_stats = sorted(map(tuple, stats.collect()), key=repr)
+        table = ms.label_metrics(df, "actual", "predicted", by="g")
+        assert "mlsql_label_counts" in _plan(table)
+        got_table = sorted(
+            (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
+        )
+    finally:
+        for key in settings:
+            spark.conf.unset(key)
+    expected_stats = [stats[1:] for stats in _expected([(a, p) for _, a, p in rows])]
+    assert got_stats == sorted(expected_stats, key=repr)
+    assert got_table == _label_table(rows)
+
+
 def test_the_java_aggregate_is_switched_off_as_the_function_is(spark, monkeypatch):
     import mlsql.spark as ms
 
@@ -377,21 +423,16 @@ def test_row_statistics_too_wide_to_pack_are_counted_alike(spark):
     oracle's cells too, through Spark's serialized buffers on 1 and 4 partitions."""
     from collections import Counter
 
-    from pyspark.sql import Column
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
-    from pyspark.sql.classic.column import _to_java_column, _to_seq
 
     from mlsql.spark import jvm
 
     rows, schema = _grouped(5, ["a", "b", "c", "d", "e", "f", "g"], ("string", "string"))
     assert any(len(set(a or [])) >= 4 for _, a, _ in rows)  # some rows take the triple keys
-    df = spark.createDataFrame(rows, schema).selectExpr(
-        "g", "CAST(actual AS array<binary>) AS a", "CAST(predicted AS array<binary>) AS p"
-    )
+    df = spark.createDataFrame(rows, schema).selectExpr("g", "actual AS a", "predicted AS p")
     expected: set[tuple[Any, ...]] = set()
     for g, label, tp, fp, fn in _label_table(rows):
-        expected.add((g, label.encode(), None, None, None, tp, fn, fp, 0))
+        expected.add((g, label, None, None, None, tp, fn, fp, 0))
     known: dict[Any, Counter] = {}
     for g, a, p in rows:
         sa, sp = oracle.as_set(a), oracle.as_set(p)
@@ -405,17 +446,13 @@ def test_row_statistics_too_wide_to_pack_are_counted_alike(spark):
     loaded = jvm._loaded(spark)
     assert loaded is not None
     for bits in (2, jvm.BITS):
-        function = loaded.aggregate(spark, T.BinaryType(), bits=bits)
-        lists = _to_seq(spark.sparkContext, [F.col("a"), F.col("p")], _to_java_column)
+        counts = loaded.label_counts(spark, F.col("a"), F.col("p"), bits=bits)
         for n in (1, 4):
-            counted = df.repartition(n).groupBy("g").agg(Column(function.apply(lists)).alias("c"))
-            got = {
-                (r[0], None if r[1] is None else bytes(r[1]), *r[2:])
-                for r in counted.selectExpr("g", "inline(c.cells)").collect()
-            }
+            counted = df.repartition(n).groupBy("g").agg(counts.alias("c"))
+            got = {tuple(r) for r in counted.selectExpr("g", "inline(c.cells)").collect()}
             assert got == expected, (bits, n)
     with pytest.raises(Exception, match="bits must be 1 to 21, not 22"):
-        loaded.aggregate(spark, T.BinaryType(), bits=22)
+        loaded.label_counts(spark, F.col("a"), F.col("p"), bits=22)
 
 
 def test_weighted_tables_equal_spark_sql_and_exact_sums_on_any_partitioning(spark):

@@ -12,11 +12,15 @@ compiled with the JDK when the package is installed) holds:
   averages, subset accuracy, Hamming loss, their bootstrap and Hivemall's functions),
   the Column holds it. Spark compiles it into its generated code, and it reads the
   lists in place (a user-defined function would get each list converted into Java
-  objects, a ``String`` decoded per label).
+  objects, a ``String`` decoded per label): text as its bytes where they lie, hashed
+  eight bytes at a step.
 - ``LabelCounts``, an aggregate counting a group's per-label tp, fn and fp and its
   histogram of row statistics in one pass (:func:`label_counts`), where Spark SQL
   spreads every row over its labels (``explode``) and groups the spread rows. The
-  per-label tables (:mod:`mlsql.spark.families.label_based`) count with it. Its memory
+  per-label tables (:mod:`mlsql.spark.families.label_based`) count with it. A Catalyst
+  aggregate as Spark's ``collect_set`` is, it reads each row's lists in place as the
+  expression does (both through ``LabelSets``), where a user-defined aggregate gets them
+  converted into Java objects. Its memory
   is a group's distinct labels, in the heap (Spark cannot spill it), and its result one
   value holding a cell per label: for millions of distinct labels in a group, Spark
   SQL's form (which spills) is the one that fits (``spark.mlsql.jvm=false``;
@@ -64,7 +68,7 @@ from __future__ import annotations
 import operator
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
@@ -134,8 +138,9 @@ class _Loaded:
 
     #: the constructor of :data:`CLASS` (a Catalyst expression over two expressions)
     set_counts: Any
-    #: the class :data:`AGGREGATE` (made per label type: :func:`label_counts`)
-    label_counts: Any
+    #: the constructor of :data:`AGGREGATE` (a Catalyst aggregate over two lists and a
+    #: weight, or None: :meth:`label_counts`)
+    label_counts_of: Any
     #: the ``UserDefinedFunction`` of :data:`EXACT_SUM`
     exact_sum: Any
     #: the ``UserDefinedFunction`` of :data:`CO_MOMENTS` over (a, w): a variance
@@ -146,37 +151,29 @@ class _Loaded:
     class_cells: Any
     #: the ``UserDefinedFunction`` of :data:`CLASS_CELLS` summing weights
     weighted_class_cells: Any
-    #: its ``UserDefinedFunction`` per label type (Spark's JSON of the type) and packing width
-    aggregates: dict[str, Any] = field(default_factory=dict)
 
-    def aggregate(
-        self, spark: Any, label_type: T.DataType, weighted: bool = False, bits: int = BITS
-    ) -> Any:
-        """The ``UserDefinedFunction`` of :data:`AGGREGATE` over two lists of ``label_type``
-        (and with ``weighted``, a DOUBLE weight: its counts are exact sums of the weights, as
-        :func:`mlsql.spark.exact.limb_sum_sql` sums them); ``bits``: the width of its packed
-        row statistics (fewer only to test the rest)."""
-        key = f"{label_type.json()} {weighted} {bits}"
-        if key not in self.aggregates:
-            jvm, gateway = spark._jvm, spark.sparkContext._gateway
-            fields = [T.StructField(n, T.ArrayType(label_type)) for n in "ap"]
-            lists = T.StructType(fields + [T.StructField("w", T.DoubleType())] * weighted)
-            parse = jvm.org.apache.spark.sql.types.DataType.fromJson
-            signature = gateway.new_array(jvm.java.lang.Class, 4)
-            signature[0] = jvm.java.lang.Class.forName("org.apache.spark.sql.types.DataType")
-            signature[1] = jvm.java.lang.Integer.TYPE
-            signature[2] = jvm.java.lang.Boolean.TYPE
-            signature[3] = jvm.java.lang.Double.TYPE
-            arguments = gateway.new_array(jvm.java.lang.Object, 4)
-            arguments[0] = parse(label_type.json())
-            arguments[1] = jvm.java.lang.Integer(bits)
-            arguments[2] = jvm.java.lang.Boolean(weighted)
-            arguments[3] = jvm.java.lang.Double(float(EXACT_SUM_BOUND))
-            instance = self.label_counts.getConstructor(signature).newInstance(arguments)
-            encoder = jvm.org.apache.spark.sql.Encoders.row(parse(lists.json()))
-            udaf = jvm.org.apache.spark.sql.functions.udaf(instance, encoder)
-            self.aggregates[key] = udaf.withName(AGGREGATE_NAME)
-        return self.aggregates[key]
+    def label_counts(
+        self,
+        spark: Any,
+        actual: Column,
+        predicted: Column,
+        weight: Column | None = None,
+        bits: int = BITS,
+    ) -> Column:
+        """The Column of :data:`AGGREGATE` over the lists ``actual`` and ``predicted`` (of
+        one type) in ``spark``; with a ``weight`` (DOUBLE), its counts are exact sums of the
+        weights, as :func:`mlsql.spark.exact.limb_sum_sql` sums them; ``bits``: the width
+        of its packed row statistics (fewer only to test the rest)."""
+        jvm = spark._jvm
+        utils = jvm.org.apache.spark.sql.classic.ExpressionUtils
+        arguments = spark.sparkContext._gateway.new_array(jvm.java.lang.Object, 5)
+        arguments[0] = utils.expression(actual._jc)
+        arguments[1] = utils.expression(predicted._jc)
+        arguments[2] = None if weight is None else utils.expression(weight._jc)
+        arguments[3] = jvm.java.lang.Integer(bits)
+        arguments[4] = jvm.java.lang.Double(float(EXACT_SUM_BOUND))
+        made = self.label_counts_of.newInstance(arguments)
+        return Column(utils.column(made.toAggregateExpression()))
 
 
 def _loaded(spark: Any) -> _Loaded | None:
@@ -201,6 +198,11 @@ def _loaded(spark: Any) -> _Loaded | None:
         signature = gateway.new_array(jvm.java.lang.Class, 2)
         signature[0] = signature[1] = expression
         function = jvm.java.lang.Class.forName(CLASS, True, loader).getConstructor(signature)
+        signature = gateway.new_array(jvm.java.lang.Class, 5)
+        signature[0] = signature[1] = signature[2] = expression
+        signature[3] = jvm.java.lang.Integer.TYPE
+        signature[4] = jvm.java.lang.Double.TYPE
+        counts = jvm.java.lang.Class.forName(AGGREGATE, True, loader).getConstructor(signature)
 
         def aggregate(name: str, encoder: Any, *flags: bool) -> Any:  # functions.udaf of `name`
             types = gateway.new_array(jvm.java.lang.Class, len(flags))
@@ -229,7 +231,7 @@ def _loaded(spark: Any) -> _Loaded | None:
 
         loaded = _Loaded(
             function,
-            jvm.java.lang.Class.forName(AGGREGATE, True, loader),
+            counts,
             total,
             moment("aw"),
             moment("abw"),
@@ -490,52 +492,42 @@ def counts_cells(frame: DataFrame, types: Sequence[T.DataType]) -> bool:
     return spark is not None and _switched_on(spark) and _loaded(spark) is not None
 
 
-def given_type(label_type: T.DataType) -> T.DataType:
-    """The type of the labels :func:`label_counts` takes for labels of ``label_type``:
-    BINARY for text (compared by its bytes, as Spark compares strings), else the same."""
-    return T.BinaryType() if isinstance(label_type, T.StringType) else label_type
-
-
 def label_counts(
-    rows: DataFrame, groups: Sequence[str], label_type: T.DataType, weighted: bool = False
+    rows: DataFrame, groups: Sequence[str], weighted: bool = False
 ) -> DataFrame | None:
     """Each group's per-label counts and row-statistics histogram from mlsql's Java aggregate
     (``native/spark/LabelCounts.java``), where :func:`counts_labels` says it is used; None
     where the jar fails to load.
 
-    ``rows`` holds the group columns ``groups`` and the lists ``__a`` and ``__p`` of labels
-    of ``label_type``, both cast to ``array<given_type(label_type)>``; with ``weighted``,
-    the weights ``__w`` (DOUBLE; a row with a NULL one is unknown), which the counts sum
-    (exactly, as :func:`mlsql.spark.exact.limb_sum_sql`: DOUBLE counts). The result has the
-    group columns and ``__cells``, a struct whose ``cells`` are (label, row_tp,
-    row_n_actual, row_n_predicted, tp, fn, fp, row): a label's counts (row statistics NULL,
-    ``row`` 0), the rows with each (tp, |A|, |P|) (label NULL, label counts 0), and in a
-    group with an unknown row (a NULL list), one row of NULL keys and zero counts. The
-    aggregate's memory is the distinct labels and row statistics of a group, not its rows.
+    ``rows`` holds the group columns ``groups`` and the lists ``__a`` and ``__p``, both of one
+    type (labels :func:`counts_labels` counts); with ``weighted``, the weights ``__w``
+    (DOUBLE; a row with a NULL one is unknown), which the counts sum (exactly, as
+    :func:`mlsql.spark.exact.limb_sum_sql`: DOUBLE counts). The result has the group columns
+    and ``__cells``, a struct whose ``cells`` are (label, row_tp, row_n_actual,
+    row_n_predicted, tp, fn, fp, row): a label's counts (row statistics NULL, ``row`` 0), the
+    rows with each (tp, |A|, |P|) (label NULL, label counts 0), and in a group with an
+    unknown row (a NULL list), one row of NULL keys and zero counts. The aggregate's memory
+    is the distinct labels and row statistics of a group, not its rows.
 
     Examples
     --------
     >>> from pyspark.sql import SparkSession
     >>> from pyspark.sql import types as T
     >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.sql("SELECT 0 AS g, CAST(array('x', 'y') AS array<binary>) AS __a, "
-    ...                "CAST(array('x') AS array<binary>) AS __p")
+    >>> df = spark.sql("SELECT 0 AS g, array('x', 'y', 'x') AS __a, array('x') AS __p")
     >>> used = counts_labels(df, T.StringType())
-    >>> counted = label_counts(df, ["g"], T.StringType()) if used else None
+    >>> counted = label_counts(df, ["g"]) if used else None
     >>> counted is None or sorted(
-    ...     (bytes(r.label).decode(), r.tp, r.fn, r.fp)
+    ...     (r.label, r.tp, r.fn, r.fp)
     ...     for r in counted.selectExpr("inline(__cells.cells)").collect()
     ...     if r.label is not None
     ... ) == [("x", 1, 0, 0), ("y", 0, 1, 0)]
     True
     """
-    from pyspark.sql.classic.column import _to_java_column, _to_seq
-
     spark = rows.sparkSession
     loaded = _loaded(spark)
     if loaded is None:
         return None
-    function = loaded.aggregate(spark, given_type(label_type), weighted)
-    lists = [F.col(n) for n in ("__a", "__p", *(["__w"] if weighted else []))]
-    counted = Column(function.apply(_to_seq(spark.sparkContext, lists, _to_java_column)))
+    weight = F.col("__w") if weighted else None
+    counted = loaded.label_counts(spark, F.col("__a"), F.col("__p"), weight)
     return rows.groupBy(*groups).agg(counted.alias("__cells"))

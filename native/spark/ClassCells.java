@@ -83,8 +83,8 @@ public final class ClassCells extends Aggregator<Row, ClassCells.Cells, Row> {
     long rows;
     byte kind = NONE;
     /** Text classes: their numbers, and the classes by number. */
-    final HashMap<LabelCounts.Bytes, Integer> ids = new HashMap<>();
-    final List<LabelCounts.Bytes> texts = new ArrayList<>();
+    final HashMap<Bytes, Integer> ids = new HashMap<>();
+    final List<Bytes> texts = new ArrayList<>();
     /** The cells, densely: classes x (actual) and y (predicted), count or sum. */
     int size;
     long[] xs = new long[16];
@@ -98,7 +98,7 @@ public final class ClassCells extends Aggregator<Row, ClassCells.Cells, Row> {
     public Cells() {}
 
     /** A text class's number here (added if new). */
-    long id(LabelCounts.Bytes text) {
+    long id(Bytes text) {
       Integer id = ids.get(text);
       if (id == null) {
         id = texts.size();
@@ -181,7 +181,7 @@ public final class ClassCells extends Aggregator<Row, ClassCells.Cells, Row> {
       out.writeLong(rows);
       out.writeByte(kind);
       out.writeInt(texts.size());
-      for (LabelCounts.Bytes t : texts) {
+      for (Bytes t : texts) {
         out.writeInt(t.bytes.length);
         out.write(t.bytes);
       }
@@ -209,7 +209,7 @@ public final class ClassCells extends Aggregator<Row, ClassCells.Cells, Row> {
       for (int i = in.readInt(); i > 0; i--) {
         byte[] bytes = new byte[in.readInt()];
         in.readFully(bytes);
-        id(new LabelCounts.Bytes(bytes));
+        id(new Bytes(bytes));
       }
       boolean summed = in.readBoolean();
       for (int i = in.readInt(); i > 0; i--) {
@@ -249,8 +249,8 @@ public final class ClassCells extends Aggregator<Row, ClassCells.Cells, Row> {
     long y;
     if (!row.isNullAt(0) && !row.isNullAt(SIDE)) {
       b.kind = TEXT;
-      x = b.id(new LabelCounts.Bytes((byte[]) row.get(0)));
-      y = b.id(new LabelCounts.Bytes((byte[]) row.get(SIDE)));
+      x = b.id(new Bytes((byte[]) row.get(0)));
+      y = b.id(new Bytes((byte[]) row.get(SIDE)));
     } else if (!row.isNullAt(1) && !row.isNullAt(SIDE + 1)) {
       b.kind = INTEGER;
       x = row.getLong(1);
@@ -500,5 +500,26 @@ public final class ClassCells extends Aggregator<Row, ClassCells.Cells, Row> {
             .add("text_keys", DataTypes.createArrayType(DataTypes.BinaryType, false), false)
             .add("integer_keys", DataTypes.createArrayType(DataTypes.LongType, false), false);
     return Encoders.row(output);
+  }
+
+  /** A text class's bytes: compared and hashed by them. */
+  static final class Bytes {
+    final byte[] bytes;
+    final int hash;
+
+    Bytes(byte[] bytes) {
+      this.bytes = bytes;
+      this.hash = Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Bytes && Arrays.equals(bytes, ((Bytes) other).bytes);
+    }
   }
 }

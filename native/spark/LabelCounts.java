@@ -1,19 +1,23 @@
 // mlsql's JVM aggregate for Spark's per-label tables: each label's tp, fn and fp counts and
 // the histogram of the rows' (|A ∩ P|, |A|, |P|), per group, in one pass over the rows.
 //
-// Built with SetCounts.java into mlsql/_native/mlsql_spark.jar (native/build_spark.py);
-// mlsql.spark.jvm makes a Spark aggregate of it (functions.udaf) and mlsql.spark.families.
-// label_based counts with it where it builds label_metrics, multilabel_report and the
-// macro and weighted measures, with a sample weight too (each count is then the exact sum
-// of the rows' weights, kept as mlsql.spark.exact keeps it). Without it, Spark SQL spreads
-// each row over its labels (explode) and counts them per label: the same numbers.
+// Built with the other classes into mlsql/_native/mlsql_spark.jar (native/build_spark.py);
+// mlsql.spark.jvm wraps it in a Column and mlsql.spark.families.label_based counts with it
+// where it builds label_metrics, multilabel_report and the macro and weighted measures,
+// with a sample weight too (each count is then the exact sum of the rows' weights, kept as
+// mlsql.spark.exact keeps it). Without it, Spark SQL spreads each row over its labels
+// (explode) and counts them per label: the same numbers.
 //
-// The input is a row of two label lists (Spark casts both to one type first; text comes as
-// BINARY, so labels are compared by their bytes as Spark compares strings, invalid UTF-8
-// included). Labels are counted over distinct non-NULL labels (DESIGN.md section 1). A row
-// with a NULL list adds no counts and marks the group as holding an unknown row. Memory
-// grows with the distinct labels and distinct (tp, |A|, |P|) triples of a group, never with
-// its rows; the counts are longs, so they add up alike in any order and on any partitioning.
+// LabelCounts(actual, predicted[, weight]) over two lists of one type (Spark casts both to
+// it first): text without a collation, or integers. It is a Catalyst aggregate
+// (TypedImperativeAggregate, as Spark's collect_set and percentile are), not a
+// user-defined one, so it reads each row's lists in place as LabelSets reads them (text
+// compared by its bytes, as Spark compares it) where a user-defined aggregate gets each
+// list converted into Java objects. Labels are counted over distinct non-NULL labels
+// (DESIGN.md section 1). A row with a NULL list (or a NULL weight) adds no counts and marks
+// the group as holding an unknown row. Memory grows with the distinct labels and distinct
+// (tp, |A|, |P|) triples of a group, never with its rows; the counts are longs, so they add
+// up alike in any order and on any partitioning.
 //
 // The result is one struct per group, `cells`: an array of (label, row_tp, row_n_actual,
 // row_n_predicted, tp, fn, fp, row), the rows Spark SQL's GROUP BY of the spread gives: a
@@ -22,56 +26,61 @@
 // NULL keys and zero counts.
 package mlsql.spark;
 
-import java.io.Externalizable;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInput;
+import java.io.DataInputStream;
+import java.io.DataOutput;
+import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.ObjectInput;
-import java.io.ObjectOutput;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.expressions.Aggregator;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.aggregate.ImperativeAggregate;
+import org.apache.spark.sql.catalyst.expressions.aggregate.TypedImperativeAggregate;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import scala.collection.Seq;
+import org.apache.spark.unsafe.types.UTF8String;
 import scala.jdk.javaapi.CollectionConverters;
 
-public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> {
-  private static final long serialVersionUID = 1L;
-
-  /** Lists up to this long are compared pairwise; longer ones through hash sets. */
-  static final int SHORT = 32;
+public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Counts>
+    implements Serializable {
+  private static final long serialVersionUID = 2L;
 
   /** Row statistics fit this many bits each to be packed in one long key (three in 63). */
   static final int BITS = 21;
 
   /**
-   * A group's counts: per label {tp, fn, fp}; per row-statistics key, {rows}.
+   * A group's counts: per label (a {@link LabelSets.Text} or a Long) {tp, fn, fp}; per row-statistics key
+   * (a packed {@link Stats} or a list of three Longs), {rows}.
    *
    * <p>Spark serializes the buffer after each partial aggregate: it writes itself compactly (a
    * tag and the bytes or the integer of each key, variable-length counts), since Java's default
    * form of the maps records every object it writes and ran a 2 GB heap out of memory on a group
    * of two million labels.
    */
-  public static final class Counts implements Externalizable {
-    private static final long serialVersionUID = 3L;
+  public static final class Counts {
     final HashMap<Object, long[]> labels = new HashMap<>();
     final HashMap<Object, long[]> rows = new HashMap<>();
     boolean unknown;
     /** Whether each count is a sum of weights ({@link #SUM} longs) rather than one long. */
-    boolean weighted;
-
-    /** An empty buffer (Java's deserialization calls this, then {@link #readExternal}). */
-    public Counts() {}
+    final boolean weighted;
 
     Counts(boolean weighted) {
       this.weighted = weighted;
@@ -82,8 +91,7 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
       return weighted ? SUM : 1;
     }
 
-    @Override
-    public void writeExternal(ObjectOutput out) throws IOException {
+    void write(DataOutput out) throws IOException {
       out.writeBoolean(weighted);
       out.writeBoolean(unknown);
       for (HashMap<Object, long[]> map : List.of(labels, rows)) {
@@ -101,22 +109,46 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
       }
     }
 
-    @Override
-    public void readExternal(ObjectInput in) throws IOException {
-      weighted = in.readBoolean();
-      unknown = in.readBoolean();
+    static Counts read(DataInput in) throws IOException {
+      Counts counts = new Counts(in.readBoolean());
+      counts.unknown = in.readBoolean();
       int kinds = 3;
-      for (HashMap<Object, long[]> map : List.of(labels, rows)) {
+      for (HashMap<Object, long[]> map : List.of(counts.labels, counts.rows)) {
         for (int i = in.readInt(); i > 0; i--) {
           Object key = readKey(in);
-          long[] c = new long[kinds * width()];
+          long[] c = new long[kinds * counts.width()];
           for (int j = 0; j < c.length; j++) {
-            c[j] = weighted ? in.readLong() : readCount(in);
+            c[j] = counts.weighted ? in.readLong() : readCount(in);
           }
           map.put(key, c);
         }
         kinds = 1;
       }
+      return counts;
+    }
+  }
+
+  /**
+   * A packed row-statistics key, tp + |A|·2^bits + |P|·2^(2·bits), hashed so that a
+   * HashMap's low bits tell the triples apart (a Long's hash folds |P|'s bits onto the
+   * others' and filled buckets into trees).
+   */
+  static final class Stats {
+    final long packed;
+
+    Stats(long packed) {
+      this.packed = packed;
+    }
+
+    @Override
+    public int hashCode() {
+      long h = packed * 0x9E3779B97F4A7C15L;
+      return (int) (h >>> 32);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Stats && ((Stats) other).packed == packed;
     }
   }
 
@@ -170,7 +202,7 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   }
 
   /** Counts one row in count {@code kind} of {@code c}: one, or the row's weight {@code w}. */
-  private static void add(long[] c, int kind, long[] w) {
+  static void add(long[] c, int kind, long[] w) {
     if (w == null) {
       c[kind]++;
       return;
@@ -185,7 +217,7 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   }
 
   /** Adds the counts {@code d} into {@code c} (each of {@code width} longs). */
-  private static void addAll(long[] c, long[] d, int width) {
+  static void addAll(long[] c, long[] d, int width) {
     if (width == 1) {
       for (int i = 0; i < c.length; i++) {
         c[i] += d[i];
@@ -198,59 +230,46 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
     }
   }
 
-  // The kinds of key a buffer holds, as written: a BINARY label, an integer label of each
-  // width (a label keeps its Java class, so merged buffers compare alike), a packed
-  // row-statistics key (a Long as well), and an unpacked one.
-  private static final int BYTES = 0;
-  private static final int LONG = 1;
-  private static final int INT = 2;
-  private static final int SHORT_INT = 3;
-  private static final int BYTE = 4;
-  private static final int TRIPLE = 5;
+  // The kinds of key a buffer holds, as written: a text label, an integer label, a packed
+  // row-statistics key and an unpacked one.
+  private static final int TEXT = 0;
+  private static final int INTEGER = 1;
+  private static final int PACKED = 2;
+  private static final int TRIPLE = 3;
 
-  private static void writeKey(ObjectOutput out, Object key) throws IOException {
-    if (key instanceof Bytes) {
-      byte[] b = ((Bytes) key).bytes;
-      out.writeByte(BYTES);
+  private static void writeKey(DataOutput out, Object key) throws IOException {
+    if (key instanceof LabelSets.Text) {
+      byte[] b = ((LabelSets.Text) key).bytes;
+      out.writeByte(TEXT);
       out.writeInt(b.length);
       out.write(b);
     } else if (key instanceof Long) {
-      out.writeByte(LONG);
+      out.writeByte(INTEGER);
       out.writeLong((Long) key);
-    } else if (key instanceof Integer) {
-      out.writeByte(INT);
-      out.writeInt((Integer) key);
-    } else if (key instanceof Short) {
-      out.writeByte(SHORT_INT);
-      out.writeShort((Short) key);
-    } else if (key instanceof Byte) {
-      out.writeByte(BYTE);
-      out.writeByte((Byte) key);
+    } else if (key instanceof Stats) {
+      out.writeByte(PACKED);
+      out.writeLong(((Stats) key).packed);
     } else if (key instanceof List) {
       out.writeByte(TRIPLE);
       for (Object x : (List<?>) key) {
         out.writeLong((Long) x);
       }
     } else {
-      throw new IllegalStateException("mlsql: a label of Java class " + key.getClass());
+      throw new IllegalStateException("mlsql: a buffer key of Java class " + key.getClass());
     }
   }
 
-  private static Object readKey(ObjectInput in) throws IOException {
+  private static Object readKey(DataInput in) throws IOException {
     int kind = in.readByte();
     switch (kind) {
-      case BYTES:
+      case TEXT:
         byte[] b = new byte[in.readInt()];
         in.readFully(b);
-        return new Bytes(b);
-      case LONG:
+        return new LabelSets.Text(b);
+      case INTEGER:
         return in.readLong();
-      case INT:
-        return in.readInt();
-      case SHORT_INT:
-        return in.readShort();
-      case BYTE:
-        return in.readByte();
+      case PACKED:
+        return new Stats(in.readLong());
       case TRIPLE:
         return List.of(in.readLong(), in.readLong(), in.readLong());
       default:
@@ -259,7 +278,7 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   }
 
   /** A count (never negative) in 7-bit groups, low first: one byte below 128. */
-  private static void writeCount(ObjectOutput out, long c) throws IOException {
+  private static void writeCount(DataOutput out, long c) throws IOException {
     while ((c & ~0x7FL) != 0) {
       out.writeByte((int) ((c & 0x7F) | 0x80));
       c >>>= 7;
@@ -267,7 +286,7 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
     out.writeByte((int) c);
   }
 
-  private static long readCount(ObjectInput in) throws IOException {
+  private static long readCount(DataInput in) throws IOException {
     long c = 0;
     for (int shift = 0; ; shift += 7) {
       int b = in.readByte();
@@ -278,60 +297,112 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
     }
   }
 
-  /** A BINARY label: compared and hashed by its bytes. */
-  static final class Bytes {
-    final byte[] bytes;
-    final int hash;
-
-    Bytes(byte[] bytes) {
-      this.bytes = bytes;
-      this.hash = Arrays.hashCode(bytes);
-    }
-
-    @Override
-    public int hashCode() {
-      return hash;
-    }
-
-    @Override
-    public boolean equals(Object other) {
-      return other instanceof Bytes && Arrays.equals(bytes, ((Bytes) other).bytes);
-    }
-  }
-
-  private final StructType output;
+  private final Expression actual;
+  private final Expression predicted;
+  /** The rows' weights (a DOUBLE), or null: each count is then a count of rows. */
+  private final Expression weight;
+  private final scala.collection.immutable.Seq<Expression> children;
 
   /** The width of a packed row statistic: {@link #BITS}, fewer to test the unpacked keys. */
   private final int bits;
 
-  /** Whether a row has a third field, its weight (a DOUBLE), and counts are its sums. */
-  private final boolean weighted;
-
   /** Weights this large or larger are summed as DOUBLE (mlsql.spark.exact.BOUND). */
   private final double bound;
 
-  /** The aggregate of lists of {@code labelType} (the type both lists were cast to). */
-  public LabelCounts(DataType labelType) {
-    this(labelType, BITS, false, 0.0);
-  }
+  private final int mutableAggBufferOffset;
+  private final int inputAggBufferOffset;
+
+  /** The reader of a row's lists, made once per task's copy of the aggregate. */
+  private transient LabelSets sets;
 
   /**
-   * The same, packing row statistics below {@code 2^bits} (1 to {@link #BITS}); with {@code
-   * weighted}, of rows (actual, predicted, weight), each count the sum of the rows' weights
-   * (summed exactly below {@code bound}).
+   * The aggregate of the lists {@code actual} and {@code predicted} (of one type); with a
+   * {@code weight} (a DOUBLE; null for none), each count is the sum of the rows' weights
+   * (summed exactly below {@code bound}); row statistics are packed below {@code 2^bits}
+   * (1 to {@link #BITS}).
    */
-  public LabelCounts(DataType labelType, int bits, boolean weighted, double bound) {
+  public LabelCounts(
+      Expression actual, Expression predicted, Expression weight, int bits, double bound) {
+    this(actual, predicted, weight, bits, bound, 0, 0);
+  }
+
+  private LabelCounts(
+      Expression actual,
+      Expression predicted,
+      Expression weight,
+      int bits,
+      double bound,
+      int mutableAggBufferOffset,
+      int inputAggBufferOffset) {
     if (bits < 1 || bits > BITS) {
       throw new IllegalArgumentException("mlsql: bits must be 1 to " + BITS + ", not " + bits);
     }
+    this.actual = actual;
+    this.predicted = predicted;
+    this.weight = weight;
     this.bits = bits;
-    this.weighted = weighted;
     this.bound = bound;
-    DataType count = weighted ? DataTypes.DoubleType : DataTypes.LongType;
+    this.mutableAggBufferOffset = mutableAggBufferOffset;
+    this.inputAggBufferOffset = inputAggBufferOffset;
+    List<Expression> given =
+        weight == null ? List.of(actual, predicted) : List.of(actual, predicted, weight);
+    this.children = CollectionConverters.asScala(given).toList();
+  }
+
+  @Override
+  public scala.collection.immutable.Seq<Expression> children() {
+    return children;
+  }
+
+  @Override
+  public Expression withNewChildrenInternal(scala.collection.immutable.IndexedSeq<Expression> c) {
+    Expression w = c.length() > 2 ? c.apply(2) : null;
+    return new LabelCounts(
+        c.apply(0), c.apply(1), w, bits, bound, mutableAggBufferOffset, inputAggBufferOffset);
+  }
+
+  @Override
+  public int mutableAggBufferOffset() {
+    return mutableAggBufferOffset;
+  }
+
+  @Override
+  public int inputAggBufferOffset() {
+    return inputAggBufferOffset;
+  }
+
+  @Override
+  public ImperativeAggregate withNewMutableAggBufferOffset(int offset) {
+    return new LabelCounts(actual, predicted, weight, bits, bound, offset, inputAggBufferOffset);
+  }
+
+  @Override
+  public ImperativeAggregate withNewInputAggBufferOffset(int offset) {
+    return new LabelCounts(actual, predicted, weight, bits, bound, mutableAggBufferOffset, offset);
+  }
+
+  @Override
+  public boolean nullable() {
+    return false;
+  }
+
+  @Override
+  public String prettyName() {
+    return "mlsql_label_counts";
+  }
+
+  /** The lists' label type. */
+  private DataType labelType() {
+    return ((ArrayType) actual.dataType()).elementType();
+  }
+
+  @Override
+  public DataType dataType() {
+    DataType count = weight != null ? DataTypes.DoubleType : DataTypes.LongType;
     StructType cell =
         new StructType(
             new StructField[] {
-              DataTypes.createStructField("label", labelType, true),
+              DataTypes.createStructField("label", labelType(), true),
               DataTypes.createStructField("row_tp", DataTypes.LongType, true),
               DataTypes.createStructField("row_n_actual", DataTypes.LongType, true),
               DataTypes.createStructField("row_n_predicted", DataTypes.LongType, true),
@@ -340,55 +411,65 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
               DataTypes.createStructField("fp", count, false),
               DataTypes.createStructField("row", count, false),
             });
-    output =
-        new StructType(
-            new StructField[] {
-              DataTypes.createStructField("cells", DataTypes.createArrayType(cell, false), false),
-            });
+    return new StructType(
+        new StructField[] {
+          DataTypes.createStructField("cells", DataTypes.createArrayType(cell, false), false),
+        });
   }
 
   @Override
-  public Counts zero() {
-    return new Counts(weighted);
+  public Counts createAggregationBuffer() {
+    return new Counts(weight != null);
   }
 
   @Override
-  public Counts reduce(Counts counts, Row row) {
-    if (row.isNullAt(0) || row.isNullAt(1) || (weighted && row.isNullAt(2))) {
+  public Counts update(Counts counts, InternalRow input) {
+    Object a = actual.eval(input);
+    Object p = a == null ? null : predicted.eval(input);
+    Object w = p == null || weight == null ? null : weight.eval(input);
+    if (p == null || (weight != null && w == null)) {
       counts.unknown = true;
       return counts;
     }
-    long[] w = weighted ? parts(row.getDouble(2), bound) : null;
+    if (sets == null) {
+      sets = new LabelSets(LabelSets.kind(actual.dataType()), LabelSets.kind(predicted.dataType()));
+    }
+    LabelSets s = sets;
+    if (!s.read((ArrayData) a, (ArrayData) p)) {
+      throw new IllegalStateException(
+          "mlsql: label_counts reads lists of text without a collation or of integers, not "
+              + actual.dataType().simpleString());
+    }
+    long[] parts = w == null ? null : parts((Double) w, bound);
     int width = counts.width();
-    Object[] a = distinct(row.<Object>getSeq(0));
-    Object[] p = distinct(row.<Object>getSeq(1));
-    boolean pairwise = a.length <= SHORT && p.length <= SHORT;
-    HashSet<Object> inA = pairwise ? null : new HashSet<>(Arrays.asList(a));
-    HashSet<Object> inP = pairwise ? null : new HashSet<>(Arrays.asList(p));
-    long tp = 0;
-    for (Object x : a) {
-      long[] c = slot(counts.labels, x, 3 * width);
-      if (pairwise ? contains(p, x) : inP.contains(x)) {
-        add(c, 0, w);
-        tp++;
-      } else {
-        add(c, 1, w);
+    for (int i = 0; i < s.na; i++) {
+      add(label(counts, s, i, 3 * width), s.shared[i] ? 0 : 1, parts);
+    }
+    for (int j = s.at; j < s.at + s.np; j++) {
+      if (!s.shared[j]) {
+        add(label(counts, s, j, 3 * width), 2, parts);
       }
     }
-    for (Object y : p) {
-      if (!(pairwise ? contains(a, y) : inA.contains(y))) {
-        add(slot(counts.labels, y, 3 * width), 2, w);
-      }
-    }
-    long na = a.length;
-    long np = p.length;
     long limit = 1L << bits;
     Object key =
-        na < limit && np < limit
-            ? (Object) (tp + (na << bits) + (np << (2 * bits)))
-            : List.of(tp, na, np);
-    add(slot(counts.rows, key, width), 0, w);
+        s.na < limit && s.np < limit
+            ? (Object) new Stats(s.tp + ((long) s.na << bits) + ((long) s.np << (2 * bits)))
+            : List.of(s.tp, (long) s.na, (long) s.np);
+    add(slot(counts.rows, key, width), 0, parts);
     return counts;
+  }
+
+  /**
+   * The counts of {@code s}'s label {@code i}, looked up by its probe; a new label is stored
+   * as a {@link LabelSets.Text} of its own bytes, or a Long.
+   */
+  private static long[] label(Counts counts, LabelSets s, int i, int size) {
+    long[] c = counts.labels.get(s.probe(i));
+    if (c == null) {
+      c = new long[size];
+      counts.labels.put(s.text() ? s.copy(i) : (Object) s.numbers[i], c);
+    }
+    return c;
   }
 
   @Override
@@ -405,21 +486,34 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
   }
 
   @Override
-  public Row finish(Counts counts) {
+  public Object eval(Counts counts) {
+    boolean weighted = counts.weighted;
     Object zero = weighted ? (Object) 0.0 : (Object) 0L;
-    List<Row> cells = new ArrayList<>(counts.labels.size() + counts.rows.size() + 1);
+    DataType type = labelType();
+    List<Object> cells = new ArrayList<>(counts.labels.size() + counts.rows.size() + 1);
     for (Map.Entry<Object, long[]> e : counts.labels.entrySet()) {
-      Object key = e.getKey();
-      Object label = key instanceof Bytes ? ((Bytes) key).bytes : key;
+      Object label = e.getKey();
+      if (label instanceof LabelSets.Text) {
+        label = UTF8String.fromBytes(((LabelSets.Text) label).bytes);
+      } else if (label instanceof Long) {
+        long x = (Long) label;
+        if (type instanceof IntegerType) {
+          label = (int) x;
+        } else if (type instanceof ShortType) {
+          label = (short) x;
+        } else if (type instanceof ByteType) {
+          label = (byte) x;
+        }
+      }
       long[] c = e.getValue();
-      cells.add(RowFactory.create(label, null, null, null, count(c, 0), count(c, 1), count(c, 2), zero));
+      cells.add(cell(label, null, null, null, count(c, 0, weighted), count(c, 1, weighted), count(c, 2, weighted), zero));
     }
     for (Map.Entry<Object, long[]> e : counts.rows.entrySet()) {
       long tp;
       long na;
       long np;
-      if (e.getKey() instanceof Long) {
-        long packed = (Long) e.getKey();
+      if (e.getKey() instanceof Stats) {
+        long packed = ((Stats) e.getKey()).packed;
         long mask = (1L << bits) - 1;
         tp = packed & mask;
         na = (packed >>> bits) & mask;
@@ -430,61 +524,86 @@ public final class LabelCounts extends Aggregator<Row, LabelCounts.Counts, Row> 
         na = (Long) triple.get(1);
         np = (Long) triple.get(2);
       }
-      cells.add(RowFactory.create(null, tp, na, np, zero, zero, zero, count(e.getValue(), 0)));
+      cells.add(cell(null, tp, na, np, zero, zero, zero, count(e.getValue(), 0, weighted)));
     }
     if (counts.unknown) {
-      cells.add(RowFactory.create(null, null, null, null, zero, zero, zero, zero));
+      cells.add(cell(null, null, null, null, zero, zero, zero, zero));
     }
-    return RowFactory.create(CollectionConverters.asScala(cells).toSeq());
+    return new GenericInternalRow(new Object[] {new GenericArrayData(cells.toArray())});
   }
 
-  @Override
-  public Encoder<Counts> bufferEncoder() {
-    return Encoders.javaSerialization(Counts.class);
-  }
-
-  @Override
-  public Encoder<Row> outputEncoder() {
-    return Encoders.row(output);
+  private static InternalRow cell(Object... values) {
+    return new GenericInternalRow(values);
   }
 
   /** Count {@code kind} of {@code c}: a long, or the DOUBLE a sum of weights comes to. */
-  private Object count(long[] c, int kind) {
+  private static Object count(long[] c, int kind, boolean weighted) {
     return weighted ? (Object) total(c, kind * SUM) : (Object) c[kind];
   }
 
-  /** The distinct non-NULL labels of {@code s} (BINARY ones as {@link Bytes}). */
-  private static Object[] distinct(Seq<Object> s) {
-    int n = s.length();
-    Object[] out = new Object[n];
-    int k = 0;
-    HashSet<Object> seen = n <= SHORT ? null : new HashSet<>();
-    for (int i = 0; i < n; i++) {
-      Object x = s.apply(i);
-      if (x == null) {
-        continue;
-      }
-      if (x instanceof byte[]) {
-        x = new Bytes((byte[]) x);
-      }
-      if (seen == null ? !contains(out, k, x) : seen.add(x)) {
-        out[k++] = x;
-      }
+  @Override
+  public byte[] serialize(Counts counts) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      counts.write(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    return k == n ? out : Arrays.copyOf(out, k);
+    return bytes.toByteArray();
   }
 
-  private static boolean contains(Object[] xs, Object x) {
-    return contains(xs, xs.length, x);
+  @Override
+  public Counts deserialize(byte[] stored) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(stored))) {
+      return Counts.read(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
-  private static boolean contains(Object[] xs, int n, Object x) {
-    for (int i = 0; i < n; i++) {
-      if (xs[i].equals(x)) {
-        return true;
-      }
+  @Override
+  public int productArity() {
+    return 5;
+  }
+
+  @Override
+  public Object productElement(int n) {
+    switch (n) {
+      case 0:
+        return actual;
+      case 1:
+        return predicted;
+      case 2:
+        return weight;
+      case 3:
+        return bits;
+      default:
+        return bound;
     }
-    return false;
+  }
+
+  @Override
+  public boolean canEqual(Object other) {
+    return other instanceof LabelCounts;
+  }
+
+  // equal children and settings, equal aggregates: Spark then computes one of them
+  @Override
+  public boolean equals(Object other) {
+    if (!(other instanceof LabelCounts)) {
+      return false;
+    }
+    LabelCounts o = (LabelCounts) other;
+    return o.children.equals(children)
+        && o.bits == bits
+        && o.bound == bound
+        && o.mutableAggBufferOffset == mutableAggBufferOffset
+        && o.inputAggBufferOffset == inputAggBufferOffset;
+  }
+
+  @Override
+  public int hashCode() {
+    return children.hashCode() * 31 + bits * 7 + mutableAggBufferOffset * 3 + inputAggBufferOffset;
   }
 
   private static long[] slot(HashMap<Object, long[]> map, Object key, int size) {

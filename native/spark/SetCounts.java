@@ -17,9 +17,8 @@
 // converted to a Scala Seq of Java objects (a String decoded per label), where an
 // expression reads its ArrayData in place, and its generated code stays inside Spark's
 // whole-stage code (no CodegenFallback, which measured slower than the conversion it
-// saves). Text is compared by its bytes, as Spark compares text without a collation;
-// integers by value whatever their width. Lists of up to 32 labels are compared pairwise
-// (hash first) in scratch arrays; longer ones through hash sets.
+// saves). The lists are read as LabelSets reads them (text compared by its bytes, as Spark
+// compares text without a collation; integers by value whatever their width).
 //
 // It is written in Java against Catalyst's Expression directly (javac cannot extend
 // BinaryExpression, whose final Scala bridge it does not see as an override), and its
@@ -29,7 +28,6 @@
 package mlsql.spark;
 
 import java.io.Serializable;
-import java.util.HashSet;
 import java.util.List;
 import java.util.function.ToLongBiFunction;
 
@@ -40,15 +38,8 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
 import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
 import org.apache.spark.sql.catalyst.expressions.codegen.JavaCode;
 import org.apache.spark.sql.catalyst.util.ArrayData;
-import org.apache.spark.sql.types.ArrayType;
-import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.IntegerType;
-import org.apache.spark.sql.types.LongType;
-import org.apache.spark.sql.types.ShortType;
-import org.apache.spark.sql.types.StringType;
-import org.apache.spark.unsafe.types.UTF8String;
 import scala.jdk.javaapi.CollectionConverters;
 
 public final class SetCounts extends Expression implements Serializable {
@@ -56,17 +47,6 @@ public final class SetCounts extends Expression implements Serializable {
 
   /** A count this large or larger does not fit its 21 bits: the row gives NULL. */
   static final long LIMIT = 1L << 21;
-
-  /** Lists up to this long are compared pairwise. */
-  static final int SHORT = 32;
-
-  // each side's element kind: how its labels are read
-  static final int NONE = -1;
-  static final int TEXT = 0;
-  static final int LONG = 1;
-  static final int INT = 2;
-  static final int SHORT_INT = 3;
-  static final int BYTE = 4;
 
   private final Expression actual;
   private final Expression predicted;
@@ -104,8 +84,11 @@ public final class SetCounts extends Expression implements Serializable {
   }
 
   private Counter counter() {
-    return new Counter(kind(actual.dataType()), kind(predicted.dataType()));
+    return new Counter(LabelSets.kind(actual.dataType()), LabelSets.kind(predicted.dataType()));
   }
+
+  /** The counter {@link #eval} uses, made once per task's copy of the expression. */
+  private transient Counter evaluator;
 
   @Override
   public Object eval(InternalRow row) {
@@ -117,7 +100,10 @@ public final class SetCounts extends Expression implements Serializable {
     if (p == null) {
       return null;
     }
-    long packed = counter().applyAsLong((ArrayData) a, (ArrayData) p);
+    if (evaluator == null) {
+      evaluator = counter();
+    }
+    long packed = evaluator.applyAsLong((ArrayData) a, (ArrayData) p);
     return packed < 0 ? null : packed;
   }
 
@@ -187,192 +173,22 @@ public final class SetCounts extends Expression implements Serializable {
     return 31 * actual.hashCode() + predicted.hashCode() + 0x5e7c;
   }
 
-  /** How a list type's labels are read: TEXT, an integer width, or NONE (left to Spark SQL). */
-  static int kind(DataType type) {
-    if (!(type instanceof ArrayType)) {
-      return NONE;
-    }
-    DataType e = ((ArrayType) type).elementType();
-    if (e instanceof StringType) {
-      return ((StringType) e).supportsBinaryEquality() ? TEXT : NONE;
-    }
-    if (e instanceof LongType) {
-      return LONG;
-    }
-    if (e instanceof IntegerType) {
-      return INT;
-    }
-    if (e instanceof ShortType) {
-      return SHORT_INT;
-    }
-    return e instanceof ByteType ? BYTE : NONE;
-  }
-
   /** The packed counts of a row's two lists, or -1 where the row is left to Spark SQL. */
   static final class Counter implements ToLongBiFunction<ArrayData, ArrayData>, Serializable {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
-    private final int actualKind;
-    private final int predictedKind;
-    // scratch for short lists, made once per task's copy of the counter
-    private transient UTF8String[] texts;
-    private transient long[] numbers;
-    private transient int[] hashes;
+    private final LabelSets sets;
 
     Counter(int actualKind, int predictedKind) {
-      this.actualKind = actualKind;
-      this.predictedKind = predictedKind;
+      this.sets = new LabelSets(actualKind, predictedKind);
     }
 
     @Override
     public long applyAsLong(ArrayData a, ArrayData p) {
-      if (actualKind == NONE || predictedKind == NONE) {
+      if (!sets.read(a, p) || sets.na >= LIMIT || sets.np >= LIMIT) {
         return -1;
       }
-      if ((actualKind == TEXT) != (predictedKind == TEXT)) {
-        return -1;
-      }
-      if (a.numElements() > SHORT || p.numElements() > SHORT) {
-        return actualKind == TEXT ? textSets(a, p) : numberSets(a, p);
-      }
-      if (hashes == null) {
-        texts = new UTF8String[2 * SHORT];
-        numbers = new long[2 * SHORT];
-        hashes = new int[2 * SHORT];
-      }
-      return actualKind == TEXT ? texts(a, p) : numbers(a, p);
-    }
-
-    private static long packed(long tp, long na, long np) {
-      if (na >= LIMIT || np >= LIMIT) {
-        return -1;
-      }
-      return tp + (na << 21) + (np << 42);
-    }
-
-    /** The distinct non-NULL texts of {@code d} into the scratch from {@code at}: how many. */
-    private int distinctTexts(ArrayData d, int at) {
-      int k = 0;
-      for (int i = 0; i < d.numElements(); i++) {
-        if (d.isNullAt(i)) {
-          continue;
-        }
-        UTF8String s = d.getUTF8String(i);
-        int h = s.hashCode();
-        boolean seen = false;
-        for (int j = at; j < at + k && !seen; j++) {
-          seen = hashes[j] == h && texts[j].equals(s);
-        }
-        if (!seen) {
-          texts[at + k] = s;
-          hashes[at + k] = h;
-          k++;
-        }
-      }
-      return k;
-    }
-
-    private long texts(ArrayData a, ArrayData p) {
-      int na = distinctTexts(a, 0);
-      int np = distinctTexts(p, SHORT);
-      long tp = 0;
-      for (int i = 0; i < na; i++) {
-        for (int j = SHORT; j < SHORT + np; j++) {
-          if (hashes[i] == hashes[j] && texts[i].equals(texts[j])) {
-            tp++;
-            break;
-          }
-        }
-      }
-      return packed(tp, na, np);
-    }
-
-    private static long number(ArrayData d, int kind, int i) {
-      switch (kind) {
-        case LONG:
-          return d.getLong(i);
-        case INT:
-          return d.getInt(i);
-        case SHORT_INT:
-          return d.getShort(i);
-        default:
-          return d.getByte(i);
-      }
-    }
-
-    /** The distinct non-NULL integers of {@code d} into the scratch from {@code at}. */
-    private int distinctNumbers(ArrayData d, int kind, int at) {
-      int k = 0;
-      for (int i = 0; i < d.numElements(); i++) {
-        if (d.isNullAt(i)) {
-          continue;
-        }
-        long x = number(d, kind, i);
-        boolean seen = false;
-        for (int j = at; j < at + k && !seen; j++) {
-          seen = numbers[j] == x;
-        }
-        if (!seen) {
-          numbers[at + k] = x;
-          k++;
-        }
-      }
-      return k;
-    }
-
-    private long numbers(ArrayData a, ArrayData p) {
-      int na = distinctNumbers(a, actualKind, 0);
-      int np = distinctNumbers(p, predictedKind, SHORT);
-      long tp = 0;
-      for (int i = 0; i < na; i++) {
-        for (int j = SHORT; j < SHORT + np; j++) {
-          if (numbers[i] == numbers[j]) {
-            tp++;
-            break;
-          }
-        }
-      }
-      return packed(tp, na, np);
-    }
-
-    private static long textSets(ArrayData a, ArrayData p) {
-      HashSet<UTF8String> sa = new HashSet<>();
-      for (int i = 0; i < a.numElements(); i++) {
-        if (!a.isNullAt(i)) {
-          sa.add(a.getUTF8String(i));
-        }
-      }
-      HashSet<UTF8String> sp = new HashSet<>();
-      long tp = 0;
-      for (int j = 0; j < p.numElements(); j++) {
-        if (!p.isNullAt(j)) {
-          UTF8String y = p.getUTF8String(j);
-          if (sp.add(y) && sa.contains(y)) {
-            tp++;
-          }
-        }
-      }
-      return packed(tp, sa.size(), sp.size());
-    }
-
-    private long numberSets(ArrayData a, ArrayData p) {
-      HashSet<Long> sa = new HashSet<>();
-      for (int i = 0; i < a.numElements(); i++) {
-        if (!a.isNullAt(i)) {
-          sa.add(number(a, actualKind, i));
-        }
-      }
-      HashSet<Long> sp = new HashSet<>();
-      long tp = 0;
-      for (int j = 0; j < p.numElements(); j++) {
-        if (!p.isNullAt(j)) {
-          long y = number(p, predictedKind, j);
-          if (sp.add(y) && sa.contains(y)) {
-            tp++;
-          }
-        }
-      }
-      return packed(tp, sa.size(), sp.size());
+      return sets.tp + ((long) sets.na << 21) + ((long) sets.np << 42);
     }
   }
 }

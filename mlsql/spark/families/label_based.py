@@ -229,21 +229,19 @@ def _counting(
     and the frame is that count; else Spark SQL spreads and counts them in the query
     itself. Weighted counts are exact sums of the weights in both (the same DOUBLEs)."""
     if jvm.counts_labels(frame, label_type):
-        given = T.ArrayType(jvm.given_type(label_type)).simpleString()
+        given = T.ArrayType(label_type).simpleString()
         lists = query(frame, lambda f: rows(f, sets=False, cast=given))
-        counted = jvm.label_counts(lists, groups, label_type, weighted)
+        counted = jvm.label_counts(lists, groups, weighted)
         if counted is not None:
-            return counted, lambda f: _cells(f, groups, label_type)
+            return counted, lambda f: _cells(f, groups)
     return frame, lambda f: _counted(rows(f), groups, label_type, weighted)
 
 
-def _cells(counted: str, groups: list[str], label_type: T.DataType) -> str:
+def _cells(counted: str, groups: list[str]) -> str:
     """The rows of :func:`mlsql.spark.jvm.label_counts`'s result (the query ``counted``)
-    as those of :func:`_counted`: its keys, then the counts, the label of ``label_type``
-    (text comes back from bytes)."""
+    as those of :func:`_counted`: its keys, then the counts."""
     keys, counts = _keys(groups), (*KINDS, "row")
     listed = [*(str(ref(k)) for k in keys), *(str(ref(c)) for c in counts)]
-    listed[len(groups)] = f"CAST(`label` AS {label_type.simpleString()}) AS `label`"
     grouped = ", ".join(str(ref(g)) for g in groups)
     inlined = f"SELECT {grouped}, inline(`__cells`.`cells`) FROM {counted}"
     return f"SELECT {', '.join(listed)} FROM ({inlined})"
