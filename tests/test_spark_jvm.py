@@ -357,11 +357,12 @@ def test_text_labels_are_compared_by_their_bytes_and_come_back_whole(spark):
 
 
 #: labels that differ in one byte only: at the start, in the middle, at the end, or in
-#: length; of 0 to 40 bytes, across the lengths where the reader's hash steps change (8, 16)
+#: length; of 0 to 40 bytes, across the lengths where the reader changes how it packs and
+#: hashes them (4, 8, 16)
 ALIKE = sorted(
     {
         base[:i] + c + base[i + 1 :]
-        for base in ("a" * 7, "b" * 8, "c" * 9, "d" * 15, "e" * 16, "f" * 17, "g" * 40)
+        for base in ("a" * 7, "b" * 8, "c" * 9, "d" * 15, "e" * 16, "f" * 17, "g" * 40, "i" * 4)
         for i in (0, len(base) // 2, len(base) - 1)
         for c in ("x", "é")
     }
