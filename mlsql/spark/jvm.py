@@ -165,15 +165,21 @@ class _Loaded:
         weights, as :func:`mlsql.spark.exact.limb_sum_sql` sums them; ``bits``: the width
         of its packed row statistics (fewer only to test the rest)."""
         jvm = spark._jvm
-        utils = jvm.org.apache.spark.sql.classic.ExpressionUtils
-        arguments = spark.sparkContext._gateway.new_array(jvm.java.lang.Object, 5)
-        arguments[0] = utils.expression(actual._jc)
-        arguments[1] = utils.expression(predicted._jc)
-        arguments[2] = None if weight is None else utils.expression(weight._jc)
-        arguments[3] = jvm.java.lang.Integer(bits)
-        arguments[4] = jvm.java.lang.Double(float(EXACT_SUM_BOUND))
-        made = self.label_counts_of.newInstance(arguments)
-        return Column(utils.column(made.toAggregateExpression()))
+        bound = jvm.java.lang.Double(float(EXACT_SUM_BOUND))
+        arguments = (actual, predicted, weight, jvm.java.lang.Integer(bits), bound)
+        return _catalyst(spark, self.label_counts_of, *arguments, aggregate=True)
+
+
+def _catalyst(spark: Any, constructor: Any, *arguments: Any, aggregate: bool = False) -> Column:
+    """The Column of the Catalyst expression (or, with ``aggregate``, aggregate function)
+    ``constructor`` makes in ``spark`` of ``arguments``, each Column given as its expression."""
+    jvm = spark._jvm
+    utils = jvm.org.apache.spark.sql.classic.ExpressionUtils
+    given = spark.sparkContext._gateway.new_array(jvm.java.lang.Object, len(arguments))
+    for k, argument in enumerate(arguments):
+        given[k] = utils.expression(argument._jc) if isinstance(argument, Column) else argument
+    made = constructor.newInstance(given)
+    return Column(utils.column(made.toAggregateExpression() if aggregate else made))
 
 
 def _loaded(spark: Any) -> _Loaded | None:
@@ -292,12 +298,7 @@ def _expression(actual: Column, predicted: Column) -> Column | None:
     if used is None:
         return None
     spark, loaded = used
-    jvm = spark._jvm
-    utils = jvm.org.apache.spark.sql.classic.ExpressionUtils
-    arguments = spark.sparkContext._gateway.new_array(jvm.java.lang.Object, 2)
-    arguments[0] = utils.expression(actual._jc)
-    arguments[1] = utils.expression(predicted._jc)
-    return Column(utils.column(loaded.set_counts.newInstance(arguments)))
+    return _catalyst(spark, loaded.set_counts, actual, predicted)
 
 
 def set_counts(actual: Column, predicted: Column) -> Column | None:

@@ -67,8 +67,8 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
   static final int BITS = 21;
 
   /**
-   * A group's counts: per label (a {@link LabelSets.Text} or a Long) {tp, fn, fp}; per row-statistics key
-   * (a packed {@link Stats} or a list of three Longs), {rows}.
+   * A group's counts: per label (a {@link LabelSets.Text} or a Long) {tp, fn, fp}; per
+   * row-statistics key (a packed {@link Stats} or a list of three Longs), {rows}.
    *
    * <p>Spark serializes the buffer after each partial aggregate: it writes itself compactly (a
    * tag and the bytes or the integer of each key, variable-length counts), since Java's default
@@ -142,7 +142,7 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
 
     @Override
     public int hashCode() {
-      long h = packed * 0x9E3779B97F4A7C15L;
+      long h = packed * LabelSets.K1;
       return (int) (h >>> 32);
     }
 

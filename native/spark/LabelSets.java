@@ -10,6 +10,7 @@
 package mlsql.spark;
 
 import java.io.Serializable;
+import java.util.Arrays;
 import java.util.HashMap;
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
@@ -218,14 +219,14 @@ final class LabelSets implements Serializable {
     if (size <= 8) {
       long bytes = packed(base, address, size);
       numbers[slot] = bytes;
-      hashes[slot] = mixed((size + 1) * K1 ^ bytes * K2);
+      hashes[slot] = shortHash(bytes, size);
     } else {
       hashes[slot] = hash(base, address, size);
     }
   }
 
   private static final boolean UNALIGNED = Platform.unaligned();
-  private static final long K1 = 0x9E3779B97F4A7C15L;
+  static final long K1 = 0x9E3779B97F4A7C15L;
   private static final long K2 = 0xC2B2AE3D27D4EB4FL;
 
   /**
@@ -245,6 +246,11 @@ final class LabelSets implements Serializable {
     return bytes;
   }
 
+  /** The hash of a text of {@code size} (at most 8) bytes, {@code bytes} as {@link #packed}. */
+  private static int shortHash(long bytes, int size) {
+    return mixed((size + 1) * K1 ^ bytes * K2);
+  }
+
   /** {@code h} mixed so that each of its bits moves every bit of the hash (Murmur3's fmix64). */
   private static int mixed(long h) {
     h ^= h >>> 33;
@@ -262,10 +268,10 @@ final class LabelSets implements Serializable {
    * stored.
    */
   static int hash(Object base, long address, int size) {
-    long h = (size + 1) * K1;
     if (size <= 8) {
-      return mixed(h ^ packed(base, address, size) * K2);
+      return shortHash(packed(base, address, size), size);
     }
+    long h = (size + 1) * K1;
     if (UNALIGNED) {
       int k = 0;
       for (; k + 8 < size; k += 8) {
@@ -319,7 +325,7 @@ final class LabelSets implements Serializable {
 
     @Override
     public boolean equals(Object other) {
-      return other instanceof Text && java.util.Arrays.equals(bytes, ((Text) other).bytes);
+      return other instanceof Text && Arrays.equals(bytes, ((Text) other).bytes);
     }
   }
 
