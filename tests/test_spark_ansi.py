@@ -68,7 +68,13 @@ def test_the_session_runs_in_ansi_mode():
 @pytest.mark.long
 @pytest.mark.parametrize("ansi", ["true", "false"])
 def test_undefined_ratios_never_divide_by_zero(ansi):
-    with conf(spark_sql_ansi_enabled=ansi) as spark:
+    # Spark's defaults, which the test session turns off (its queries are tiny): generated code
+    # within whole-stage code, no interpreted fallback
+    with conf(
+        spark_sql_ansi_enabled=ansi,
+        spark_sql_codegen_wholeStage="true",
+        spark_sql_codegen_factoryMode="CODEGEN_ONLY",
+    ) as spark:
         df = spark.createDataFrame(ROWS, "actual array<string>, predicted array<string>")
         df = df.repartition(2)
         cases = [

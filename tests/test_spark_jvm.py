@@ -93,11 +93,33 @@ CASES = {
 }
 
 
-#: Spark's settings that make it interpret expressions instead of generating code
+#: Spark's settings that make it interpret expressions instead of generating code (the
+#: test session's own, tests/engines/spark_engine.py)
 INTERPRETED = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
+#: Spark's settings that make it generate code for every expression, as a user's session
+#: does, inside whole-stage code, with no interpreted fallback
+GENERATED = {
+    "spark.sql.codegen.wholeStage": "true",
+    "spark.sql.codegen.factoryMode": "CODEGEN_ONLY",
+}
+
+
+@contextmanager
+def executed(spark: Any, generated: bool) -> Iterator[None]:
+    """The block's queries run as generated code (``generated``) or interpreted; the
+    session's settings are restored after it."""
+    settings = GENERATED if generated else INTERPRETED
+    saved = {key: spark.conf.get(key) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            spark.conf.set(key, value)
 
 
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
@@ -112,14 +134,8 @@ def test_row_counts_equal_the_oracle(spark, case, generated):
     from mlsql.spark.stats import row_stats
 
     assert "mlsql_set_counts" in _plan(df.select(row_stats(df.actual, df.predicted).tp))
-    settings = {} if generated else INTERPRETED
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
+    with executed(spark, generated):
         got = _stats(df)
-    finally:
-        for key in settings:
-            spark.conf.unset(key)
     assert got == _expected(rows)
 
 
@@ -381,10 +397,7 @@ def test_labels_alike_but_for_one_byte_count_apart_read_from_parquet(spark, tmp_
     rows, schema = _grouped(17, ALIKE, ("string", "string"))
     path = str(tmp_path / "alike.parquet")
     spark.createDataFrame(rows, schema).coalesce(1).write.parquet(path)
-    settings = {} if generated else INTERPRETED
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
+    with executed(spark, generated):
         df = spark.read.parquet(path)
         s = row_stats(df.actual, df.predicted)
         stats = df.select(s.tp, s.n_actual, s.n_predicted)
@@ -395,9 +408,6 @@ def test_labels_alike_but_for_one_byte_count_apart_read_from_parquet(spark, tmp_
         got_table = sorted(
             (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
         )
-    finally:
-        for key in settings:
-            spark.conf.unset(key)
     expected_stats = [stats[1:] for stats in _expected([(a, p) for _, a, p in rows])]
     assert got_stats == sorted(expected_stats, key=repr)
     assert got_table == _label_table(rows)
