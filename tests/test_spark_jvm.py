@@ -1013,3 +1013,83 @@ def test_extreme_classes_of_numbers_read_the_cells_as_spark_groups_them(spark):
         assert values[0] == values[1] == 1.0  # counts 0.0: 3, NaN: 2, 1.0: 2, 2.5: 4
         assert math.isnan(values[2])  # weights 0.0: 3, NaN: 5, 1.0: 0 (no class), 2.5: 4
         assert values[3] == 0.0
+
+
+def _dictionary_rows(seed: int) -> list[tuple[Any, Any]]:
+    """Rows for a Parquet file of four row groups (so four pairs of dictionaries), whose
+    label pools overlap only in part, and in which the actual and predicted pools differ;
+    with NULL lists and labels, repeats, lists long enough for hash sets against empty ones,
+    and in the last group more distinct long labels than a small dictionary page holds."""
+    rng = random.Random(seed)
+    rows: list[tuple[Any, Any]] = []
+    for group in range(4):
+        shared = [f"s{group}", f"s{group + 1}", "é" * group, "x" * (30 + group)]
+        actual_pool = [*shared, f"a{group}", ""]
+        predicted_pool = [*shared, f"p{group}", "P" * 12]
+        if group == 3:  # beyond the dictionary page: the writer falls back to plain pages
+            actual_pool += [f"long-actual-{k:04d}" * 3 for k in range(300)]
+            predicted_pool += [f"long-actual-{k:04d}" * 3 for k in range(0, 600, 2)]
+        rows += [(_labels(rng, actual_pool), _labels(rng, predicted_pool)) for _ in range(150)]
+        long_list = [rng.choice(predicted_pool) for _ in range(70)]
+        rows += [([], long_list), (long_list, []), (None, long_list), (long_list, long_list[::-1])]
+    return rows
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
+def test_dictionary_encoded_lists_count_as_the_oracle(spark, tmp_path, generated):
+    """Lists of text that Spark's Parquet reader leaves as dictionary ids, which the counter
+    reads by number where it can: each row's |A ∩ P|, |A| and |P| equal the oracle's, over
+    row groups whose actual and predicted dictionaries differ, and where the writer fell
+    back from dictionary to plain pages."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = _dictionary_rows(29)
+    path = tmp_path / "dictionary.parquet"
+    data = pa.table(
+        {
+            "i": list(range(len(rows))),
+            "actual": [a for a, _ in rows],
+            "predicted": [p for _, p in rows],
+        },
+        schema=pa.schema(
+            [
+                ("i", pa.int32()),
+                ("actual", pa.list_(pa.string())),
+                ("predicted", pa.list_(pa.string())),
+            ]
+        ),
+    )
+    pq.write_table(data, path, row_group_size=154, dictionary_pagesize_limit=4096)
+    meta = pq.ParquetFile(path).metadata
+    encodings = [
+        set(meta.row_group(g).column(c).encodings)
+        for g in range(meta.num_row_groups)
+        for c in (1, 2)
+    ]
+    assert meta.num_row_groups == 4
+    assert all("RLE_DICTIONARY" in e for e in encodings)  # every chunk starts with ids
+    assert any("PLAIN" in e and e & {"RLE_DICTIONARY"} for e in encodings[6:])  # a fallback
+    with executed(spark, generated):
+        df = spark.read.parquet(str(path))
+        from mlsql.spark.stats import row_stats
+
+        assert "mlsql_set_counts" in _plan(df.select(row_stats(df.actual, df.predicted).tp))
+        got = _stats(df)
+    assert got == _expected(rows)
+
+
+def test_this_spark_hands_over_dictionary_ids_the_counter_reads(spark):
+    """The Spark that mlsql is built and tested against keeps the private fields through
+    which the counter reaches dictionary ids (else it compares text by bytes, slower)."""
+    from mlsql.spark import jvm
+
+    assert jvm._loaded(spark) is not None
+    loader = spark._jsparkSession.sharedState().jarClassLoader()
+    counts = spark._jvm.java.lang.Class.forName("mlsql.spark.SetCounts", True, loader)
+    method = counts.getMethod(
+        "readsDictionaries", spark.sparkContext._gateway.new_array(spark._jvm.java.lang.Class, 0)
+    )
+    assert method.invoke(
+        None, spark.sparkContext._gateway.new_array(spark._jvm.java.lang.Object, 0)
+    )

@@ -13,7 +13,9 @@ compiled with the JDK when the package is installed) holds:
   the Column holds it. Spark compiles it into its generated code, and it reads the
   lists in place (a user-defined function would get each list converted into Java
   objects, a ``String`` decoded per label): text as its bytes where they lie, hashed
-  eight bytes at a step.
+  eight bytes at a step; text that Spark's Parquet reader left dictionary-encoded as
+  numbers of the dictionaries' entries (numbered once per row group), compared as
+  integers.
 - ``LabelCounts``, an aggregate counting a group's per-label tp, fn and fp and its
   histogram of row statistics in one pass (:func:`label_counts`), where Spark SQL
   spreads every row over its labels (``explode``) and groups the spread rows. The

@@ -432,7 +432,9 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
       return counts;
     }
     if (sets == null) {
-      sets = new LabelSets(LabelSets.kind(actual.dataType()), LabelSets.kind(predicted.dataType()));
+      sets =
+          new LabelSets(
+              LabelSets.kind(actual.dataType()), LabelSets.kind(predicted.dataType()), false);
     }
     LabelSets s = sets;
     if (!s.read((ArrayData) a, (ArrayData) p)) {

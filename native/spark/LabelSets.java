@@ -5,16 +5,31 @@
 // Lists come as Spark's ArrayData, never converted: text is compared by its bytes, as Spark
 // compares text without a collation, read where it lies in an UnsafeArrayData (Spark's rows)
 // and through a UTF8String in other arrays; integers by value whatever their width. Lists of
-// up to 32 labels are compared pairwise in scratch arrays (text by hash first); longer ones through hash maps. The scratch is made once per task's copy of the
-// reader, so one reader serves one thread.
+// up to 32 labels are compared pairwise in scratch arrays (text by hash first); longer ones
+// through hash maps. The scratch is made once per task's copy of the reader, so one reader
+// serves one thread.
+//
+// A reader that only counts (SetCounts) compares dictionary-encoded text by number: where
+// Spark's vectorized Parquet reader left both lists' text as ids into their column chunks'
+// dictionaries (a ColumnarArray over a column vector with a dictionary), each dictionary
+// entry is numbered once per pair of dictionaries (DictionaryNumbers: the same bytes, the
+// same number, whichever side), and a row's labels are read as those numbers and compared
+// as integer labels are. Reaching the vector and the dictionaries takes private fields of
+// Spark's, read through VarHandles; where a Spark version lacks them, text is read by its
+// bytes, as from any array.
 package mlsql.spark;
 
 import java.io.Serializable;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.HashMap;
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary;
+import org.apache.spark.sql.execution.vectorized.Dictionary;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -22,6 +37,8 @@ import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarArray;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.array.ByteArrayMethods;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -64,6 +81,8 @@ final class LabelSets implements Serializable {
   private final int actualKind;
   private final int predictedKind;
   private final boolean readable;
+  /** Whether dictionary-encoded text may be compared by number (the caller only counts). */
+  private final boolean byNumber;
 
   // after read(): the actual side's distinct labels at [0, na), the predicted side's at
   // [at, at + np); shared[i]: the other side holds label i too; tp: how many A and P share.
@@ -80,11 +99,17 @@ final class LabelSets implements Serializable {
   int at;
   long tp;
 
-  LabelSets(int actualKind, int predictedKind) {
+  /**
+   * A reader of lists of these kinds; {@code byNumber}: the caller reads only the counts
+   * (na, np, tp and shared), never a label, so dictionary-encoded text may be read as
+   * numbers.
+   */
+  LabelSets(int actualKind, int predictedKind, boolean byNumber) {
     this.actualKind = actualKind;
     this.predictedKind = predictedKind;
     this.readable =
         actualKind != NONE && predictedKind != NONE && (actualKind == TEXT) == (predictedKind == TEXT);
+    this.byNumber = byNumber && actualKind == TEXT;
   }
 
   /** Whether the lists are text rather than integers. */
@@ -102,13 +127,15 @@ final class LabelSets implements Serializable {
     boolean pairwise = la <= SHORT && lp <= SHORT;
     at = pairwise ? SHORT : la;
     reserve(at + (pairwise ? SHORT : lp));
+    coded = byNumber && numbered(a, p);
+    boolean asText = text() && !coded;
     if (pairwise) {
-      na = distinct(a, actualKind, 0, null);
-      np = distinct(p, predictedKind, at, null);
+      na = distinct(a, actualKind, 0, null, 0);
+      np = distinct(p, predictedKind, at, null, 1);
       tp = 0;
       for (int i = 0; i < na; i++) {
         for (int j = at; j < at + np; j++) {
-          if (text() ? sameText(i, j) : numbers[i] == numbers[j]) {
+          if (asText ? sameText(i, j) : numbers[i] == numbers[j]) {
             shared[i] = shared[j] = true;
             tp++;
             break;
@@ -118,11 +145,11 @@ final class LabelSets implements Serializable {
       return true;
     }
     HashMap<Object, Integer> inA = new HashMap<>();
-    na = distinct(a, actualKind, 0, inA);
-    np = distinct(p, predictedKind, at, new HashMap<>());
+    na = distinct(a, actualKind, 0, inA, 0);
+    np = distinct(p, predictedKind, at, new HashMap<>(), 1);
     tp = 0;
     for (int j = at; j < at + np; j++) {
-      Integer i = inA.get(text() ? text(j) : (Object) numbers[j]);
+      Integer i = inA.get(asText ? text(j) : (Object) numbers[j]);
       if (i != null) {
         shared[i] = shared[j] = true;
         tp++;
@@ -159,8 +186,10 @@ final class LabelSets implements Serializable {
   /**
    * The distinct non-NULL labels of {@code d} into the scratch from {@code from}: how many.
    * With {@code index}, a long list's: each label's slot goes in it; else compared pairwise.
+   * {@code side}: 0 for the actual list, 1 for the predicted.
    */
-  private int distinct(ArrayData d, int kind, int from, HashMap<Object, Integer> index) {
+  private int distinct(
+      ArrayData d, int kind, int from, HashMap<Object, Integer> index, int side) {
     int k = 0;
     for (int i = 0; i < d.numElements(); i++) {
       if (d.isNullAt(i)) {
@@ -168,7 +197,7 @@ final class LabelSets implements Serializable {
       }
       int slot = from + k;
       boolean seen = false;
-      if (kind == TEXT) {
+      if (kind == TEXT && !coded) {
         textAt(d, i, slot);
         if (index != null) {
           seen = index.putIfAbsent(text(slot), slot) != null;
@@ -178,7 +207,7 @@ final class LabelSets implements Serializable {
           }
         }
       } else {
-        long x = number(d, kind, i);
+        long x = coded ? dictionaryNumber(side, i) : number(d, kind, i);
         if (index != null) {
           seen = index.putIfAbsent(x, slot) != null;
         } else {
@@ -222,6 +251,137 @@ final class LabelSets implements Serializable {
       hashes[slot] = shortHash(bytes, size);
     } else {
       hashes[slot] = hash(base, address, size);
+    }
+  }
+
+  // Spark's private fields that lead from a ColumnarArray to its dictionary: the array's
+  // vector and offset, a writable vector's dictionary, and the Parquet dictionary that a
+  // ParquetDictionary wraps (one per column chunk, where Spark wraps it anew at each page).
+  // null where a field is missing: text is then compared by its bytes.
+  private static final VarHandle ARRAY_DATA;
+  private static final VarHandle ARRAY_OFFSET;
+  private static final VarHandle VECTOR_DICTIONARY;
+  private static final VarHandle PARQUET_DICTIONARY;
+
+  static {
+    VarHandle data = null;
+    VarHandle offset = null;
+    VarHandle dictionary = null;
+    VarHandle parquet = null;
+    try {
+      MethodHandles.Lookup array =
+          MethodHandles.privateLookupIn(ColumnarArray.class, MethodHandles.lookup());
+      offset = array.findVarHandle(ColumnarArray.class, "offset", int.class);
+      dictionary =
+          MethodHandles.privateLookupIn(WritableColumnVector.class, MethodHandles.lookup())
+              .findVarHandle(WritableColumnVector.class, "dictionary", Dictionary.class);
+      parquet =
+          MethodHandles.privateLookupIn(ParquetDictionary.class, MethodHandles.lookup())
+              .findVarHandle(
+                  ParquetDictionary.class, "dictionary", org.apache.parquet.column.Dictionary.class);
+      data = array.findVarHandle(ColumnarArray.class, "data", ColumnVector.class);
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      data = null;
+    }
+    ARRAY_DATA = data;
+    ARRAY_OFFSET = offset;
+    VECTOR_DICTIONARY = dictionary;
+    PARQUET_DICTIONARY = parquet;
+  }
+
+  /** Whether Spark's private fields that dictionary-encoded text is read through were found. */
+  static boolean readsDictionaries() {
+    return ARRAY_DATA != null;
+  }
+
+  // while read() reads a row by number: whether it does, each side's vector of dictionary
+  // ids and the list's first index in it, and the numbers of the current pair of dictionaries
+  private transient boolean coded;
+  private transient WritableColumnVector[] ids;
+  private transient int[] offsets;
+  private transient DictionaryNumbers numbering;
+
+  /**
+   * Whether both lists are dictionary-encoded text in Spark's column vectors, whose
+   * dictionaries can be numbered; if so, sets {@link #ids}, {@link #offsets} and {@link
+   * #numbering} to read them.
+   */
+  private boolean numbered(ArrayData a, ArrayData p) {
+    if (ARRAY_DATA == null) {
+      return false;
+    }
+    if (ids == null) {
+      ids = new WritableColumnVector[2];
+      offsets = new int[2];
+    }
+    org.apache.parquet.column.Dictionary da = parquetDictionary(a, 0);
+    org.apache.parquet.column.Dictionary dp = da == null ? null : parquetDictionary(p, 1);
+    if (dp == null) {
+      return false;
+    }
+    if (numbering == null || numbering.actual != da || numbering.predicted != dp) {
+      numbering = new DictionaryNumbers(da, dp);
+    }
+    return true;
+  }
+
+  /** The Parquet dictionary of a ColumnarArray's dictionary-encoded text, else null. */
+  private org.apache.parquet.column.Dictionary parquetDictionary(ArrayData d, int side) {
+    if (!(d instanceof ColumnarArray)) {
+      return null;
+    }
+    ColumnVector data = (ColumnVector) ARRAY_DATA.get((ColumnarArray) d);
+    if (!(data instanceof WritableColumnVector)) {
+      return null;
+    }
+    WritableColumnVector vector = (WritableColumnVector) data;
+    Dictionary dictionary = (Dictionary) VECTOR_DICTIONARY.get(vector);
+    WritableColumnVector coded = vector.getDictionaryIds();
+    if (!(dictionary instanceof ParquetDictionary) || coded == null) {
+      return null;
+    }
+    ids[side] = coded;
+    offsets[side] = (int) ARRAY_OFFSET.get((ColumnarArray) d);
+    return (org.apache.parquet.column.Dictionary)
+        PARQUET_DICTIONARY.get((ParquetDictionary) dictionary);
+  }
+
+  /** The number of the {@code side}'s list's label {@code i} (read by number). */
+  private long dictionaryNumber(int side, int i) {
+    int id = ids[side].getInt(offsets[side] + i);
+    return (side == 0 ? numbering.ofActual : numbering.ofPredicted)[id];
+  }
+
+  /**
+   * Numbers for the entries of an actual and a predicted Parquet dictionary: entries of
+   * equal bytes, on either side, get one number; others differ. Made once per pair of
+   * column chunks, from every entry of both (a dictionary holds at most one page).
+   */
+  private static final class DictionaryNumbers {
+    final org.apache.parquet.column.Dictionary actual;
+    final org.apache.parquet.column.Dictionary predicted;
+    final int[] ofActual;
+    final int[] ofPredicted;
+
+    DictionaryNumbers(
+        org.apache.parquet.column.Dictionary actual,
+        org.apache.parquet.column.Dictionary predicted) {
+      this.actual = actual;
+      this.predicted = predicted;
+      HashMap<Text, Integer> number = new HashMap<>();
+      this.ofActual = numbered(actual, number);
+      this.ofPredicted = numbered(predicted, number);
+    }
+
+    private static int[] numbered(
+        org.apache.parquet.column.Dictionary d, HashMap<Text, Integer> number) {
+      int[] of = new int[d.getMaxId() + 1];
+      for (int id = 0; id < of.length; id++) {
+        Integer next = number.size();
+        Integer known = number.putIfAbsent(new Text(d.decodeToBinary(id).getBytes()), next);
+        of[id] = known != null ? known : next;
+      }
+      return of;
     }
   }
 

@@ -83,6 +83,15 @@ public final class SetCounts extends Expression implements Serializable {
     return "mlsql_set_counts";
   }
 
+  /**
+   * Whether this Spark's vectorized Parquet reader hands its dictionary-encoded text over in
+   * a form the counter reads by number (see LabelSets); where not, text is compared by its
+   * bytes, with the same counts.
+   */
+  public static boolean readsDictionaries() {
+    return LabelSets.readsDictionaries();
+  }
+
   private Counter counter() {
     return new Counter(LabelSets.kind(actual.dataType()), LabelSets.kind(predicted.dataType()));
   }
@@ -180,7 +189,7 @@ public final class SetCounts extends Expression implements Serializable {
     private final LabelSets sets;
 
     Counter(int actualKind, int predictedKind) {
-      this.sets = new LabelSets(actualKind, predictedKind);
+      this.sets = new LabelSets(actualKind, predictedKind, true);
     }
 
     @Override
