@@ -1093,3 +1093,74 @@ def test_this_spark_hands_over_dictionary_ids_the_counter_reads(spark):
     assert method.invoke(
         None, spark.sparkContext._gateway.new_array(spark._jvm.java.lang.Object, 0)
     )
+
+
+#: pairs of labels of one size whose hashes in the Java reader (LabelSets.hash) are equal,
+#: found by a search over numbered labels: 7 and 8 bytes (compared packed in one long), 12
+#: and 23 (compared by bytes)
+COLLIDING = [
+    ("t025963", "t027703"),
+    ("tag39434", "tag67073"),
+    ("label-092155", "label-140550"),
+    ("a-longer-label-00010815", "a-longer-label-00062173"),
+]
+
+
+def _java_hash(spark: Any, label: str) -> int:
+    """LabelSets.hash of ``label``'s UTF-8 bytes (a package-private method, reached by
+    reflection)."""
+    jvm = spark._jvm
+    gateway = spark.sparkContext._gateway
+    loader = spark._jsparkSession.sharedState().jarClassLoader()
+    sets = jvm.java.lang.Class.forName("mlsql.spark.LabelSets", True, loader)
+    signature = gateway.new_array(jvm.java.lang.Class, 3)
+    signature[0] = jvm.java.lang.Class.forName("java.lang.Object")
+    signature[1] = jvm.java.lang.Long.TYPE
+    signature[2] = jvm.java.lang.Integer.TYPE
+    method = sets.getDeclaredMethod("hash", signature)
+    method.setAccessible(True)
+    data = label.encode()
+    arguments = gateway.new_array(jvm.java.lang.Object, 3)
+    arguments[0] = bytearray(data)
+    arguments[1] = jvm.java.lang.Long(jvm.org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET)
+    arguments[2] = jvm.java.lang.Integer(len(data))
+    return int(method.invoke(None, arguments))
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
+def test_labels_of_equal_hash_count_apart(spark, generated):
+    """Labels whose hashes are equal are still different labels: each pair's two count
+    apart in a row's counts and in the per-label table, in lists compared pairwise and in
+    lists long enough for hash maps (where the map compares them on equal hashes)."""
+    import mlsql.spark as ms
+    from mlsql.spark import jvm
+
+    assert jvm._loaded(spark) is not None
+    for x, y in COLLIDING:  # else the hash changed: search for new pairs
+        assert _java_hash(spark, x) == _java_hash(spark, y), (x, y)
+    filler = [f"f{k}" for k in range(40)]
+    rows = []
+    for x, y in COLLIDING:
+        rows += [
+            ("short", [x], [y]),
+            ("short", [x, y], [y]),
+            ("short", [y, x, y], [x, x]),
+            ("long", [x, *filler], [y, *filler]),
+            ("long", [x, y, *filler], [*filler, y]),
+        ]
+    df = spark.createDataFrame(
+        rows, "g string, actual array<string>, predicted array<string>"
+    ).repartition(3)
+    with executed(spark, generated):
+        from mlsql.spark.stats import row_stats
+
+        s = row_stats(df.actual, df.predicted)
+        stats = df.select(s.tp, s.n_actual, s.n_predicted)
+        got_stats = sorted(map(tuple, stats.collect()))
+        table = ms.label_metrics(df, "actual", "predicted", by="g")
+        assert "mlsql_label_counts" in _plan(table)
+        got_table = sorted(
+            (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
+        )
+    assert got_stats == sorted(e[1:] for e in _expected([(a, p) for _, a, p in rows]))
+    assert got_table == _label_table(rows)

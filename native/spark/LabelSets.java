@@ -472,10 +472,14 @@ final class LabelSets implements Serializable {
   static final class Text {
     final byte[] bytes;
     private final int hash;
+    /** Up to eight bytes: packed as {@link #packed} packs them (0 for a longer text). */
+    private final long packed;
 
     Text(byte[] bytes) {
       this.bytes = bytes;
       this.hash = LabelSets.hash(bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length);
+      this.packed =
+          bytes.length <= 8 ? LabelSets.packed(bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length) : 0;
     }
 
     @Override
@@ -521,10 +525,14 @@ final class LabelSets implements Serializable {
       if (!(other instanceof Text)) {
         return false;
       }
-      byte[] b = ((Text) other).bytes;
-      return b.length == sizes[i]
-          && ByteArrayMethods.arrayEquals(
-              b, Platform.BYTE_ARRAY_OFFSET, bases[i], addresses[i], sizes[i]);
+      Text t = (Text) other;
+      if (t.bytes.length != sizes[i]) {
+        return false;
+      }
+      return sizes[i] <= 8
+          ? t.packed == numbers[i] // packed alike by textAt
+          : ByteArrayMethods.arrayEquals(
+              t.bytes, Platform.BYTE_ARRAY_OFFSET, bases[i], addresses[i], sizes[i]);
     }
   }
 }
