@@ -257,7 +257,8 @@ final class LabelSets implements Serializable {
   // Spark's private fields that lead from a ColumnarArray to its dictionary: the array's
   // vector and offset, a writable vector's dictionary, and the Parquet dictionary that a
   // ParquetDictionary wraps (one per column chunk, where Spark wraps it anew at each page).
-  // null where a field is missing: text is then compared by its bytes.
+  // ARRAY_DATA is found last, so it is null unless all four are, and only it is checked:
+  // where it is null, text is compared by its bytes.
   private static final VarHandle ARRAY_DATA;
   private static final VarHandle ARRAY_OFFSET;
   private static final VarHandle VECTOR_DICTIONARY;
