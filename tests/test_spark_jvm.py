@@ -286,6 +286,32 @@ def _label_table(rows: list[tuple]) -> list[tuple[Any, ...]]:
     return sorted(((g, label, *c) for (g, label), c in out.items()), key=repr)
 
 
+def _counted(spark: Any, df: Any, generated: bool) -> tuple[list[Any], list[Any]]:
+    """Both Java paths' counts of ``df`` (columns g, actual, predicted), run as generated
+    code or interpreted: each row's (tp, |A|, |P|) from the expression and each (group,
+    label, tp, fp, fn) from the aggregate, sorted."""
+    import mlsql.spark as ms
+    from mlsql.spark.stats import row_stats
+
+    with executed(spark, generated):
+        s = row_stats(df.actual, df.predicted)
+        stats = df.select(s.tp, s.n_actual, s.n_predicted)
+        assert "mlsql_set_counts" in _plan(stats)
+        table = ms.label_metrics(df, "actual", "predicted", by="g")
+        assert "mlsql_label_counts" in _plan(table)
+        got_stats = sorted(map(tuple, stats.collect()), key=repr)
+        got_table = sorted(
+            (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
+        )
+    return got_stats, got_table
+
+
+def _expected_counts(rows: list[tuple]) -> tuple[list[Any], list[Any]]:
+    """The oracle's :func:`_counted` of ``rows`` (g, actual, predicted)."""
+    stats = [e[1:] for e in _expected([(a, p) for _, a, p in rows])]
+    return sorted(stats, key=repr), _label_table(rows)
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_label_tables_count_with_the_java_aggregate_as_the_oracle(spark, case):
     import mlsql.spark as ms
@@ -391,26 +417,10 @@ def test_labels_alike_but_for_one_byte_count_apart_read_from_parquet(spark, tmp_
     """Lists read from a Parquet file (Spark hands them over as its columnar arrays, and as
     its rows' arrays to the aggregate), of labels that share all bytes but one, count as the
     oracle counts them: the row statistics and each label's tp, fp and fn."""
-    import mlsql.spark as ms
-    from mlsql.spark.stats import row_stats
-
     rows, schema = _grouped(17, ALIKE, ("string", "string"))
     path = str(tmp_path / "alike.parquet")
     spark.createDataFrame(rows, schema).coalesce(1).write.parquet(path)
-    with executed(spark, generated):
-        df = spark.read.parquet(path)
-        s = row_stats(df.actual, df.predicted)
-        stats = df.select(s.tp, s.n_actual, s.n_predicted)
-        assert "mlsql_set_counts" in _plan(stats)
-        got_stats = sorted(map(tuple, stats.collect()), key=repr)
-        table = ms.label_metrics(df, "actual", "predicted", by="g")
-        assert "mlsql_label_counts" in _plan(table)
-        got_table = sorted(
-            (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
-        )
-    expected_stats = [stats[1:] for stats in _expected([(a, p) for _, a, p in rows])]
-    assert got_stats == sorted(expected_stats, key=repr)
-    assert got_table == _label_table(rows)
+    assert _counted(spark, spark.read.parquet(path), generated) == _expected_counts(rows)
 
 
 def test_the_java_aggregate_is_switched_off_as_the_function_is(spark, monkeypatch):
@@ -1132,7 +1142,6 @@ def test_labels_of_equal_hash_count_apart(spark, generated):
     """Labels whose hashes are equal are still different labels: each pair's two count
     apart in a row's counts and in the per-label table, in lists compared pairwise and in
     lists long enough for hash maps (where the map compares them on equal hashes)."""
-    import mlsql.spark as ms
     from mlsql.spark import jvm
 
     assert jvm._loaded(spark) is not None
@@ -1151,16 +1160,4 @@ def test_labels_of_equal_hash_count_apart(spark, generated):
     df = spark.createDataFrame(
         rows, "g string, actual array<string>, predicted array<string>"
     ).repartition(3)
-    with executed(spark, generated):
-        from mlsql.spark.stats import row_stats
-
-        s = row_stats(df.actual, df.predicted)
-        stats = df.select(s.tp, s.n_actual, s.n_predicted)
-        got_stats = sorted(map(tuple, stats.collect()))
-        table = ms.label_metrics(df, "actual", "predicted", by="g")
-        assert "mlsql_label_counts" in _plan(table)
-        got_table = sorted(
-            (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
-        )
-    assert got_stats == sorted(e[1:] for e in _expected([(a, p) for _, a, p in rows]))
-    assert got_table == _label_table(rows)
+    assert _counted(spark, df, generated) == _expected_counts(rows)
