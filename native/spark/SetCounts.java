@@ -19,48 +19,27 @@
 // whole-stage code (no CodegenFallback, which measured slower than the conversion it
 // saves). The lists are read as LabelSets reads them (text compared by its bytes, as Spark
 // compares text without a collation; integers by value whatever their width).
-//
-// It is written in Java against Catalyst's Expression directly (javac cannot extend
-// BinaryExpression, whose final Scala bridge it does not see as an override), and its
-// generated code calls the counter through a JDK interface among the query's references,
-// so that the generated class never names a class of this jar (Janino compiles it with
-// whatever class loader the compiling thread has).
+// (Its Catalyst form, shared with LabelCodes: ListsExpression.)
 package mlsql.spark;
 
 import java.io.Serializable;
-import java.util.List;
 import java.util.function.ToLongBiFunction;
 
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodeBlock;
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
 import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
-import org.apache.spark.sql.catalyst.expressions.codegen.JavaCode;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import scala.jdk.javaapi.CollectionConverters;
 
-public final class SetCounts extends Expression implements Serializable {
-  private static final long serialVersionUID = 1L;
+public final class SetCounts extends ListsExpression {
+  private static final long serialVersionUID = 2L;
 
   /** A count this large or larger does not fit its 21 bits: the row gives NULL. */
   static final long LIMIT = 1L << 21;
 
-  private final Expression actual;
-  private final Expression predicted;
-  private final scala.collection.immutable.Seq<Expression> children;
-
   public SetCounts(Expression actual, Expression predicted) {
-    this.actual = actual;
-    this.predicted = predicted;
-    this.children = CollectionConverters.asScala(List.of(actual, predicted)).toList();
-  }
-
-  @Override
-  public scala.collection.immutable.Seq<Expression> children() {
-    return children;
+    super(actual, predicted);
   }
 
   @Override
@@ -71,11 +50,6 @@ public final class SetCounts extends Expression implements Serializable {
   @Override
   public DataType dataType() {
     return DataTypes.LongType;
-  }
-
-  @Override
-  public boolean nullable() {
-    return true;
   }
 
   @Override
@@ -92,94 +66,23 @@ public final class SetCounts extends Expression implements Serializable {
     return LabelSets.readsDictionaries();
   }
 
-  private Counter counter() {
-    return new Counter(LabelSets.kind(actual.dataType()), LabelSets.kind(predicted.dataType()));
-  }
-
   /** The counter {@link #eval} uses, made once per task's copy of the expression. */
   private transient Counter evaluator;
 
   @Override
-  public Object eval(InternalRow row) {
-    Object a = actual.eval(row);
-    if (a == null) {
-      return null;
-    }
-    Object p = predicted.eval(row);
-    if (p == null) {
-      return null;
-    }
+  Object evaluate(ArrayData a, ArrayData p) {
     if (evaluator == null) {
-      evaluator = counter();
+      evaluator = new Counter(actualKind(), predictedKind());
     }
-    long packed = evaluator.applyAsLong((ArrayData) a, (ArrayData) p);
+    long packed = evaluator.applyAsLong(a, p);
     return packed < 0 ? null : packed;
   }
 
   @Override
   public ExprCode doGenCode(CodegenContext ctx, ExprCode ev) {
-    ExprCode a = actual.genCode(ctx);
-    ExprCode p = predicted.genCode(ctx);
-    String counter =
-        ctx.addReferenceObj("mlsqlSetCounts", counter(), ToLongBiFunction.class.getName());
-    String code =
-        a.code()
-            + "\n"
-            + p.code()
-            + "\nboolean "
-            + ev.isNull()
-            + " = true;\nlong "
-            + ev.value()
-            + " = -1L;\nif (!"
-            + a.isNull()
-            + " && !"
-            + p.isNull()
-            + ") {\n  "
-            + ev.value()
-            + " = "
-            + counter
-            + ".applyAsLong("
-            + a.value()
-            + ", "
-            + p.value()
-            + ");\n  "
-            + ev.isNull()
-            + " = "
-            + ev.value()
-            + " < 0L;\n}\n";
-    CodeBlock block =
-        new CodeBlock(
-            CollectionConverters.asScala(List.of(code)).toList(),
-            CollectionConverters.asScala(List.<JavaCode>of()).toList());
-    return ev.copy(block, ev.isNull(), ev.value());
-  }
-
-  @Override
-  public int productArity() {
-    return 2;
-  }
-
-  @Override
-  public Object productElement(int n) {
-    return n == 0 ? actual : predicted;
-  }
-
-  @Override
-  public boolean canEqual(Object other) {
-    return other instanceof SetCounts;
-  }
-
-  // equal children, equal expressions: Spark's common subexpressions then call it once a row
-  @Override
-  public boolean equals(Object other) {
-    return other instanceof SetCounts
-        && ((SetCounts) other).actual.equals(actual)
-        && ((SetCounts) other).predicted.equals(predicted);
-  }
-
-  @Override
-  public int hashCode() {
-    return 31 * actual.hashCode() + predicted.hashCode() + 0x5e7c;
+    Counter counter = new Counter(actualKind(), predictedKind());
+    return called(
+        ctx, ev, counter, ToLongBiFunction.class, "applyAsLong", "long", "-1L", "", "VALUE < 0L");
   }
 
   /** The packed counts of a row's two lists, or -1 where the row is left to Spark SQL. */
