@@ -1,4 +1,4 @@
-"""mlsql's JVM function for Spark (native/spark/SetCounts.java, mlsql/spark/jvm.py).
+"""mlsql's JVM functions for Spark (native/spark/*.java, mlsql/spark/jvm.py).
 
 Where the jar is built (CI: the editable install's build hook, checked by
 ``mlsql.native_status()`` in ``.ci/run``), label-set Columns call it; each row's
@@ -299,6 +299,7 @@ def _counted(spark: Any, df: Any, generated: bool) -> tuple[list[Any], list[Any]
         assert "mlsql_set_counts" in _plan(stats)
         table = ms.label_metrics(df, "actual", "predicted", by="g")
         assert "mlsql_label_counts" in _plan(table)
+        assert "mlsql_label_codes" in _plan(table)  # text: counted by code
         got_stats = sorted(map(tuple, stats.collect()), key=repr)
         got_table = sorted(
             (tuple(r) for r in table.select("g", "label", "tp", "fp", "fn").collect()), key=repr
@@ -1045,32 +1046,49 @@ def _dictionary_rows(seed: int) -> list[tuple[Any, Any]]:
     return rows
 
 
-@pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
-def test_dictionary_encoded_lists_count_as_the_oracle(spark, tmp_path, generated):
-    """Lists of text that Spark's Parquet reader leaves as dictionary ids, which the counter
-    reads by number where it can: each row's |A ∩ P|, |A| and |P| equal the oracle's, over
-    row groups whose actual and predicted dictionaries differ, and where the writer fell
-    back from dictionary to plain pages."""
+def _group(i: int) -> str | None:
+    """The group of row ``i`` of :func:`_dictionary_file`."""
+    return ("u", "v", None)[i % 3]
+
+
+def _dictionary_file(directory: Any, rows: list[tuple[Any, Any]]) -> Any:
+    """``rows`` written by pyarrow as Parquet in ``directory``, in row groups of 154 rows and
+    dictionary pages of 4 KiB: the columns ``i`` (the row's index), ``g`` (its
+    :func:`_group`), ``actual`` and ``predicted``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    rows = _dictionary_rows(29)
-    path = tmp_path / "dictionary.parquet"
+    path = directory / "dictionary.parquet"
     data = pa.table(
         {
             "i": list(range(len(rows))),
+            "g": [_group(i) for i in range(len(rows))],
             "actual": [a for a, _ in rows],
             "predicted": [p for _, p in rows],
         },
         schema=pa.schema(
             [
                 ("i", pa.int32()),
+                ("g", pa.string()),
                 ("actual", pa.list_(pa.string())),
                 ("predicted", pa.list_(pa.string())),
             ]
         ),
     )
     pq.write_table(data, path, row_group_size=154, dictionary_pagesize_limit=4096)
+    return path
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
+def test_dictionary_encoded_lists_count_as_the_oracle(spark, tmp_path, generated):
+    """Lists of text that Spark's Parquet reader leaves as dictionary ids, which the counter
+    reads by number where it can: each row's |A ∩ P|, |A| and |P| equal the oracle's, over
+    row groups whose actual and predicted dictionaries differ, and where the writer fell
+    back from dictionary to plain pages."""
+    import pyarrow.parquet as pq
+
+    rows = _dictionary_rows(29)
+    path = _dictionary_file(tmp_path, rows)
     meta = pq.ParquetFile(path).metadata
     encodings = [
         set(meta.row_group(g).column(c).encodings)
@@ -1087,6 +1105,89 @@ def test_dictionary_encoded_lists_count_as_the_oracle(spark, tmp_path, generated
         assert "mlsql_set_counts" in _plan(df.select(row_stats(df.actual, df.predicted).tp))
         got = _stats(df)
     assert got == _expected(rows)
+    # the per-label table too, whose aggregate is handed the labels as codes
+    grouped = [(_group(i), a, p) for i, (a, p) in enumerate(rows)]
+    assert _counted(spark, df, generated) == _expected_counts(grouped)
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
+@pytest.mark.parametrize("source", ["parquet", "shuffled", "local"])
+def test_label_codes_number_each_label_once_per_task(spark, tmp_path, source, generated):
+    """The codes the per-label aggregate is handed (LabelCodes): each known row's tp, |A| and
+    |P|, then one element per distinct label of the oracle's kind (tp, fn, fp), whose code is
+    the one the same task gives that label alone; within a task, one code per label and one
+    label per code. Read from Parquet (dictionary ids, and a plain fallback) and from rows a
+    shuffle made; a projection of a local relation, which Spark evaluates in the driver
+    (outside a task), has none, and its rows hand over their lists."""
+    from pyspark.sql import functions as F
+
+    from mlsql.spark import jvm
+
+    loaded = jvm._loaded(spark)
+    assert loaded is not None
+    rows = _dictionary_rows(31)
+    if source == "parquet":
+        df = spark.read.parquet(str(_dictionary_file(tmp_path, rows)))
+    elif source == "shuffled":
+        indexed = [(i, _group(i), a, p) for i, (a, p) in enumerate(rows)]
+        schema = "i int, g string, actual array<string>, predicted array<string>"
+        df = spark.createDataFrame(indexed, schema).repartition(3)
+    else:  # an inline table: a local relation
+        values = ", ".join(
+            f"({i}, {_sql_text(_group(i))}, {_sql_list(a)}, {_sql_list(p)})"
+            for i, (a, p) in enumerate(rows)
+        )
+        df = spark.sql(f"SELECT * FROM VALUES {values} AS t(i, g, actual, predicted)")
+
+    def codes(actual: Any, predicted: Any) -> Any:
+        return jvm._catalyst(spark, loaded.label_codes, actual, predicted)
+
+    nothing = F.array().cast("array<string>")
+    alone = F.transform(  # each label of the row, coded alone as a false negative
+        F.array_union(df.actual, df.predicted),
+        lambda x: F.struct(x.alias("label"), codes(F.array(x), nothing).alias("c")),
+    )
+    with executed(spark, generated):
+        got = df.select("i", codes(df.actual, df.predicted).alias("c"), alone.alias("alone"))
+        by_row = {r.i: r for r in got.collect()}
+    tasks: dict[int, dict[str, int]] = {}
+    for i, (a, p) in enumerate(rows):
+        sa, sp = oracle.as_set(a), oracle.as_set(p)
+        c = by_row[i].c
+        if source == "local" or sa is None or sp is None:
+            assert c is None, i
+            continue
+        assert c is not None and c[2:5] == [len(sa & sp), len(sa), len(sp)], i
+        task = (c[0] & 0xFFFFFFFF) | (c[1] << 32)
+        code_of = tasks.setdefault(task, {})
+        for x in by_row[i].alone:
+            if x.label is not None:  # coded alone in the row's task: [.., .., 0, 1, 0, code·4 + 1]
+                assert x.c[:5] == [c[0], c[1], 0, 1, 0] and x.c[5] & 3 == 1, (i, x)
+                assert code_of.setdefault(x.label, x.c[5] >> 2) == x.c[5] >> 2, (i, x)
+        label_of = {code: label for label, code in code_of.items()}
+        kinds = (sa & sp, sa - sp, sp - sa)  # LabelCodes' TP, FN and FP
+        assert sorted((label_of[e >> 2], e & 3) for e in c[5:]) == sorted(
+            (label, k) for k, labels in enumerate(kinds) for label in labels
+        ), i
+    for code_of in tasks.values():  # one label per code
+        assert len(set(code_of.values())) == len(code_of)
+    assert (source == "local") == (not tasks)
+    # the per-label table counts the codes, or the lists where there are none, as the oracle
+    grouped = [(_group(i), a, p) for i, (a, p) in enumerate(rows)]
+    assert _counted(spark, df, generated) == _expected_counts(grouped)
+
+
+def _sql_text(text: str | None) -> str:
+    """``text`` as a Spark SQL literal (the tests' labels hold no quote)."""
+    assert text is None or "'" not in text
+    return "CAST(NULL AS STRING)" if text is None else f"'{text}'"
+
+
+def _sql_list(labels: list[str | None] | None) -> str:
+    """``labels`` as a Spark SQL ARRAY<STRING> literal."""
+    if labels is None:
+        return "CAST(NULL AS ARRAY<STRING>)"
+    return f"CAST(array({', '.join(map(_sql_text, labels))}) AS ARRAY<STRING>)"
 
 
 def test_this_spark_hands_over_dictionary_ids_the_counter_reads(spark):

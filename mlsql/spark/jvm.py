@@ -27,6 +27,12 @@ compiled with the JDK when the package is installed) holds:
   value holding a cell per label: for millions of distinct labels in a group, Spark
   SQL's form (which spills) is the one that fits (``spark.mlsql.jvm=false``;
   docs/guides/spark.md). Its buffer writes itself compactly when Spark serializes it.
+- ``LabelCodes``, an expression that hands the aggregate a row's text labels as codes
+  (:func:`label_counts`): Spark copies each row's lists into a row before an aggregate
+  that it does not compile (as ``LabelCounts``), so the expression, compiled before that
+  copy, reads them as ``SetCounts`` does (Parquet's dictionary ids by number) and gives
+  each distinct label's number in its task, with whether it is a tp, fn or fp; the
+  aggregate counts the numbers and turns them back into text in the same task.
 - ``ExactSum``, an aggregate summing a group's DOUBLEs exactly (:func:`exact_sum`):
   Shewchuk's partials, rounded once at the end as Python's ``math.fsum`` rounds them, so
   the same DOUBLE on any partitioning, at any magnitude. :func:`mlsql.spark.ops.exact_sum`
@@ -87,6 +93,9 @@ from mlsql.spark.exact_bounds import EXACT_SUM_BOUND
 CLASS = "mlsql.spark.SetCounts"
 #: the Java aggregate of a group's per-label counts (``native/spark/LabelCounts.java``)
 AGGREGATE = "mlsql.spark.LabelCounts"
+#: the Java expression of a row's labels as codes for the aggregate
+#: (``native/spark/LabelCodes.java``)
+CODES = "mlsql.spark.LabelCodes"
 #: the session setting that switches the function off (``"false"``)
 CONF = "spark.mlsql.jvm"
 #: the name Spark's plans show for the expression (its ``prettyName``)
@@ -143,6 +152,11 @@ class _Loaded:
     #: the constructor of :data:`AGGREGATE` (a Catalyst aggregate over two lists and a
     #: weight, or None: :meth:`label_counts`)
     label_counts_of: Any
+    #: the constructor of :data:`CODES` (a Catalyst expression over two lists of text)
+    label_codes: Any
+    #: the ``java.lang.reflect.Method`` ``LabelCodes.counted`` (static): a frame's groups
+    #: counted by :data:`AGGREGATE` over its text lists' codes (:func:`label_counts`)
+    counted_by_code: Any
     #: the ``UserDefinedFunction`` of :data:`EXACT_SUM`
     exact_sum: Any
     #: the ``UserDefinedFunction`` of :data:`CO_MOMENTS` over (a, w): a variance
@@ -170,6 +184,20 @@ class _Loaded:
         bound = jvm.java.lang.Double(float(EXACT_SUM_BOUND))
         arguments = (actual, predicted, weight, jvm.java.lang.Integer(bits), bound)
         return _catalyst(spark, self.label_counts_of, *arguments, aggregate=True)
+
+    def coded_counts(self, spark: Any, rows: DataFrame, groups: Sequence[str]) -> DataFrame:
+        """``rows`` grouped by ``groups`` with :data:`AGGREGATE`'s column ``__cells`` over
+        the text lists ``__a`` and ``__p`` handed to it as codes (:data:`CODES`), built by
+        ``LabelCodes.counted`` in one call."""
+        jvm, gateway = spark._jvm, spark.sparkContext._gateway
+        names = gateway.new_array(jvm.java.lang.String, len(groups))
+        for k, group in enumerate(groups):
+            names[k] = group
+        arguments = gateway.new_array(jvm.java.lang.Object, 4)
+        arguments[0], arguments[1] = rows._jdf, names
+        arguments[2] = jvm.java.lang.Integer(BITS)
+        arguments[3] = jvm.java.lang.Double(float(EXACT_SUM_BOUND))
+        return DataFrame(self.counted_by_code.invoke(None, arguments), spark)
 
 
 def _catalyst(spark: Any, constructor: Any, *arguments: Any, aggregate: bool = False) -> Column:
@@ -210,7 +238,18 @@ def _loaded(spark: Any) -> _Loaded | None:
         signature[0] = signature[1] = signature[2] = expression
         signature[3] = jvm.java.lang.Integer.TYPE
         signature[4] = jvm.java.lang.Double.TYPE
-        counts = jvm.java.lang.Class.forName(AGGREGATE, True, loader).getConstructor(signature)
+        aggregate_class = jvm.java.lang.Class.forName(AGGREGATE, True, loader)
+        counts = aggregate_class.getConstructor(signature)
+        signature = gateway.new_array(jvm.java.lang.Class, 2)
+        signature[0] = signature[1] = expression
+        codes_class = jvm.java.lang.Class.forName(CODES, True, loader)
+        codes = codes_class.getConstructor(signature)
+        signature = gateway.new_array(jvm.java.lang.Class, 4)
+        signature[0] = jvm.java.lang.Class.forName("org.apache.spark.sql.Dataset")
+        signature[1] = gateway.new_array(jvm.java.lang.String, 0).getClass()
+        signature[2] = jvm.java.lang.Integer.TYPE
+        signature[3] = jvm.java.lang.Double.TYPE
+        counted_by_code = codes_class.getMethod("counted", signature)
 
         def aggregate(name: str, encoder: Any, *flags: bool) -> Any:  # functions.udaf of `name`
             types = gateway.new_array(jvm.java.lang.Class, len(flags))
@@ -240,6 +279,8 @@ def _loaded(spark: Any) -> _Loaded | None:
         loaded = _Loaded(
             function,
             counts,
+            codes,
+            counted_by_code,
             total,
             moment("aw"),
             moment("abw"),
@@ -496,7 +537,7 @@ def counts_cells(frame: DataFrame, types: Sequence[T.DataType]) -> bool:
 
 
 def label_counts(
-    rows: DataFrame, groups: Sequence[str], weighted: bool = False
+    rows: DataFrame, groups: Sequence[str], weighted: bool = False, text: bool = False
 ) -> DataFrame | None:
     """Each group's per-label counts and row-statistics histogram from mlsql's Java aggregate
     (``native/spark/LabelCounts.java``), where :func:`counts_labels` says it is used; None
@@ -512,6 +553,12 @@ def label_counts(
     unknown row (a NULL list), one row of NULL keys and zero counts. The aggregate's memory
     is the distinct labels and row statistics of a group, not its rows.
 
+    With ``text`` (the labels are text) and no weights, the aggregate is handed each row's
+    labels as codes (``LabelCodes``), made in Spark's generated code before Spark would
+    copy the lists into the aggregate's rows; a row without codes (one Spark evaluates
+    outside a task, as it evaluates a projection of a local relation) hands over its lists,
+    with the same counts.
+
     Examples
     --------
     >>> from pyspark.sql import SparkSession
@@ -519,7 +566,7 @@ def label_counts(
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.sql("SELECT 0 AS g, array('x', 'y', 'x') AS __a, array('x') AS __p")
     >>> used = counts_labels(df, T.StringType())
-    >>> counted = label_counts(df, ["g"]) if used else None
+    >>> counted = label_counts(df, ["g"], text=True) if used else None
     >>> counted is None or sorted(
     ...     (r.label, r.tp, r.fn, r.fp)
     ...     for r in counted.selectExpr("inline(__cells.cells)").collect()
@@ -531,6 +578,8 @@ def label_counts(
     loaded = _loaded(spark)
     if loaded is None:
         return None
+    if text and not weighted:
+        return loaded.coded_counts(spark, rows, groups)
     weight = F.col("__w") if weighted else None
     counted = loaded.label_counts(spark, F.col("__a"), F.col("__p"), weight)
     return rows.groupBy(*groups).agg(counted.alias("__cells"))

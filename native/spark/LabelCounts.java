@@ -19,6 +19,12 @@
 // (tp, |A|, |P|) triples of a group, never with its rows; the counts are longs, so they add
 // up alike in any order and on any partitioning.
 //
+// LabelCounts.coded(codes, actual, predicted): unweighted, over rows whose text labels come as
+// the codes of LabelCodes (made in Spark's generated code, before Spark copies the lists into
+// the rows it hands an aggregate), counted by code in an open-addressing table and turned
+// into text through the task's interner before the buffer is written, merged or read; a row
+// whose codes are NULL gives its lists, read as above.
+//
 // The result is one struct per group, `cells`: an array of (label, row_tp, row_n_actual,
 // row_n_predicted, tp, fn, fp, row), the rows Spark SQL's GROUP BY of the spread gives: a
 // label's row has its three counts (row 0) and NULL row statistics; a row-statistics row has
@@ -81,6 +87,16 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
     boolean unknown;
     /** Whether each count is a sum of weights ({@link #SUM} longs) rather than one long. */
     final boolean weighted;
+    /**
+     * Counts of labels given as codes (LabelCodes) of {@link #interner}'s: {tp, fn, fp} of
+     * code {@code c} at {@code 3·slot}, where {@code coded[slot] == c + 1}; 0 marks a free
+     * slot. Turned into {@link #labels} ({@link #settle}) before the buffer is written or read.
+     */
+    transient LabelCodes.Interner interner;
+    transient long task;
+    transient int[] coded;
+    transient long[] codeCounts;
+    transient int codesHeld;
 
     Counts(boolean weighted) {
       this.weighted = weighted;
@@ -91,7 +107,66 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
       return weighted ? SUM : 1;
     }
 
+    /** The counts of code {@code code}: their offset in {@link #codeCounts}. */
+    int codeSlot(int code) {
+      if (coded == null) {
+        coded = new int[64];
+        codeCounts = new long[3 * 64];
+      }
+      int mask = coded.length - 1;
+      int h = (int) ((code * LabelSets.K1) >>> 40) & mask;
+      while (true) {
+        int held = coded[h];
+        if (held == code + 1) {
+          return 3 * h;
+        }
+        if (held == 0) {
+          if (2 * (codesHeld + 1) > coded.length) {
+            grow();
+            return codeSlot(code);
+          }
+          coded[h] = code + 1;
+          codesHeld++;
+          return 3 * h;
+        }
+        h = (h + 1) & mask;
+      }
+    }
+
+    private void grow() {
+      int[] oldCoded = coded;
+      long[] oldCounts = codeCounts;
+      coded = new int[2 * oldCoded.length];
+      codeCounts = new long[3 * coded.length];
+      codesHeld = 0;
+      for (int h = 0; h < oldCoded.length; h++) {
+        if (oldCoded[h] != 0) {
+          int o = codeSlot(oldCoded[h] - 1);
+          System.arraycopy(oldCounts, 3 * h, codeCounts, o, 3);
+        }
+      }
+    }
+
+    /** Moves the counts of coded labels into {@link #labels}, keyed by their text. */
+    void settle() {
+      if (coded == null) {
+        return;
+      }
+      for (int h = 0; h < coded.length; h++) {
+        if (coded[h] != 0) {
+          long[] c = slot(labels, interner.text(coded[h] - 1), 3);
+          for (int k = 0; k < 3; k++) {
+            c[k] += codeCounts[3 * h + k];
+          }
+        }
+      }
+      coded = null;
+      codeCounts = null;
+      codesHeld = 0;
+    }
+
     void write(DataOutput out) throws IOException {
+      settle();
       out.writeBoolean(weighted);
       out.writeBoolean(unknown);
       for (HashMap<Object, long[]> map : List.of(labels, rows)) {
@@ -301,6 +376,8 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
   private final Expression predicted;
   /** The rows' weights (a DOUBLE), or null: each count is then a count of rows. */
   private final Expression weight;
+  /** A row's labels as codes (LabelCodes: NULL where the row gives its lists), or null. */
+  private final Expression codes;
   private final scala.collection.immutable.Seq<Expression> children;
 
   /** The width of a packed row statistic: {@link #BITS}, fewer to test the unpacked keys. */
@@ -323,13 +400,24 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
    */
   public LabelCounts(
       Expression actual, Expression predicted, Expression weight, int bits, double bound) {
-    this(actual, predicted, weight, bits, bound, 0, 0);
+    this(actual, predicted, weight, null, bits, bound, 0, 0);
+  }
+
+  /**
+   * The aggregate of rows whose labels come as {@code codes} (LabelCodes over text lists),
+   * and as the lists {@code actual} and {@code predicted} where a row's codes are NULL;
+   * unweighted.
+   */
+  public static LabelCounts coded(
+      Expression codes, Expression actual, Expression predicted, int bits, double bound) {
+    return new LabelCounts(actual, predicted, null, codes, bits, bound, 0, 0);
   }
 
   private LabelCounts(
       Expression actual,
       Expression predicted,
       Expression weight,
+      Expression codes,
       int bits,
       double bound,
       int mutableAggBufferOffset,
@@ -340,12 +428,18 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
     this.actual = actual;
     this.predicted = predicted;
     this.weight = weight;
+    this.codes = codes;
+    if (codes != null && weight != null) {
+      throw new IllegalArgumentException("mlsql: label codes are counted without weights");
+    }
     this.bits = bits;
     this.bound = bound;
     this.mutableAggBufferOffset = mutableAggBufferOffset;
     this.inputAggBufferOffset = inputAggBufferOffset;
     List<Expression> given =
-        weight == null ? List.of(actual, predicted) : List.of(actual, predicted, weight);
+        weight != null
+            ? List.of(actual, predicted, weight)
+            : codes != null ? List.of(actual, predicted, codes) : List.of(actual, predicted);
     this.children = CollectionConverters.asScala(given).toList();
   }
 
@@ -356,9 +450,10 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
 
   @Override
   public Expression withNewChildrenInternal(scala.collection.immutable.IndexedSeq<Expression> c) {
-    Expression w = c.length() > 2 ? c.apply(2) : null;
+    Expression w = weight != null ? c.apply(2) : null;
+    Expression k = codes != null ? c.apply(2) : null;
     return new LabelCounts(
-        c.apply(0), c.apply(1), w, bits, bound, mutableAggBufferOffset, inputAggBufferOffset);
+        c.apply(0), c.apply(1), w, k, bits, bound, mutableAggBufferOffset, inputAggBufferOffset);
   }
 
   @Override
@@ -373,12 +468,14 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
 
   @Override
   public ImperativeAggregate withNewMutableAggBufferOffset(int offset) {
-    return new LabelCounts(actual, predicted, weight, bits, bound, offset, inputAggBufferOffset);
+    return new LabelCounts(
+        actual, predicted, weight, codes, bits, bound, offset, inputAggBufferOffset);
   }
 
   @Override
   public ImperativeAggregate withNewInputAggBufferOffset(int offset) {
-    return new LabelCounts(actual, predicted, weight, bits, bound, mutableAggBufferOffset, offset);
+    return new LabelCounts(
+        actual, predicted, weight, codes, bits, bound, mutableAggBufferOffset, offset);
   }
 
   @Override
@@ -424,6 +521,12 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
 
   @Override
   public Counts update(Counts counts, InternalRow input) {
+    if (codes != null) {
+      Object coded = codes.eval(input);
+      if (coded != null) {
+        return updateCodes(counts, (ArrayData) coded);
+      }
+    }
     Object a = actual.eval(input);
     Object p = a == null ? null : predicted.eval(input);
     Object w = p == null || weight == null ? null : weight.eval(input);
@@ -461,6 +564,35 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
     return counts;
   }
 
+  /** Counts one row given as its labels' codes (see LabelCodes). */
+  private Counts updateCodes(Counts counts, ArrayData coded) {
+    long task = (coded.getInt(0) & 0xFFFFFFFFL) | ((long) coded.getInt(1) << 32);
+    if (counts.interner == null) {
+      counts.interner = LabelCodes.Interner.ofTask(task);
+      counts.task = task;
+    }
+    if (counts.interner == null || counts.task != task) {
+      throw new IllegalStateException(
+          "mlsql: label codes of task " + task + " reached an aggregate outside that task");
+    }
+    int tp = coded.getInt(2);
+    int na = coded.getInt(3);
+    int np = coded.getInt(4);
+    int n = coded.numElements();
+    for (int k = LabelCodes.HEAD; k < n; k++) {
+      int element = coded.getInt(k);
+      int o = counts.codeSlot(element >>> 2);
+      counts.codeCounts[o + (element & 3)]++;
+    }
+    long limit = 1L << bits;
+    Object key =
+        na < limit && np < limit
+            ? (Object) new Stats(tp + ((long) na << bits) + ((long) np << (2 * bits)))
+            : List.of((long) tp, (long) na, (long) np);
+    add(slot(counts.rows, key, 1), 0, null);
+    return counts;
+  }
+
   /**
    * The counts of {@code s}'s label {@code i}, looked up by its probe; a new label is stored
    * as a {@link LabelSets.Text} of its own bytes, or a Long.
@@ -476,6 +608,8 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
 
   @Override
   public Counts merge(Counts into, Counts from) {
+    into.settle();
+    from.settle();
     int width = into.width();
     for (Map.Entry<Object, long[]> e : from.labels.entrySet()) {
       addAll(slot(into.labels, e.getKey(), 3 * width), e.getValue(), width);
@@ -489,6 +623,7 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
 
   @Override
   public Object eval(Counts counts) {
+    counts.settle();
     boolean weighted = counts.weighted;
     Object zero = weighted ? (Object) 0.0 : (Object) 0L;
     DataType type = labelType();
@@ -565,7 +700,7 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
 
   @Override
   public int productArity() {
-    return 5;
+    return 6;
   }
 
   @Override
@@ -578,6 +713,8 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
       case 2:
         return weight;
       case 3:
+        return codes;
+      case 4:
         return bits;
       default:
         return bound;

@@ -301,6 +301,11 @@ final class LabelSets implements Serializable {
   private transient WritableColumnVector[] ids;
   private transient int[] offsets;
   private transient DictionaryNumbers numbering;
+  /**
+   * Where set (LabelCodes), the task's interner: dictionary entries are numbered by their
+   * codes in it, so that a label read by number is its code.
+   */
+  transient LabelCodes.Interner interner;
 
   /**
    * Whether both lists are dictionary-encoded text in Spark's column vectors, whose
@@ -320,8 +325,11 @@ final class LabelSets implements Serializable {
     if (dp == null) {
       return false;
     }
-    if (numbering == null || numbering.actual != da || numbering.predicted != dp) {
-      numbering = new DictionaryNumbers(da, dp);
+    if (numbering == null
+        || numbering.actual != da
+        || numbering.predicted != dp
+        || numbering.interner != interner) {
+      numbering = new DictionaryNumbers(da, dp, interner);
     }
     return true;
   }
@@ -363,23 +371,33 @@ final class LabelSets implements Serializable {
     final org.apache.parquet.column.Dictionary predicted;
     final int[] ofActual;
     final int[] ofPredicted;
+    final LabelCodes.Interner interner;
 
     DictionaryNumbers(
         org.apache.parquet.column.Dictionary actual,
-        org.apache.parquet.column.Dictionary predicted) {
+        org.apache.parquet.column.Dictionary predicted,
+        LabelCodes.Interner interner) {
       this.actual = actual;
       this.predicted = predicted;
+      this.interner = interner;
       HashMap<Text, Integer> number = new HashMap<>();
-      this.ofActual = numbered(actual, number);
-      this.ofPredicted = numbered(predicted, number);
+      this.ofActual = numbered(actual, number, interner);
+      this.ofPredicted = numbered(predicted, number, interner);
     }
 
     private static int[] numbered(
-        org.apache.parquet.column.Dictionary d, HashMap<Text, Integer> number) {
+        org.apache.parquet.column.Dictionary d,
+        HashMap<Text, Integer> number,
+        LabelCodes.Interner interner) {
       int[] of = new int[d.getMaxId() + 1];
       for (int id = 0; id < of.length; id++) {
+        Text entry = new Text(d.decodeToBinary(id).getBytes());
+        if (interner != null) {
+          of[id] = interner.code(entry);
+          continue;
+        }
         Integer next = number.size();
-        Integer known = number.putIfAbsent(new Text(d.decodeToBinary(id).getBytes()), next);
+        Integer known = number.putIfAbsent(entry, next);
         of[id] = known != null ? known : next;
       }
       return of;
@@ -455,6 +473,14 @@ final class LabelSets implements Serializable {
     return sizes[i] <= 8
         ? numbers[i] == numbers[j] // up to eight bytes: packed in one long by textAt
         : ByteArrayMethods.arrayEquals(bases[i], addresses[i], bases[j], addresses[j], sizes[i]);
+  }
+
+  /**
+   * The code of text label {@code i} in {@link #interner}: read by number, its number; else
+   * looked up by its bytes.
+   */
+  long code(int i) {
+    return coded ? numbers[i] : interner.code(this, i);
   }
 
   /** Text label {@code i} as a UTF8String over its bytes where they lie (valid for the row). */

@@ -231,7 +231,9 @@ def _counting(
     if jvm.counts_labels(frame, label_type):
         given = T.ArrayType(label_type).simpleString()
         lists = query(frame, lambda f: rows(f, sets=False, cast=given))
-        counted = jvm.label_counts(lists, groups, weighted)
+        counted = jvm.label_counts(
+            lists, groups, weighted, text=isinstance(label_type, T.StringType)
+        )
         if counted is not None:
             return counted, lambda f: _cells(f, groups)
     return frame, lambda f: _counted(rows(f), groups, label_type, weighted)
