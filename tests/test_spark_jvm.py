@@ -1177,6 +1177,37 @@ def test_label_codes_number_each_label_once_per_task(spark, tmp_path, source, ge
     assert _counted(spark, df, generated) == _expected_counts(grouped)
 
 
+#: Spark's settings under which a partial aggregate sorts its rows, or spills its buffers and
+#: sorts the rest, before it counts them: still in the task that coded them
+SORTED = {
+    "fallback": {"spark.sql.objectHashAggregate.sortBased.fallbackThreshold": "1"},
+    "sort aggregate": {"spark.sql.execution.useObjectHashAggregateExec": "false"},
+}
+
+
+@pytest.mark.parametrize("setting", sorted(SORTED))
+def test_codes_count_where_the_aggregate_sorts_its_rows_first(spark, tmp_path, setting):
+    """Where Spark's partial aggregate keeps its rows (codes included) in a sorter before it
+    counts them, or writes its buffers out and reads them back (the hash map's fallback past
+    its threshold of groups, or a sort-based aggregate), the per-label table still equals the
+    oracle's."""
+    rows = _dictionary_rows(37)
+    df = spark.read.parquet(str(_dictionary_file(tmp_path, rows)))
+    saved = {key: spark.conf.get(key, None) for key in SORTED[setting]}
+    for key, value in SORTED[setting].items():
+        spark.conf.set(key, value)
+    try:
+        got = _counted(spark, df, generated=True)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+    grouped = [(_group(i), a, p) for i, (a, p) in enumerate(rows)]
+    assert got == _expected_counts(grouped)
+
+
 def _sql_text(text: str | None) -> str:
     """``text`` as a Spark SQL literal (the tests' labels hold no quote)."""
     assert text is None or "'" not in text

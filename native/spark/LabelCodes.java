@@ -58,7 +58,6 @@ public final class LabelCodes extends ListsExpression {
   static final int FN = 1;
   static final int FP = 2;
 
-
   /**
    * Each group's per-label counts of {@code rows} (the columns {@code groups} and the text
    * lists {@code __a} and {@code __p}), unweighted, as the column {@code __cells} of the

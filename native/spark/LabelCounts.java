@@ -87,11 +87,10 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
     boolean unknown;
     /** Whether each count is a sum of weights ({@link #SUM} longs) rather than one long. */
     final boolean weighted;
-    /**
-     * Counts of labels given as codes (LabelCodes) of {@link #interner}'s: {tp, fn, fp} of
-     * code {@code c} at {@code 3·slot}, where {@code coded[slot] == c + 1}; 0 marks a free
-     * slot. Turned into {@link #labels} ({@link #settle}) before the buffer is written or read.
-     */
+    // Labels given as codes (LabelCodes) of the task `task`, whose interner is `interner`: an
+    // open-addressing table, {tp, fn, fp} of code c at codeCounts[3·slot] where coded[slot]
+    // == c + 1 (0: a free slot), codesHeld slots taken. Turned into `labels` (settle) before
+    // the buffer is written, merged or read; never written itself.
     transient LabelCodes.Interner interner;
     transient long task;
     transient int[] coded;
@@ -114,7 +113,7 @@ public final class LabelCounts extends TypedImperativeAggregate<LabelCounts.Coun
         codeCounts = new long[3 * 64];
       }
       int mask = coded.length - 1;
-      int h = (int) ((code * LabelSets.K1) >>> 40) & mask;
+      int h = (int) ((code * LabelSets.K1) >>> 32) & mask;
       while (true) {
         int held = coded[h];
         if (held == code + 1) {
