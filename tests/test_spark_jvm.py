@@ -108,18 +108,28 @@ GENERATED = {
 
 
 @contextmanager
-def executed(spark: Any, generated: bool) -> Iterator[None]:
-    """The block's queries run as generated code (``generated``) or interpreted; the
-    session's settings are restored after it."""
-    settings = GENERATED if generated else INTERPRETED
-    saved = {key: spark.conf.get(key) for key in settings}
+def configured(spark: Any, settings: dict[str, str]) -> Iterator[None]:
+    """The session's ``settings`` for the block; what the session had (or had not) set is
+    restored after it."""
+    saved = {key: spark.conf.get(key, None) for key in settings}
     for key, value in settings.items():
         spark.conf.set(key, value)
     try:
         yield
     finally:
-        for key, value in saved.items():
-            spark.conf.set(key, value)
+        for key, was in saved.items():
+            if was is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, was)
+
+
+@contextmanager
+def executed(spark: Any, generated: bool) -> Iterator[None]:
+    """The block's queries run as generated code (``generated``) or interpreted; the
+    session's settings are restored after it."""
+    with configured(spark, GENERATED if generated else INTERPRETED):
+        yield
 
 
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "interpreted"])
@@ -1193,17 +1203,8 @@ def test_codes_count_where_the_aggregate_sorts_its_rows_first(spark, tmp_path, s
     oracle's."""
     rows = _dictionary_rows(37)
     df = spark.read.parquet(str(_dictionary_file(tmp_path, rows)))
-    saved = {key: spark.conf.get(key, None) for key in SORTED[setting]}
-    for key, value in SORTED[setting].items():
-        spark.conf.set(key, value)
-    try:
+    with configured(spark, SORTED[setting]):
         got = _counted(spark, df, generated=True)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
     grouped = [(_group(i), a, p) for i, (a, p) in enumerate(rows)]
     assert got == _expected_counts(grouped)
 
