@@ -55,8 +55,8 @@ CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed_weighted(actual, predicte
     n_predicted := system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
     n_exact := system.main.sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE))));
 
--- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
--- multilabel_counts(actual, predicted, sample_weight): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
+-- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
+-- multilabel_counts(actual, predicted, sample_weight): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[]) AS 
     _mlsql_multilabel_counts_typed(actual, predicted),
     (actual INTEGER[], predicted INTEGER[]) AS 
@@ -82,7 +82,7 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     (actual, predicted, sample_weight) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted');
 
--- merge_counts(counts): Sum stored multilabel_counts structs field by field.
+-- merge_counts(counts): Sum stored multilabel_counts structs field by field (combine partitions).
 CREATE OR REPLACE MACRO merge_counts(counts) AS 
     system.main.struct_pack(
     n_rows := system.main.sum(system.main.struct_extract(counts, 'n_rows')),

@@ -25,10 +25,10 @@ from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
 from mlsql._duckdb.ops import IN_ORDER, ORDERED, FixedOrderOps, SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
-from mlsql._registry import Measure, Param, measures
+from mlsql._registry import REGISTRY, Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, expand_calls, lit
 from mlsql._weights import SAMPLE_WEIGHT, WeightedOps
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, LabelLists
 
 Qualify = Callable[[str], str]
 
@@ -457,45 +457,19 @@ def _label_type_checks() -> list[Macro]:
     ]
 
 
-def _sets(q: Qualify) -> list[Macro]:
-    f = "sets.sql"
-    diff = "list_filter(list_distinct({x}), lambda x: NOT coalesce(list_contains({y}, x), false))"
-    null_guard = "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE {body} END"
+def _sets(ops: SqlOps) -> list[Macro]:
+    """The set helpers, from their registry formulas: NULL where either list is NULL."""
+    lists = LabelLists(Sql("actual"), Sql("predicted"))
+    guard = "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE {} END"
     return [
         Macro(
-            f,
-            "set_intersection",
+            "sets.sql",
+            m.name,
             ("actual", "predicted"),
-            null_guard.format(body="list_sort(list_intersect(actual, predicted))"),
-            "Labels in both lists, distinct and sorted, no NULLs.",
-        ),
-        Macro(
-            f,
-            "set_difference",
-            ("actual", "predicted"),
-            null_guard.format(body="list_sort(" + diff.format(x="actual", y="predicted") + ")"),
-            "Labels of the first list missing from the second, distinct and sorted.",
-        ),
-        Macro(
-            f,
-            "set_union",
-            ("actual", "predicted"),
-            null_guard.format(body="list_sort(list_distinct(list_concat(actual, predicted)))"),
-            "Labels in either list, distinct and sorted, no NULLs.",
-        ),
-        Macro(
-            f,
-            "set_symmetric_difference",
-            ("actual", "predicted"),
-            null_guard.format(
-                body="list_sort(list_concat("
-                + diff.format(x="actual", y="predicted")
-                + ",\n        "
-                + diff.format(x="predicted", y="actual")
-                + "))"
-            ),
-            "Labels in exactly one of the lists, distinct and sorted.",
-        ),
+            guard.format(m.build(ops, lists)),  # type: ignore[misc]
+            f"{m.summary} Distinct and sorted, no NULLs.",
+        )
+        for m in measures(family="multilabel", kind="set")
     ]
 
 
@@ -683,34 +657,21 @@ def _weighted_from_registry(
 
 
 def _counts(q: Qualify, ops: SqlOps) -> list[Macro]:
-    made = _counts_macros(q, ops)
-    weighted_counts = _counts_macros(q, ops, by_weight(counts_fields, "multilabel_counts"))[0]
-    return [made[0], weighted(weighted_counts), made[1]]
+    """``multilabel_counts`` (and its weighted overload) and ``merge_counts``: struct macros
+    of their registry formulas."""
+    counts, merge = REGISTRY["multilabel_counts"], REGISTRY["merge_counts"]
+    stored = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
 
+    def packed(name: str, params: tuple[str, ...], fields: dict[str, Any], doc: str) -> Macro:
+        pack = ",\n    ".join(f"{field} := {expr}" for field, expr in fields.items())
+        return Macro("counts.sql", name, params, f"struct_pack(\n    {pack})", doc)
 
-def _counts_macros(
-    q: Qualify, ops: SqlOps, fields_of: Callable[..., Any] = counts_fields
-) -> list[Macro]:
-    fields = fields_of(ops, row_stats(q))
-    pack = ",\n    ".join(f"{name} := {expr}" for name, expr in fields.items())
-    merged = ",\n    ".join(
-        f"{name} := sum(struct_extract(counts, '{name}'))" for name in COUNTS_FIELDS
-    )
+    lists, doc = ("actual", "predicted"), counts.summary
+    heavy = by_weight(counts.build, counts.name)(ops, row_stats(q))  # type: ignore[arg-type]
     return [
-        Macro(
-            "counts.sql",
-            "multilabel_counts",
-            ("actual", "predicted"),
-            f"struct_pack(\n    {pack})",
-            "Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.",
-        ),
-        Macro(
-            "counts.sql",
-            "merge_counts",
-            ("counts",),
-            f"struct_pack(\n    {merged})",
-            "Sum stored multilabel_counts structs field by field.",
-        ),
+        packed(counts.name, lists, counts.build(ops, row_stats(q)), doc),  # type: ignore[misc]
+        weighted(packed(counts.name, lists, heavy, doc)),
+        packed(merge.name, ("counts",), merge.build(ops, stored), merge.summary),  # type: ignore[misc]
     ]
 
 
@@ -894,10 +855,10 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
     ops = SqlOps(qualify)
     out = [*_internal(qualify), *_label_pair_check(qualify), *_row_stat_macros(native)]
     out += _formulas(ops)
-    for m in _sets(qualify):
+    for m in _sets(ops):
         out += typed(m, qualify)
     for m in measures():
-        if m.family != "multilabel" or m.build is None:
+        if m.family != "multilabel" or m.build is None or m.kind in ("set", "counts"):
             continue
         file = {"row": "sets.sql", "from_counts": "counts.sql"}.get(m.kind, "micro.sql")
         made = _from_registry(m, qualify, ops, file)

@@ -69,6 +69,20 @@ class SqlOps:
         return None  # a macro parameter: known only when the query runs
 
     # beyond the core protocol: formulas of other families use these ---------------
+    def label_set(self, labels: Any) -> Sql:
+        """The list primitives of the set helpers (:class:`~mlsql.measures.multilabel.ListOps`):
+        ``list_distinct`` drops NULLs."""
+        return call("list_sort", call("list_distinct", labels))
+
+    def both(self, a: Any, b: Any) -> Sql:
+        return Sql(f"list_filter({a}, lambda x: list_contains({b}, x))")
+
+    def only(self, a: Any, b: Any) -> Sql:
+        return Sql(f"list_filter({a}, lambda x: NOT coalesce(list_contains({b}, x), false))")
+
+    def either(self, a: Any, b: Any) -> Sql:
+        return call("list_concat", a, b)
+
     def floor(self, x: Any) -> Sql:
         return call("floor", x)
 

@@ -39,8 +39,8 @@ def hand_written(engine: str, families: Sequence[str]) -> list[str]:
 
     Examples
     --------
-    >>> hand_written("spark", ["multilabel"])
-    ['set_intersection', 'set_difference', 'set_union', 'set_symmetric_difference', 'multilabel_counts', 'merge_counts']
+    >>> hand_written("spark", ["curves", "thresholds"])
+    ['precision_recall_curve', 'roc_curve', 'det_curve', 'confusion_matrix_at_thresholds', 'calibration_table', 'label_thresholds']
     """
     return [
         m.name

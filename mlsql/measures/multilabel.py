@@ -9,7 +9,7 @@ engine, carries it. ``s`` is a :class:`~mlsql._formulas.RowStats` of one row
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mlsql import _formulas as F
 from mlsql import _params as P
@@ -20,11 +20,59 @@ FAMILY = "multilabel"
 BETA = P.BETA
 ZD = P.ZERO_DIVISION
 
+
 # ------------------------------------------------------------------ set helpers
-declare("set_intersection", "set", FAMILY, "Labels in both lists: A ∩ P.")
-declare("set_difference", "set", FAMILY, "Labels in the first list only: A \\ P.")
-declare("set_union", "set", FAMILY, "Labels in either list: A ∪ P.")
-declare("set_symmetric_difference", "set", FAMILY, "Labels in exactly one list: A △ P.")
+@dataclass(frozen=True)
+class LabelLists:
+    """A row's two label lists as engine expressions: the set helpers' statistics."""
+
+    actual: Any
+    predicted: Any
+
+
+class ListOps(Protocol):
+    """The list primitives an engine adds to its ops for the set helpers.
+
+    Each takes and gives one list per row; the engine makes a set helper NULL where
+    either input list is NULL (the ``set`` kind), so the primitives need not.
+    """
+
+    def label_set(self, labels: Any) -> Any:
+        """The distinct labels of ``labels``, sorted, without NULL."""
+        ...
+
+    def both(self, a: Any, b: Any) -> Any:
+        """The labels of ``a`` that ``b`` holds."""
+        ...
+
+    def only(self, a: Any, b: Any) -> Any:
+        """The labels of ``a`` that ``b`` lacks."""
+        ...
+
+    def either(self, a: Any, b: Any) -> Any:
+        """The labels of ``a`` and those of ``b``."""
+        ...
+
+
+@measure("set_intersection", "set", FAMILY, "Labels in both lists: A ∩ P.")
+def _intersection(ops: ListOps, s: LabelLists) -> Any:
+    return ops.label_set(ops.both(s.actual, s.predicted))
+
+
+@measure("set_difference", "set", FAMILY, "Labels in the first list only: A \\ P.")
+def _difference(ops: ListOps, s: LabelLists) -> Any:
+    return ops.label_set(ops.only(s.actual, s.predicted))
+
+
+@measure("set_union", "set", FAMILY, "Labels in either list: A ∪ P.")
+def _union(ops: ListOps, s: LabelLists) -> Any:
+    return ops.label_set(ops.either(s.actual, s.predicted))
+
+
+@measure("set_symmetric_difference", "set", FAMILY, "Labels in exactly one list: A △ P.")
+def _symmetric_difference(ops: ListOps, s: LabelLists) -> Any:
+    a, p = s.actual, s.predicted
+    return ops.label_set(ops.either(ops.only(a, p), ops.only(p, a)))
 
 
 @measure("true_positives", "row", FAMILY, "|A ∩ P|: true labels that were predicted.")
@@ -193,6 +241,12 @@ class CountsFields:
         return F.Counts(self.tp, self.fp, self.fn)
 
 
+@measure(
+    "multilabel_counts",
+    "counts",
+    FAMILY,
+    "Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.",
+)
 def counts_fields(ops: Any, s: F.RowStats) -> dict[str, Any]:
     """The ``multilabel_counts`` struct's fields, aggregated over rows."""
     c = F.pooled(ops, s)
@@ -207,13 +261,7 @@ def counts_fields(ops: Any, s: F.RowStats) -> dict[str, Any]:
     }
 
 
-declare(
-    "multilabel_counts",
-    "counts",
-    FAMILY,
-    "Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.",
-)
-declare(
+@measure(
     "merge_counts",
     "counts",
     FAMILY,
@@ -221,6 +269,10 @@ declare(
     inputs=("counts",),
     unweighted="it sums stored counts, which carry their rows' weights already",
 )
+def merged_counts(ops: Any, k: CountsFields) -> dict[str, Any]:
+    """Stored ``multilabel_counts`` structs added field by field."""
+    return {name: ops.sum(getattr(k, name)) for name in COUNTS_FIELDS}
+
 
 CI = ("counts",)
 

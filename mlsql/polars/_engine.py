@@ -91,6 +91,7 @@ class PolarsEngine:
                 measure.build,  # type: ignore[arg-type]
                 stats,
                 known=mask,
+                symbolic=False if measure.kind == "set" else None,  # lists, not numbers
                 weight=sample_weight,
                 **params,
             )

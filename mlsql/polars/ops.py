@@ -75,6 +75,19 @@ class PolarsOps:
         """Whether averages leave undefined values out (NaN and 'ignore')."""
         return zero_division.skips_undefined
 
+    def label_set(self, labels: pl.Expr) -> pl.Expr:
+        """The list primitives of the set helpers (:class:`~mlsql.measures.multilabel.ListOps`)."""
+        return labels.list.drop_nulls().list.unique().list.sort()
+
+    def both(self, a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        return a.list.set_intersection(b)
+
+    def only(self, a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        return a.list.set_difference(b)
+
+    def either(self, a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        return a.list.set_union(b)
+
     def sum(self, x: Any) -> Any:
         """SQL ``sum``: NULL over no non-NULL values."""
         if _symbolic(x):

@@ -81,7 +81,7 @@ def example(
         ">>> spark = SparkSession.builder.getOrCreate()",
         f">>> df = spark.createDataFrame({list(rows)!r}, {schema!r})",
     ]
-    if kind == "from_counts":
+    if tuple(inputs) == ("counts",):
         lines.append(">>> df = df.agg(ms.multilabel_counts('actual', 'predicted').alias('counts'))")
     if kind in ("set", "row"):
         lines.append(f">>> [r[0] for r in df.select(ms.{name}({args})).collect()]")

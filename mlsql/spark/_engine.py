@@ -110,7 +110,10 @@ class SparkEngine:
                     return bind(stats, lambda s: measure.build(OPS, s, **params))  # type: ignore[misc]
                 return measure.build(OPS, stats, **params)  # type: ignore[misc]
             stats = family.stats(measure, *inputs)
-            return run(measure.build, sample_weight, stats, **params)  # type: ignore[arg-type]
+            out = run(measure.build, sample_weight, stats, **params)  # type: ignore[arg-type]
+            if isinstance(out, dict):  # a struct of counts, its fields in the formula's order
+                return F.struct(*(value.alias(name) for name, value in out.items()))
+            return out
 
         def build(*inputs: Column, **params: Any) -> Column:
             return weighted(*inputs, **params)

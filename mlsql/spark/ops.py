@@ -115,6 +115,20 @@ class SparkOps:
         """Whether averages leave undefined values out (NaN and 'ignore')."""
         return zero_division.skips_undefined
 
+    def label_set(self, labels: Column) -> Column:
+        """The list primitives of the set helpers (:class:`~mlsql.measures.multilabel.ListOps`):
+        ``array_except(x, array(NULL))`` keeps each label once, without NULL."""
+        return F.array_sort(F.array_except(labels, F.array(F.lit(None))))
+
+    def both(self, a: Column, b: Column) -> Column:
+        return F.array_intersect(a, b)
+
+    def only(self, a: Column, b: Column) -> Column:
+        return F.array_except(a, b)
+
+    def either(self, a: Column, b: Column) -> Column:
+        return F.array_union(a, b)
+
     def sum(self, x: Any) -> Column:
         """SQL ``sum``: NULL over no non-NULL values (Spark's ``sum`` already is)."""
         return F.sum(column(x))

@@ -117,6 +117,20 @@ class SparkSqlOps:
     def skips_undefined(self, zero_division: P.ZeroDivision) -> bool:
         return zero_division.skips_undefined
 
+    def label_set(self, labels: Any) -> Sql:
+        """The set helpers' list primitives (:class:`~mlsql.measures.multilabel.ListOps`),
+        as :class:`~mlsql.spark.ops.SparkOps` writes them."""
+        return self.text(f"array_sort(array_except({labels}, array(NULL)))")
+
+    def both(self, a: Any, b: Any) -> Sql:
+        return self.text(f"array_intersect({a}, {b})")
+
+    def only(self, a: Any, b: Any) -> Sql:
+        return self.text(f"array_except({a}, {b})")
+
+    def either(self, a: Any, b: Any) -> Sql:
+        return self.text(f"array_union({a}, {b})")
+
     def sum(self, x: Any) -> Sql:
         return self.text(f"sum({number(x)})")
 

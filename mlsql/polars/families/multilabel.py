@@ -1,11 +1,11 @@
-"""Multi-label sets: statistics for the registry's formulas, set helpers and mergeable counts.
+"""Multi-label sets: statistics for the registry's formulas.
 
-The per-row counts, ratios, micro and samples averages, subset accuracy,
-Hamming loss and the ``*_from_counts`` functions are generated from their
-registry formulas over :func:`mlsql.polars.stats.row_stats` (or the fields of
-a stored counts struct). Written here by hand: the set helpers (lists out),
-``multilabel_counts`` (a struct, all fields computed in one scope) and
-``merge_counts``.
+Every function of the family is generated from its registry formula: the
+per-row counts, ratios, micro and samples averages, subset accuracy, Hamming
+loss and ``multilabel_counts`` (a struct, every field in one scope) over
+:func:`mlsql.polars.stats.row_stats`; the ``*_from_counts`` functions and
+``merge_counts`` over the fields of a stored counts struct; the set helpers
+over the two lists, with :class:`~mlsql.polars.ops.PolarsOps`' list primitives.
 """
 
 from __future__ import annotations
@@ -16,30 +16,31 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
-from mlsql._front.build import function, hand_written, lookup
 from mlsql._registry import Measure
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, LabelLists, counts_message
 from mlsql.polars import stats as st
-from mlsql.polars._build import EXAMPLE_ROWS, OPS, evaluate
+from mlsql.polars._build import EXAMPLE_ROWS
 from mlsql.polars._dtypes import Check, Pairs, label_lists
-from mlsql.polars._engine import POLARS
 
 FAMILIES = ("multilabel",)
-__all__ = hand_written("polars", FAMILIES)
+__all__: list[str] = []  # every function is generated from the registry
 
 
 # ---------------------------------------------------------------- plug-in hooks
 def stats(measure: Measure, *inputs: pl.Expr) -> Any:
-    """Row statistics of (actual, predicted), or the fields of stored counts."""
-    if measure.kind == "from_counts":
+    """Row statistics of (actual, predicted), the two lists of a set helper, or the fields
+    of stored counts."""
+    if measure.inputs == ("counts",):
         (counts,) = inputs
         return CountsFields(*(counts.struct.field(f) for f in COUNTS_FIELDS))
+    if measure.kind == "set":
+        return LabelLists(*inputs)
     return st.row_stats(*inputs)
 
 
 def known(measure: Measure, *inputs: pl.Expr) -> pl.Expr | None:
     """Rows where neither list is NULL (stored counts: no mask, nothing is aggregated)."""
-    return None if measure.kind == "from_counts" else st.known(*inputs)
+    return None if measure.inputs == ("counts",) else st.known(*inputs)
 
 
 def counts_struct(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
@@ -60,43 +61,3 @@ def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Two rows of Hivemall-style tags (n_labels=4 where the measure needs it)."""
     params = {"n_labels": 4} if any(p.name == "n_labels" for p in measure.params) else {}
     return EXAMPLE_ROWS, params
-
-
-# ---------------------------------------------------------------- set helpers
-def _as_set(labels: pl.Expr) -> pl.Expr:
-    return labels.list.drop_nulls().list.sort()
-
-
-def _set_function(name: str, op: str) -> Any:
-    def build(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
-        return _as_set(getattr(actual.list, op)(predicted))
-
-    return function(POLARS, lookup(name), build, label_lists)
-
-
-set_intersection = _set_function("set_intersection", "set_intersection")
-set_difference = _set_function("set_difference", "set_difference")
-set_union = _set_function("set_union", "set_union")
-set_symmetric_difference = _set_function("set_symmetric_difference", "set_symmetric_difference")
-
-
-# ---------------------------------------------------------------- counts
-def _counts(actual: pl.Expr, predicted: pl.Expr, sample_weight: pl.Expr | None = None) -> pl.Expr:
-    def fields(ops: Any, s: Any) -> dict[str, Any]:
-        out = counts_fields(ops, s)
-        return {name: out[name] for name in COUNTS_FIELDS}
-
-    return evaluate(
-        fields,
-        st.row_stats(actual, predicted),
-        known=st.known(actual, predicted),
-        weight=sample_weight,
-    )
-
-
-def _merge(counts: pl.Expr) -> pl.Expr:
-    return pl.struct(*(OPS.sum(counts.struct.field(f)).alias(f) for f in COUNTS_FIELDS))
-
-
-multilabel_counts = function(POLARS, lookup("multilabel_counts"), _counts, label_lists)
-merge_counts = function(POLARS, lookup("merge_counts"), _merge, counts_struct)

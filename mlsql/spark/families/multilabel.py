@@ -1,10 +1,11 @@
-"""Multi-label sets: statistics for the registry's formulas, set helpers and mergeable counts.
+"""Multi-label sets: statistics for the registry's formulas, and their Spark SQL functions.
 
-The per-row counts, ratios, micro and samples averages, subset accuracy,
-Hamming loss and the ``*_from_counts`` functions are generated from their
-registry formulas over :func:`mlsql.spark.stats.row_stats` (or the fields of
-a stored counts struct). Written here by hand: the set helpers (arrays out),
-``multilabel_counts`` (a struct) and ``merge_counts``.
+Every function of the family is generated from its registry formula: the
+per-row counts, ratios, micro and samples averages, subset accuracy, Hamming
+loss and ``multilabel_counts`` (a struct) over
+:func:`mlsql.spark.stats.row_stats`; the ``*_from_counts`` functions and
+``merge_counts`` over the fields of a stored counts struct; the set helpers
+over the two arrays, with :class:`~mlsql.spark.ops.SparkOps`' list primitives.
 """
 
 from __future__ import annotations
@@ -13,30 +14,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyspark.sql import Column
-from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
-from mlsql._front.build import function, hand_written, lookup
 from mlsql._registry import Measure
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, LabelLists, counts_message
 from mlsql.spark import stats as st
-from mlsql.spark._build import Check, run
-from mlsql.spark._build import example as example_lines
-from mlsql.spark._engine import SPARK
+from mlsql.spark._build import Check
 from mlsql.spark._types import check_label_lists, data_type
 
 FAMILIES = ("multilabel",)
-__all__ = hand_written("spark", FAMILIES)
+__all__: list[str] = []  # every function is generated from the registry
 
 
 # ---------------------------------------------------------------- plug-in hooks
 def stats(measure: Measure, *inputs: Column) -> Any:
-    """Row statistics of (actual, predicted), or the fields of stored counts."""
-    if measure.kind == "from_counts":
+    """Row statistics of (actual, predicted), the two arrays of a set helper, or the fields
+    of stored counts."""
+    if measure.inputs == ("counts",):
         (counts,) = inputs
         return CountsFields(*(counts.getField(f) for f in COUNTS_FIELDS))
+    if measure.kind == "set":
+        return LabelLists(*inputs)
     return st.row_stats(*inputs)
 
 
@@ -93,7 +93,9 @@ EXAMPLE_OUTPUTS = {
     "subset_accuracy_from_counts": "0.0",
     "zero_one_loss_from_counts": "1.0",
     "hamming_loss_from_counts": "0.25",
-    "multilabel_counts": ("Row(n_rows=2, tp=2, fp=1, fn=1, n_actual=3, n_predicted=3, n_exact=0)"),
+    "multilabel_counts": "Row(n_rows=2, tp=2, fp=1, fn=1, n_actual=3, n_predicted=3, n_exact=0)",
+    # the counts of EXAMPLE_ROWS merged: one struct of counts sums to itself
+    "merge_counts": "Row(n_rows=2, tp=2, fp=1, fn=1, n_actual=3, n_predicted=3, n_exact=0)",
 }
 
 
@@ -103,66 +105,6 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | No
         return None
     params = {"n_labels": 4} if any(p.name == "n_labels" for p in measure.params) else {}
     return EXAMPLE_ROWS, EXAMPLE_SCHEMA, params, EXAMPLE_OUTPUTS[measure.name]
-
-
-def _example(name: str) -> list[str]:
-    m = lookup(name)
-    rows, schema, params, output = example(m)  # type: ignore[misc]
-    return example_lines(name, m.kind, rows, schema, m.inputs, params, output)
-
-
-# ---------------------------------------------------------------- set helpers
-def _set_function(name: str, build: Any) -> Any:
-    def sorted_set(actual: Column, predicted: Column) -> Column:
-        return F.array_sort(build(actual, predicted))
-
-    return function(SPARK, lookup(name), sorted_set, check_label_lists, example=_example(name))
-
-
-set_intersection = _set_function(
-    "set_intersection", lambda a, p: F.array_intersect(st.label_set(a), p)
-)
-set_difference = _set_function("set_difference", lambda a, p: F.array_except(st.label_set(a), p))
-set_union = _set_function("set_union", lambda a, p: st.label_set(F.array_union(a, p)))
-set_symmetric_difference = _set_function(
-    "set_symmetric_difference",
-    lambda a, p: F.array_union(
-        F.array_except(st.label_set(a), p), F.array_except(st.label_set(p), a)
-    ),
-)
-
-
-# ---------------------------------------------------------------- counts
-def _counts(actual: Column, predicted: Column, sample_weight: Column | None = None) -> Column:
-    fields = run(counts_fields, sample_weight, st.row_stats(actual, predicted))
-    return F.struct(*(fields[name].alias(name) for name in COUNTS_FIELDS))
-
-
-def _merge(counts: Column) -> Column:
-    return F.struct(*(F.sum(counts.getField(f)).alias(f) for f in COUNTS_FIELDS))
-
-
-multilabel_counts = function(
-    SPARK,
-    lookup("multilabel_counts"),
-    _counts,
-    check_label_lists,
-    example=_example("multilabel_counts"),
-)
-merge_counts = function(SPARK, lookup("merge_counts"), _merge, counts_struct)
-merge_counts.__doc__ = (merge_counts.__doc__ or "") + (
-    "\nExamples\n--------\n"
-    ">>> from pyspark.sql import SparkSession\n"
-    ">>> import mlsql.spark as ms\n"
-    ">>> spark = SparkSession.builder.getOrCreate()\n"
-    ">>> df = spark.createDataFrame(\n"
-    "...     [('mon', ['cat'], ['cat']), ('tue', ['dog'], ['cat'])],\n"
-    "...     'day string, actual array<string>, predicted array<string>',\n"
-    "... )\n"
-    ">>> daily = df.groupBy('day').agg(ms.multilabel_counts('actual', 'predicted').alias('c'))\n"
-    ">>> daily.agg(ms.micro_f1_from_counts(ms.merge_counts('c'))).first()[0]\n"
-    "0.5\n"
-)
 
 
 # ---------------------------------------------------------------- Spark SQL (register)
@@ -188,11 +130,13 @@ def sql_functions(label_type: str) -> list[Any]:
     from mlsql.spark.sql import Function, formula_function
 
     labels = (f"actual ARRAY<{label_type}>", f"predicted ARRAY<{label_type}>")
-    out = [Function(name, labels, body) for name, body in SQL_SET_HELPERS.items()]
+    out: list[Function] = []
     for m in measures(family="multilabel"):
         if m.build is None or not m.available_in("spark"):
             continue
-        if m.kind == "row":
+        if m.kind == "set":
+            out.append(formula_function(m, LabelLists(Sql("actual"), Sql("predicted")), labels))
+        elif m.kind == "row":
             s = _sql_row_stats()
             if m.name in ("false_positives", "false_negatives"):
                 s = RowStats(s.tp, s.n_actual, s.n_predicted)
@@ -201,15 +145,3 @@ def sql_functions(label_type: str) -> list[Any]:
             k = CountsFields(*(Sql(f"counts.{f}") for f in COUNTS_FIELDS))
             out.append(formula_function(m, k, (f"counts {COUNTS_SQL_TYPE}",)))
     return out
-
-
-#: the set helpers in Spark SQL (the same expressions as the Python functions above)
-SQL_SET_HELPERS = {
-    "set_intersection": "array_sort(array_intersect(array_except(actual, array(NULL)), predicted))",
-    "set_difference": "array_sort(array_except(array_except(actual, array(NULL)), predicted))",
-    "set_union": "array_sort(array_except(array_union(actual, predicted), array(NULL)))",
-    "set_symmetric_difference": (
-        "array_sort(array_union(array_except(array_except(actual, array(NULL)), predicted), "
-        "array_except(array_except(predicted, array(NULL)), actual)))"
-    ),
-}
