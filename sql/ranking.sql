@@ -57,38 +57,38 @@ CREATE OR REPLACE MACRO _mlsql_ranked_labels(entries) AS
         system.main.list_sort(system.main.list_transform(entries, lambda e: {'neg_score': - CAST(e.value AS DOUBLE), 'label': e.key})),
         lambda e: e.label);
 
--- _mlsql_top_k_of(entries, n): The labels of the n best-scored entries, best first (all of them when n is NULL).
-CREATE OR REPLACE MACRO _mlsql_top_k_of(entries, n) AS 
-    system.main.list_transform([_mlsql_ranked_labels(entries)], lambda labels:
+-- _mlsql_first_n(items, n): The first n of a list (all of it when n is NULL).
+CREATE OR REPLACE MACRO _mlsql_first_n(items, n) AS 
+    system.main.list_transform([items], lambda labels:
         CASE WHEN n IS NULL THEN labels ELSE system.main.list_slice(labels, 1, n) END)[1];
 
--- _mlsql_scored_above(scores, threshold): The entries of a score map scored >= threshold.
-CREATE OR REPLACE MACRO _mlsql_scored_above(scores, threshold) AS 
-    system.main.list_transform([threshold], lambda t: system.main.list_filter(_mlsql_scored(scores), lambda e: e.value >= t))[1];
+-- _mlsql_scored_above(entries, threshold): The (key, value) entries scored >= threshold.
+CREATE OR REPLACE MACRO _mlsql_scored_above(entries, threshold) AS 
+    system.main.list_transform([threshold], lambda t: system.main.list_filter(entries, lambda e: e.value >= t))[1];
 
 -- top_k(scores, k): The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.
 CREATE OR REPLACE MACRO top_k(scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL) AS 
-    _mlsql_top_k_of(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_top_k(k, 'top_k')),
+    _mlsql_first_n(_mlsql_ranked_labels(_mlsql_scored(_mlsql_scores_map(scores))), _mlsql_check_top_k(k, 'top_k')),
     (scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL) AS 
-    _mlsql_top_k_of(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_top_k(k, 'top_k')),
+    _mlsql_first_n(_mlsql_ranked_labels(_mlsql_scored(_mlsql_scores_map(scores))), _mlsql_check_top_k(k, 'top_k')),
     (scores, k := NULL) AS 
-    _mlsql_top_k_of(_mlsql_scored(scores), _mlsql_check_top_k(k, 'top_k'));
+    _mlsql_first_n(_mlsql_ranked_labels(_mlsql_scored(scores)), _mlsql_check_top_k(k, 'top_k'));
 
 -- above_threshold(scores, threshold): Labels of a score map scored >= threshold, best first (ties by label).
 CREATE OR REPLACE MACRO above_threshold(scores STRUCT(label VARCHAR, score DOUBLE)[], threshold) AS 
-    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'above_threshold')), NULL),
+    _mlsql_ranked_labels(_mlsql_scored_above(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_threshold(threshold, 'above_threshold'))),
     (scores STRUCT(label BIGINT, score DOUBLE)[], threshold) AS 
-    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'above_threshold')), NULL),
+    _mlsql_ranked_labels(_mlsql_scored_above(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_threshold(threshold, 'above_threshold'))),
     (scores, threshold) AS 
-    _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'above_threshold')), NULL);
+    _mlsql_ranked_labels(_mlsql_scored_above(_mlsql_scored(scores), _mlsql_check_threshold(threshold, 'above_threshold')));
 
 -- top_k_above(scores, k, threshold): At most k labels of a score map, each scored >= threshold, best first (ties by label).
 CREATE OR REPLACE MACRO top_k_above(scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL, threshold := NULL) AS 
-    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
+    _mlsql_first_n(_mlsql_ranked_labels(_mlsql_scored_above(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_threshold(threshold, 'top_k_above'))), _mlsql_check_top_k(k, 'top_k_above')),
     (scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL, threshold := NULL) AS 
-    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
+    _mlsql_first_n(_mlsql_ranked_labels(_mlsql_scored_above(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_threshold(threshold, 'top_k_above'))), _mlsql_check_top_k(k, 'top_k_above')),
     (scores, k := NULL, threshold := NULL) AS 
-    _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above'));
+    _mlsql_first_n(_mlsql_ranked_labels(_mlsql_scored_above(_mlsql_scored(scores), _mlsql_check_threshold(threshold, 'top_k_above'))), _mlsql_check_top_k(k, 'top_k_above'));
 
 -- _mlsql_row_mean(row_value, sample_weight, func): The mean of a per-row value over rows (no weight given) (func names the measure in messages).
 -- _mlsql_row_mean(row_value, sample_weight, func): The mean of a per-row value over rows, each row weighted by sample_weight (func names the measure in messages).
@@ -199,7 +199,7 @@ CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL
 
 -- _mlsql_hits_row(correct_items, rank_items, k): Per row: ranx's hits@k: the number of true items in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_hits_row(correct_items, rank_items, k) AS 
-    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_hit_count(system.main.len(hits)) END)[1])[1])[1];
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_hit_count(system.main.len(hits)) END)[1])[1])[1];
 
 -- hits(correct_items, rank_items, k, sample_weight): ranx's hits@k: the number of true items in the top k, averaged over rows. A count, not a share (ranx's hits; hitrate is the share of rows with one). A k beyond the list looks at the whole list; no true item: 0.
 CREATE OR REPLACE MACRO hits(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
@@ -207,7 +207,7 @@ CREATE OR REPLACE MACRO hits(correct_items, rank_items, k := NULL, sample_weight
 
 -- _mlsql_map_score_row(correct_items, rank_items, k): Per row: ranx's and trec_eval's MAP@k: the precisions at the hits of the top k summed and divided by all true items, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_map_score_row(correct_items, rank_items, k) AS 
-    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_precision_over_all_true(coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth)), 'sum'), 0), n_true) END)[1])[1])[1];
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_precision_over_all_true(coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth)), 'sum'), 0), n_true) END)[1])[1])[1];
 
 -- map_score(correct_items, rank_items, k, sample_weight): ranx's and trec_eval's MAP@k: the precisions at the hits of the top k summed and divided by all true items, averaged over rows. Divides by all true items, as ranx and trec_eval (average_precision divides by the hits in the top k, as Hivemall). No true item: 0 (ranx; trec_eval leaves such a query out).
 CREATE OR REPLACE MACRO map_score(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
@@ -215,7 +215,7 @@ CREATE OR REPLACE MACRO map_score(correct_items, rank_items, k := NULL, sample_w
 
 -- _mlsql_r_precision_row(correct_items, rank_items): Per row: ranx's R-precision: the hits among the first |true| items / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_r_precision_row(correct_items, rank_items) AS 
-    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, NULL)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_r_precision_of_row(system.main.len(system.main.list_filter(hits, lambda pos: pos <= n_true)), n_true) END)[1])[1])[1];
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, NULL)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_r_precision_of_row(system.main.len(system.main.list_filter(hits, lambda pos: pos <= n_true)), n_true) END)[1])[1])[1];
 
 -- r_precision(correct_items, rank_items, sample_weight): ranx's R-precision: the hits among the first |true| items / |true|, averaged over rows. Divides by |true| even where the list is shorter (as ranx). No true item: 0.
 CREATE OR REPLACE MACRO r_precision(correct_items, rank_items, sample_weight := NULL) AS 
@@ -223,7 +223,7 @@ CREATE OR REPLACE MACRO r_precision(correct_items, rank_items, sample_weight := 
 
 -- _mlsql_f1_at_row(correct_items, rank_items, k): Per row: F1@k: the harmonic mean of precision@k and recall@k, 2 hits / (n + |true|), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_f1_at_row(correct_items, rank_items, k) AS 
-    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_f1_at_k(system.main.len(hits), system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked))), n_true) END)[1])[1])[1];
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_f1_at_k(system.main.len(hits), system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked))), n_true) END)[1])[1])[1];
 
 -- f1_at(correct_items, rank_items, k, sample_weight): F1@k: the harmonic mean of precision@k and recall@k, 2 hits / (n + |true|), averaged over rows. n = min(k, list length), as precision_at: where k goes beyond the list ranx divides precision by k and scores lower. No hit (and so no true item): 0, as ranx (precision_at and recall_at score 1 when both lists are empty).
 CREATE OR REPLACE MACRO f1_at(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
@@ -231,7 +231,7 @@ CREATE OR REPLACE MACRO f1_at(correct_items, rank_items, k := NULL, sample_weigh
 
 -- _mlsql_dcg_row(correct_items, rank_items, k): Per row: ranx's DCG@k with binary relevance (raw, not normalized): the sum of 1 / log2(position + 1) over the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_dcg_row(correct_items, rank_items, k) AS 
-    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: (1 / system.main.log2((pos + 1)))), 'sum'), 0) END)[1])[1])[1];
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: (1 / system.main.log2((pos + 1)))), 'sum'), 0) END)[1])[1])[1];
 
 -- dcg(correct_items, rank_items, k, sample_weight): ranx's DCG@k with binary relevance (raw, not normalized): the sum of 1 / log2(position + 1) over the hits of the top k, averaged over rows. Gain 1 per true item (ranx's jarvelin and burges DCG agree on binary relevance); no true item: 0. ndcg divides it by the ideal DCG.
 CREATE OR REPLACE MACRO dcg(correct_items, rank_items, k := NULL, sample_weight := NULL) AS 
@@ -239,7 +239,7 @@ CREATE OR REPLACE MACRO dcg(correct_items, rank_items, k := NULL, sample_weight 
 
 -- _mlsql_rbp_row(correct_items, rank_items, p): Per row: ranx's rank-biased precision (Moffat and Zobel): (1 - p) times the sum of p^(position - 1) over the hits, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_rbp_row(correct_items, rank_items, p) AS 
-    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, NULL)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (correct_items IS NULL OR rank_items IS NULL) THEN NULL ELSE _mlsql_rank_biased(coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: system.main.pow(p, (pos - 1))), 'sum'), 0), p) END)[1])[1])[1];
+    system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, NULL)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_rank_biased(coalesce(system.main.list_aggr(system.main.list_transform(hits, lambda pos, nth: system.main.pow(p, (pos - 1))), 'sum'), 0), p) END)[1])[1])[1];
 
 -- rbp(correct_items, rank_items, p, sample_weight): ranx's rank-biased precision (Moffat and Zobel): (1 - p) times the sum of p^(position - 1) over the hits, averaged over rows. Over the whole list (ranx's rbp takes no k), binary relevance (ranx weighs a hit by its relevance grade). No true item: 0.
 CREATE OR REPLACE MACRO rbp(correct_items, rank_items, p := 0.8, sample_weight := NULL) AS 

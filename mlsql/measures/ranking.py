@@ -92,11 +92,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mlsql import _params as P
 from mlsql._formulas import formula
-from mlsql._registry import declare, measure
+from mlsql._registry import measure
+from mlsql._weights import weighted
 
 E = Any  # an engine expression
 Term = Callable[..., E]
@@ -487,6 +488,61 @@ def row_value(ops: Any, name: str, s: Any, **params: Any) -> E:
     return ops.when(s.unknown, None, PER_ROW[name](ops, s, **params))
 
 
+@dataclass(frozen=True)
+class RowPlans:
+    """An engine's per-row statistics of each input shape. Each plan computes a row's
+    statistics once and returns ``body(stats)`` per row.
+
+    ``ranked(rank_items, correct_items, k, body)`` (:class:`RankedStats`),
+    ``judged(correct_items, rank_items, nonrelevant_items, body)`` (:class:`JudgedStats`),
+    ``scored(func, actual, scores, k, body)`` (:class:`ScoreStats`; ``func`` names the
+    measure in messages) and ``graded(ranked_relevance, ideal_relevance, k, body)``
+    (:class:`GradedStats`); ``k`` is None where the measure takes none.
+    """
+
+    ranked: Callable[..., E]
+    judged: Callable[..., E]
+    scored: Callable[..., E]
+    graded: Callable[..., E]
+
+
+def row_of(
+    name: str, inputs: tuple[str, ...], rows: RowPlans, ops: Any, *args: E, **params: E
+) -> E:
+    """The per-row value of ranking aggregate ``name``, whose inputs are named ``inputs``,
+    over ``args`` (one engine expression per input) with ``rows``' statistics.
+
+    ``params`` are the measure's parameters as the engine holds them (``k`` goes to the
+    statistics, the others to the formula). The measures that take the truth first
+    (:data:`RETRIEVED`, :data:`JUDGED`, :data:`SCORED`) are handed to their plan as it
+    takes them.
+    """
+    k = params.get("k")
+    given = {n: v for n, v in params.items() if n != "k"}
+
+    def body(s: Any) -> E:
+        return row_value(ops, name, s, **given)
+
+    if inputs == RETRIEVED:
+        correct_items, rank_items = args
+        return rows.ranked(rank_items, correct_items, k, body)
+    if inputs == RANKED:
+        return rows.ranked(*args, k, body)
+    if inputs == JUDGED:
+        return rows.judged(*args, body)
+    if inputs == SCORED:
+        return rows.scored(name, *args, k, body)
+    return rows.graded(*args, k, body)
+
+
+def mean_over_rows(ops: Any, value: E, weight: E | None = None) -> E:
+    """A ranking aggregate from its per-row ``value``: the mean over the known rows, each
+    weighted by ``weight`` where one is given (:func:`mlsql._weights.weighted`)."""
+    if weight is None:
+        return ops.mean(value)
+    return weighted(lambda o, v: o.mean(v), weight, ops, value)
+
+
 def _aggregate(name: str, row: Callable[..., E]) -> Callable[..., E]:
     PER_ROW[name] = row
 
@@ -752,8 +808,31 @@ for _name, (_summary, _score_row, _params, _aliases) in _SCORED.items():
         aliases=_aliases,
     )(_aggregate(_name, _score_row))
 
+
 # ------------------------------------------------------------------ scores to label lists
-declare(
+@dataclass(frozen=True)
+class ScoredLabels:
+    """A row's scored labels, as an engine holds them: each label once (its first entry), no
+    NULL score. The statistics of ``top_k``, ``above_threshold`` and ``top_k_above``."""
+
+    entries: E
+
+
+class ScoreListOps(Protocol):
+    """The two list primitives an engine adds to its ops for the functions from scores to
+    label lists."""
+
+    def ranked_labels(self, entries: E, threshold: E | None) -> E:
+        """The labels of ``entries`` best score first, ties by label; only those scored >=
+        ``threshold`` unless it is None."""
+        ...
+
+    def head(self, labels: E, k: E | None) -> E:
+        """The first ``k`` of ``labels``; all of them where ``k`` is None (or NULL)."""
+        ...
+
+
+@measure(
     "top_k",
     "set",
     FAMILY,
@@ -761,7 +840,11 @@ declare(
     inputs=("scores",),
     params=(P.TOP_K,),
 )
-declare(
+def _top_k(ops: ScoreListOps, s: ScoredLabels, k: E) -> E:
+    return ops.head(ops.ranked_labels(s.entries, None), k)
+
+
+@measure(
     "above_threshold",
     "set",
     FAMILY,
@@ -769,7 +852,11 @@ declare(
     inputs=("scores",),
     params=(P.THRESHOLD,),
 )
-declare(
+def _above_threshold(ops: ScoreListOps, s: ScoredLabels, threshold: E) -> E:
+    return ops.ranked_labels(s.entries, threshold)
+
+
+@measure(
     "top_k_above",
     "set",
     FAMILY,
@@ -777,3 +864,5 @@ declare(
     inputs=("scores",),
     params=(P.TOP_K, P.THRESHOLD),
 )
+def _top_k_above(ops: ScoreListOps, s: ScoredLabels, k: E, threshold: E) -> E:
+    return ops.head(ops.ranked_labels(s.entries, threshold), k)

@@ -71,6 +71,19 @@ class RankingSqlOps(SqlOps):
     def pow(self, base: Any, exponent: Any) -> Sql:
         return call("pow", base, exponent)
 
+    def ranked_labels(self, entries: Any, threshold: Any) -> Sql:
+        """The score lists' primitives (:class:`~mlsql.measures.ranking.ScoreListOps`) over
+        a map's (key, value) entries."""
+        kept = (
+            entries
+            if threshold is None
+            else call(self.qualify("_mlsql_scored_above"), entries, threshold)
+        )
+        return call(self.qualify("_mlsql_ranked_labels"), kept)
+
+    def head(self, labels: Any, k: Any) -> Sql:
+        return labels if k is None else call(self.qualify("_mlsql_first_n"), labels, k)
+
 
 class _Inline(RankingSqlOps):
     """The same primitives with every formula written out (to see how often it names each argument)."""
@@ -120,26 +133,40 @@ def _judged_stats(q: Qualify, inputs: tuple[str, ...]) -> R.JudgedStats:
     )
 
 
-def _judged_row(q: Qualify, m: Measure, ops: RankingSqlOps) -> Sql:
-    """The per-row value of a measure over (correct_items, rank_items, nonrelevant_items):
-    the judged non-relevant items that are not relevant, and the ranked list without its
-    unjudged items."""
-    truth, rank, nonrelevant = m.inputs
+def _rows(q: Qualify) -> R.RowPlans:
+    """Each input shape's statistics, bound per row by lambdas (:func:`let`): a ranked list's
+    ``ranked``, ``hits`` and ``n_true``; bpref's judged non-relevant items that are not
+    relevant (``nonrel``) and the ranked list without its unjudged items; a row's score
+    lists (``sr``)."""
     ranked = q("_mlsql_ranked")
-    judged = "list_contains(truth, x) OR list_contains(nonrel, x)"
-    return let(
-        f"{ranked}({truth})",
-        "truth",
-        let(
-            f"list_filter({ranked}({nonrelevant}), lambda x: NOT list_contains(truth, x))",
-            "nonrel",
-            let(
-                f"{q('_mlsql_hit_positions')}(list_filter({ranked}({rank}), lambda x: {judged}), truth, NULL)",
-                "hits",
-                R.row_value(ops, m.name, _judged_stats(q, m.inputs)),
-            ),
-        ),
-    )
+    positions = q("_mlsql_hit_positions")
+
+    def ranked_row(rank: Sql, truth: Sql, k: Sql | None, body: Any) -> Sql:
+        cut = "NULL" if k is None else str(k)
+        stats = body(_ranked_stats(q, str(rank), str(truth), cut))
+        inner = let(f"len({ranked}({truth}))", "n_true", stats)
+        return let(
+            f"{ranked}({rank})",
+            "ranked",
+            let(f"{positions}(ranked, {truth}, {cut})", "hits", inner),
+        )
+
+    def judged_row(truth: Sql, rank: Sql, nonrelevant: Sql, body: Any) -> Sql:
+        judged = "list_contains(truth, x) OR list_contains(nonrel, x)"
+        hits = f"{positions}(list_filter({ranked}({rank}), lambda x: {judged}), truth, NULL)"
+        stats = body(_judged_stats(q, (str(truth), str(rank), str(nonrelevant))))
+        relevant = f"list_filter({ranked}({nonrelevant}), lambda x: NOT list_contains(truth, x))"
+        return let(f"{ranked}({truth})", "truth", let(relevant, "nonrel", let(hits, "hits", stats)))
+
+    def scored_row(func: str, actual: Sql, scores: Sql, k: Sql | None, body: Any) -> Sql:
+        return let(
+            f"{q('_mlsql_score_lists')}({scores}, {actual})", "sr", body(_score_stats(q, "sr"))
+        )
+
+    def graded_row(grades: Sql, ideal: Sql, k: Sql | None, body: Any) -> Sql:
+        return body(_graded_stats(q, str(grades), str(ideal)))
+
+    return R.RowPlans(ranked=ranked_row, judged=judged_row, scored=scored_row, graded=graded_row)
 
 
 def _ranked(q: Qualify) -> list[Macro]:
@@ -324,12 +351,10 @@ def _scores(q: Qualify) -> list[Macro]:
     ]
 
 
-def _sets(q: Qualify) -> list[Macro]:
-    top = q("_mlsql_top_k_of")
-    scored = q("_mlsql_scored")
-    above = q("_mlsql_scored_above")
-    check_k, check_t = q("_mlsql_check_top_k"), q("_mlsql_check_threshold")
-    return [
+def _sets(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
+    """``top_k``, ``above_threshold`` and ``top_k_above`` from their registry formulas, each
+    parameter checked, over a score MAP and a list of {label, score} structs."""
+    helpers = [
         Macro(
             FILE,
             "_mlsql_ranked_labels",
@@ -342,53 +367,47 @@ def _sets(q: Qualify) -> list[Macro]:
         ),
         Macro(
             FILE,
-            "_mlsql_top_k_of",
-            ("entries", "n"),
-            f"list_transform([{q('_mlsql_ranked_labels')}(entries)], lambda labels:\n"
+            "_mlsql_first_n",
+            ("items", "n"),
+            "list_transform([items], lambda labels:\n"
             "        CASE WHEN n IS NULL THEN labels ELSE list_slice(labels, 1, n) END)[1]",
-            "The labels of the n best-scored entries, best first (all of them when n is NULL).",
+            "The first n of a list (all of it when n is NULL).",
             public=False,
         ),
         Macro(
             FILE,
             "_mlsql_scored_above",
-            ("scores", "threshold"),
-            f"list_transform([threshold], lambda t: list_filter({scored}(scores), lambda e: e.value >= t))[1]",
-            "The entries of a score map scored >= threshold.",
+            ("entries", "threshold"),
+            "list_transform([threshold], lambda t: list_filter(entries, lambda e: e.value >= t))[1]",
+            "The (key, value) entries scored >= threshold.",
             public=False,
         ),
-        *with_entry_lists(
-            q,
-            Macro(
-                FILE,
-                "top_k",
-                ("scores", "k := NULL"),
-                f"{top}({scored}(scores), {check_k}(k, 'top_k'))",
-                "The k best-scored labels of a score map, best first (ties by label); "
-                "every scored label without k. NULL scores are not scored.",
-            ),
-        ),
-        *with_entry_lists(
-            q,
-            Macro(
-                FILE,
-                "above_threshold",
-                ("scores", "threshold"),
-                f"{top}({above}(scores, {check_t}(threshold, 'above_threshold')), NULL)",
-                "Labels of a score map scored >= threshold, best first (ties by label).",
-            ),
-        ),
-        *with_entry_lists(
-            q,
-            Macro(
-                FILE,
-                "top_k_above",
-                ("scores", "k := NULL", "threshold := NULL"),
-                f"{top}({above}(scores, {check_t}(threshold, 'top_k_above')), {check_k}(k, 'top_k_above'))",
-                "At most k labels of a score map, each scored >= threshold, best first (ties by label).",
-            ),
-        ),
     ]
+    entries = R.ScoredLabels(Sql(f"{q('_mlsql_scored')}(scores)"))
+    out = []
+    for m in measures(family=R.FAMILY, kind="set"):
+        params = {
+            p.name: call(q(f"_mlsql_check_{p.check_key}"), Sql(p.name), m.name) for p in m.params
+        }
+        signature = (
+            "scores",
+            *(p.name if m.name in REQUIRED else f"{p.name} := NULL" for p in m.params),
+        )
+        body = m.build(ops, entries, **params)  # type: ignore[misc]
+        out += with_entry_lists(q, Macro(FILE, m.name, signature, str(body), SET_DOCS[m.name]))
+    return [*helpers, *out]
+
+
+#: the set functions whose parameters have no default in SQL (a threshold must be given)
+REQUIRED = ("above_threshold",)
+#: the set functions' macro docs
+SET_DOCS = {
+    "top_k": "The k best-scored labels of a score map, best first (ties by label); "
+    "every scored label without k. NULL scores are not scored.",
+    "above_threshold": "Labels of a score map scored >= threshold, best first (ties by label).",
+    "top_k_above": "At most k labels of a score map, each scored >= threshold, best first "
+    "(ties by label).",
+}
 
 
 # ------------------------------------------------------------------ the measures
@@ -452,35 +471,15 @@ def _checked_inputs(q: Qualify, m: Measure) -> list[Sql]:
 
 
 def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
+    rows = _rows(q)
     out: list[Macro] = []
     for m in measures(family=R.FAMILY, kind="aggregate"):
-        a, b = m.inputs[:2]
         has_k = any(p.name == "k" for p in m.params)
         others = [p for p in m.params if p.name != "k"]  # passed to the formula as they are
         given = {p.name: Sql(p.name) for p in others}
-        if m.inputs in (R.RANKED, R.RETRIEVED):
-            rank, truth = (a, b) if m.inputs == R.RANKED else (b, a)
-            k = "k" if has_k else "NULL"
-            body = let(
-                f"{q('_mlsql_ranked')}({rank})",
-                "ranked",
-                let(
-                    f"{q('_mlsql_hit_positions')}(ranked, {truth}, {k})",
-                    "hits",
-                    let(
-                        f"len({q('_mlsql_ranked')}({truth}))",
-                        "n_true",
-                        R.row_value(ops, m.name, _ranked_stats(q, a, b, k), **given),
-                    ),
-                ),
-            )
-        elif m.inputs == R.JUDGED:
-            body = _judged_row(q, m, ops)
-        elif m.inputs == R.SCORED:
-            lists = f"{q('_mlsql_score_lists')}(scores, actual)"  # inputs: (actual, scores)
-            body = let(lists, "sr", R.row_value(ops, m.name, _score_stats(q, "sr")))
-        else:
-            body = R.row_value(ops, m.name, _graded_stats(q, a, b))
+        cut = {"k": Sql("k")} if has_k else {}
+        inputs = (Sql(x) for x in m.inputs)
+        body = R.row_of(m.name, m.inputs, rows, ops, *inputs, **cut, **given)
         row_params = (*m.inputs, *(("k",) if has_k else ()), *given)
         row_name = f"_mlsql_{m.name}_row"
         out.append(
@@ -515,7 +514,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         *_ranked(qualify),
         *_graded(),
         *_scores(qualify),
-        *_sets(qualify),
+        *_sets(qualify, rops),
         *_means(qualify, rops),
         *_measure_macros(qualify, rops),
     ]

@@ -45,10 +45,9 @@ import polars as pl
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
-from mlsql._front.build import function, lookup
+from mlsql._front.build import function
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
-from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 from mlsql.polars._dtypes import (
     NOT_A_LIST_MESSAGE,
@@ -176,6 +175,13 @@ class RankingOps(PolarsOps):
             lambda f: fn(self, *(f.get(f"x{i}", a) for i, a in enumerate(args))),
         )
 
+    def ranked_labels(self, entries: pl.Expr, threshold: float | None) -> pl.Expr:
+        """The score lists' primitives (:class:`~mlsql.measures.ranking.ScoreListOps`)."""
+        return ranked_labels(entries, threshold)
+
+    def head(self, labels: pl.Expr, k: int | None) -> pl.Expr:
+        return labels if k is None else labels.list.head(k)
+
 
 ROPS = RankingOps()
 _LETS = iter(range(1 << 62))
@@ -230,13 +236,6 @@ def ranked_row(rank_items: pl.Expr, correct_items: pl.Expr, k: int | None, body:
         )
 
     return let(fields, lambda f: body(stats(f)))
-
-
-def retrieved_row(
-    correct_items: pl.Expr, rank_items: pl.Expr, k: int | None, body: Callable
-) -> Any:
-    """:func:`ranked_row` for the measures that take the truth first (ranx's order)."""
-    return ranked_row(rank_items, correct_items, k, body)
 
 
 def judged_row(
@@ -414,10 +413,6 @@ def ranked_labels(entries: pl.Expr, threshold: float | None = None) -> pl.Expr:
     return kept.list.eval(label.sort_by([score, label], descending=[True, False]))
 
 
-def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
-    return labels if k is None else labels.list.head(k)
-
-
 # ------------------------------------------------------------------ docstring examples
 EXAMPLE_RANKED = {"rank_items": [[1, 3, 2, 6], [4, 5]], "correct_items": [[1, 2, 4], [5]]}
 EXAMPLE_RETRIEVED = {"correct_items": [[1, 2, 4], [5]], "rank_items": [[1, 3, 2, 6], [4, 5]]}
@@ -475,33 +470,30 @@ def _doc(m: Measure) -> str:
     return ranking_docstring(POLARS, m, SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS)
 
 
+#: the per-row statistics of each input shape (:func:`mlsql.measures.ranking.row_of`)
+ROWS = R.RowPlans(
+    ranked=ranked_row,
+    judged=judged_row,
+    scored=lambda func, actual, entries, k, body: score_row(actual, entries, k, body),
+    graded=graded_row,
+)
+
+
 def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
-    has_k = any(p.name == "k" for p in m.params)
-    others = [p.name for p in m.params if p.name != "k"]  # passed to the formula as they are
-
-    def build(*inputs: pl.Expr, sample_weight: pl.Expr | None = None, **given: Any) -> pl.Expr:
-        k = given.get("k") if has_k else None
-        params = {name: given[name] for name in others}
-
-        def body(s: Any) -> Any:
-            return R.row_value(ROPS, m.name, s, **params)
-
-        if m.inputs == R.JUDGED:
-            value = judged_row(*inputs, body)
-        else:
-            rows = {R.RANKED: ranked_row, R.RETRIEVED: retrieved_row, R.SCORED: score_row}
-            value = rows.get(m.inputs, graded_row)(*inputs, k, body)
-        if sample_weight is None:
-            return ROPS.mean(value)
-        weight = sample_weight.cast(pl.Float64)  # a weighted mean over rows
-        return weighted(lambda ops, v: ops.mean(v), weight, ROPS, value)
+    def build(*inputs: pl.Expr, sample_weight: pl.Expr | None = None, **params: Any) -> pl.Expr:
+        value = R.row_of(m.name, m.inputs, ROWS, ROPS, *inputs, **params)
+        weight = None if sample_weight is None else sample_weight.cast(pl.Float64)
+        return R.mean_over_rows(ROPS, value, weight)
 
     public = function(POLARS, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
     return public
 
 
-def _set(m: Measure, build: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
+def _set(m: Measure) -> Callable[..., pl.Expr]:
+    def build(entries: pl.Expr, **params: Any) -> pl.Expr:
+        return m.build(ROPS, R.ScoredLabels(entries), **params)  # type: ignore[misc]
+
     public = function(POLARS, m, build, _scores_only_check, _THIS)
     public.__doc__ = _doc(m)
     return public
@@ -513,13 +505,8 @@ for _m in measures(family=R.FAMILY, kind="aggregate"):
     for _alias in _m.aliases:
         _public[_alias] = _public[_m.name]
 
-_public["top_k"] = _set(lookup("top_k"), lambda s, k=None: _head(ranked_labels(s), k))
-_public["above_threshold"] = _set(
-    lookup("above_threshold"), lambda s, threshold: ranked_labels(s, threshold)
-)
-_public["top_k_above"] = _set(
-    lookup("top_k_above"), lambda s, k, threshold: _head(ranked_labels(s, threshold), k)
-)
+for _m in measures(family=R.FAMILY, kind="set"):
+    _public[_m.name] = _set(_m)
 
 globals().update(_public)
 __all__ = sorted(_public)  # built from the registry

@@ -56,10 +56,9 @@ from pyspark.sql import types as T
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
-from mlsql._front.build import function, lookup
+from mlsql._front.build import function
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
-from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
@@ -128,6 +127,13 @@ class RankingOps(SparkOps):
         return let_fields(
             fields, lambda f: fn(self, *(f.get(f"x{i}", a) for i, a in enumerate(args)))
         )
+
+    def ranked_labels(self, entries: Column, threshold: float | None) -> Column:
+        """The score lists' primitives (:class:`~mlsql.measures.ranking.ScoreListOps`)."""
+        return ranked_labels(entries, threshold)
+
+    def head(self, labels: Column, k: int | None) -> Column:
+        return labels if k is None else first(labels, k)
 
 
 OPS = RankingOps()
@@ -453,18 +459,15 @@ def _score_stats(scores: Column, actual: Column, k: int | None, g: dict[str, Col
 
 
 # ------------------------------------------------------------------ scores to label lists
-def ranked_labels(
-    func: str, scores: Column, threshold: float | None = None, k: int | None = None
-) -> Column:
-    """Labels best score first (ties by label), optionally only those scored >= threshold."""
-    entries = score_entries(scores, _fields_of(func, scores))
+def ranked_labels(entries: Column, threshold: float | None = None) -> Column:
+    """Labels of a row's :func:`score_entries` best score first (ties by label), optionally
+    only those scored >= threshold."""
     if threshold is not None:
         entries = F.filter(entries, lambda e: e["score"] >= F.lit(threshold))
     keyed = F.transform(
         entries, lambda e: F.struct((-e["score"]).alias("neg_score"), e["label"].alias("label"))
     )
-    labels = F.transform(F.sort_array(keyed), lambda e: e["label"])
-    return labels if k is None else first(labels, k)
+    return F.transform(F.sort_array(keyed), lambda e: e["label"])
 
 
 # ------------------------------------------------------------------ docstrings
@@ -569,39 +572,26 @@ def _doc(m: Measure) -> str:
 
 
 # ------------------------------------------------------------------ public functions
+#: the per-row statistics of each input shape (:func:`mlsql.measures.ranking.row_of`)
+ROWS = R.RowPlans(ranked=ranked_row, judged=judged_row, scored=score_row, graded=graded_row)
+
+
 def _aggregate(m: Measure) -> Callable[..., Column]:
-    has_k = any(p.name == "k" for p in m.params)
-    others = [p.name for p in m.params if p.name != "k"]  # passed to the formula as they are
-
-    def build(*inputs: Column, sample_weight: Column | None = None, **given: Any) -> Column:
-        a, b = inputs[:2]
-        k = given.get("k") if has_k else None
-        params = {name: given[name] for name in others}
-
-        def value(s: Any) -> Any:
-            return R.row_value(OPS, m.name, s, **params)
-
-        if m.inputs == R.RANKED:
-            row = ranked_row(a, b, k, value)
-        elif m.inputs == R.RETRIEVED:
-            row = ranked_row(b, a, k, value)  # the truth first: (correct_items, rank_items)
-        elif m.inputs == R.JUDGED:
-            row = judged_row(*inputs, value)
-        elif m.inputs == R.SCORED:
-            row = score_row(m.name, a, b, k, value)
-        else:
-            row = graded_row(a, b, k, value)
-        if sample_weight is None:
-            return OPS.mean(row)
-        weight = sample_weight.cast("double")  # a weighted mean over rows
-        return weighted(lambda ops, r: ops.mean(r), weight, OPS, row)
+    def build(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
+        value = R.row_of(m.name, m.inputs, ROWS, OPS, *inputs, **params)
+        weight = None if sample_weight is None else sample_weight.cast("double")
+        return R.mean_over_rows(OPS, value, weight)
 
     public = function(SPARK, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
     return public
 
 
-def _set(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
+def _set(m: Measure) -> Callable[..., Column]:
+    def build(scores: Column, **params: Any) -> Column:
+        entries = score_entries(scores, _fields_of(m.name, scores))
+        return m.build(OPS, R.ScoredLabels(entries), **params)  # type: ignore[misc]
+
     public = function(SPARK, m, build, _scores_check, _THIS)
     public.__doc__ = _doc(m)
     return public
@@ -613,15 +603,8 @@ for _m in measures(family=R.FAMILY, kind="aggregate"):
     if _m.available_in("spark"):
         _public[_m.name] = _aggregate(_m)
 
-_public["top_k"] = _set(lookup("top_k"), lambda s, k=None: ranked_labels("top_k", s, k=k))
-_public["above_threshold"] = _set(
-    lookup("above_threshold"),
-    lambda s, threshold: ranked_labels("above_threshold", s, threshold),
-)
-_public["top_k_above"] = _set(
-    lookup("top_k_above"),
-    lambda s, k, threshold: ranked_labels("top_k_above", s, threshold, k),
-)
+for _m in measures(family=R.FAMILY, kind="set"):
+    _public[_m.name] = _set(_m)
 
 globals().update(_public)
 __all__ = sorted(_public)  # built from the registry
