@@ -44,7 +44,7 @@ from typing import Any
 
 from mlsql import _formulas as F
 from mlsql import _params as P
-from mlsql._registry import Param, declare, measure
+from mlsql._registry import Param, measure
 from mlsql.measures import contingency as C
 from mlsql.measures.contingency import Table2x2
 
@@ -254,9 +254,13 @@ for _name, (_summary, _build, _params, _aliases) in MEASURES.items():
         params=_params,
     )(_build)
 
-declare(
+
+@measure(
     "binary_counts",
     "counts",
     FAMILY,
     "Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.",
 )
+def counts_fields(ops: Any, t: Table2x2) -> dict[str, Any]:
+    """The ``binary_counts`` struct's fields: the four cells summed over rows."""
+    return {name: getattr(t, name) for name in COUNTS_FIELDS}

@@ -13,6 +13,7 @@ OUTPUTS = {
     "binary_accuracy_from_counts": "0.7",
     "binary_cost_error": "0.4",
     "binary_cost_error_from_counts": "0.3",
+    "binary_counts": "{'tp': 2, 'fp': 1, 'fn': 1, 'tn': 1}",
     "binary_coverage": "0.6",
     "binary_coverage_from_counts": "0.6",
     "binary_error_rate": "0.4",

@@ -101,7 +101,7 @@ class SparkEngine:
         sums (:func:`mlsql.spark._build.run`)."""
         weighs_stats = "weight" in inspect.signature(family.stats).parameters
 
-        def weighted(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
+        def formula(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Any:
             if weighs_stats:
                 given = {} if sample_weight is None else {"weight": sample_weight}
                 stats = family.stats(measure, *inputs, **given)
@@ -110,7 +110,10 @@ class SparkEngine:
                     return bind(stats, lambda s: measure.build(OPS, s, **params))  # type: ignore[misc]
                 return measure.build(OPS, stats, **params)  # type: ignore[misc]
             stats = family.stats(measure, *inputs)
-            out = run(measure.build, sample_weight, stats, **params)  # type: ignore[arg-type]
+            return run(measure.build, sample_weight, stats, **params)  # type: ignore[arg-type]
+
+        def weighted(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
+            out = formula(*inputs, sample_weight=sample_weight, **params)
             if isinstance(out, dict):  # a struct of counts, its fields in the formula's order
                 return F.struct(*(value.alias(name) for name, value in out.items()))
             return out

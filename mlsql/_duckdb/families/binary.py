@@ -113,8 +113,8 @@ def family_macros(family: str, file: str, q: Qualify, ops: SqlOps) -> list[Macro
     out: list[Macro] = []
     bound = Table2x2(*(Sql(f"c.{f}") for f in B.COUNTS_FIELDS))
     for m in measures(family=family):
-        if m.build is None or not m.available_in("duckdb"):
-            continue
+        if m.build is None or not m.available_in("duckdb") or m.kind == "counts":
+            continue  # binary_counts: the struct every aggregate binds (counts_macros)
         if m.kind == "from_counts":
             out += CC.render(m, q, ops, file, table_stats(q, m))
             continue

@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 import sys
 from typing import Any
 
@@ -28,8 +27,6 @@ from mlsql._front.build import lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import binary as B
 from mlsql.measures.contingency import Table2x2
-from mlsql.polars._dtypes import IntoExpr, guarded
-from mlsql.polars._weights import weighted_check
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 
@@ -66,47 +63,6 @@ def function_of(m: Measure, module: Any) -> Any:
     return K.pooled(m, row_cells, pool, K.binary_inputs, module)
 
 
-def binary_counts(
-    actual: IntoExpr, predicted: IntoExpr, *, sample_weight: IntoExpr | None = None
-) -> pl.Expr:
-    """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
-
-    Parameters
-    ----------
-    actual, predicted : str or polars.Expr
-        Boolean or 0/1 columns.
-    sample_weight : str or polars.Expr, optional
-        A weight per row (a finite number >= 0; a NULL weight makes the row
-        unknown): the cells are sums of weights. None (the default): counts.
-
-    Returns
-    -------
-    polars.Expr
-        An aggregate struct {tp, fp, fn, tn} (each NULL over no known rows).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [1, 1, 0], "predicted": [1, 0, 0]})
-    >>> df.select(mp.binary_counts("actual", "predicted")).item()
-    {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
-    """
-
-    def build(a: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        per_row = row_cells(a, p)
-        t = pool(K.OPS, per_row if w is None else K.scaled(per_row, w))
-        return pl.struct(**{f: getattr(t, f) for f in B.COUNTS_FIELDS})
-
-    names, inputs = ("actual", "predicted"), [actual, predicted]
-    if sample_weight is None:
-        return guarded("binary_counts", names, inputs, build, K.binary_inputs)
-    check = weighted_check(K.binary_inputs)
-    return guarded(
-        "binary_counts", (*names, "sample_weight"), [*inputs, sample_weight], build, check
-    )
-
-
 def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Five rows of 0/1 labels, or the slides' counts (4, 2, 1, 3)."""
     given = {"alpha": 2.0} if measure.name.startswith("binary_f_alpha") else {}
@@ -115,9 +71,7 @@ def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     return dict(zip(measure.inputs, EXAMPLE.values(), strict=True)), given
 
 
-binary_counts.__doc__ = inspect.cleandoc(binary_counts.__doc__ or "")  # Examples found as written
-
-__all__ = ["binary_counts"]
+__all__: list[str] = []
 for _m in measures(family=B.FAMILY):
     if _m.build is not None and _m.available_in("polars"):
         globals()[_m.name] = function_of(lookup(_m), sys.modules[__name__])

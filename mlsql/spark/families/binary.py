@@ -23,12 +23,9 @@ from typing import Any
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from mlsql._front.build import function, lookup
 from mlsql._registry import Measure
 from mlsql.measures import binary as B
 from mlsql.measures.contingency import Table2x2
-from mlsql.spark._build import IntoColumn
-from mlsql.spark._engine import SPARK
 from mlsql.spark.families import _classification as K
 
 FAMILIES = (B.FAMILY,)
@@ -58,45 +55,19 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs if measure.kind == "from_counts" else K.binary_inputs
 
 
-def _counts(actual: Column, predicted: Column, sample_weight: Column | None = None) -> Column:
-    t = cells("binary_counts", actual, predicted, sample_weight)
-    return F.struct(*(getattr(t, f).alias(f) for f in B.COUNTS_FIELDS))
+#: the docstring example of ``binary_counts`` (one row per cell, two true positives)
+EXAMPLE_ROWS = [(1, 1), (1, 1), (1, 0), (0, 1), (0, 0)]
+EXAMPLE_OUTPUTS = {"binary_counts": "Row(tp=2, fp=1, fn=1, tn=1)"}
 
 
-_binary_counts = function(SPARK, lookup("binary_counts"), _counts, K.binary_inputs)
+def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | None:
+    """The docstring example of ``measure``, where it has one."""
+    if measure.name not in EXAMPLE_OUTPUTS:
+        return None
+    return EXAMPLE_ROWS, "actual int, predicted int", {}, EXAMPLE_OUTPUTS[measure.name]
 
 
-def binary_counts(
-    actual: IntoColumn, predicted: IntoColumn, *, sample_weight: IntoColumn | None = None
-) -> Column:
-    """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
-
-    Parameters
-    ----------
-    actual, predicted : str or pyspark.sql.Column
-        Boolean or 0/1 columns.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (a finite number >= 0; a NULL weight makes the row
-        unknown): the cells are sums of weights. None (the default): counts.
-
-    Returns
-    -------
-    pyspark.sql.Column
-        An aggregate struct {tp, fp, fn, tn} (each NULL over no known rows).
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(1, 1), (1, 0), (0, 0)], "actual int, predicted int")
-    >>> df.agg(ms.binary_counts("actual", "predicted")).first()[0].asDict()
-    {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
-    """
-    return _binary_counts(actual, predicted, sample_weight=sample_weight)
-
-
-__all__ = ["binary_counts"]
+__all__: list[str] = []
 
 
 def sql_functions(label_type: str) -> list[Any]:
