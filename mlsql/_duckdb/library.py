@@ -874,7 +874,12 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
             made = _overridden(made, mod.native_overrides(qualify))
         out += made
         for m in measures():
-            if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
+            if (
+                m.family in mod.FAMILIES
+                and m.build is not None
+                and m.kind != "table"  # a table's plan: the family's own macros lower it
+                and m.available_in("duckdb")
+            ):
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
     out = _hivemall_ranking_auc(out, qualify)

@@ -172,13 +172,9 @@ def group_values(
     def col(name: str) -> Any:
         return n_rows if name == "n_rows" else per_label[name]
 
-    means = ("macro_f1_of_means", "macro_fbeta_of_means")
-    wanted = [n for n in names if n not in means and n != "n_rows"]
-    if any(n in means for n in names):
-        wanted += ["macro_precision", "macro_recall"]
-    found = LB.label_aggregates(side, col, zero_division, only=wanted)
-    out = {"n_rows": n_rows, **found}
-    p, r = found.get("macro_precision"), found.get("macro_recall")
-    out["macro_f1_of_means"] = lambda: LB.fbeta_of_means(ops, p, r, 1)
-    out["macro_fbeta_of_means"] = lambda: LB.fbeta_of_means(ops, p, r, beta)
-    return {n: out[n]() if n in means else out[n] for n in names}
+    needs = {need for n in names if n != "n_rows" for need in LB.standalone_needs(n)}
+    found = {"n_rows": n_rows, **LB.label_aggregates(side, col, zero_division, only=needs)}
+    return {
+        n: found[n] if n in found else LB.standalone_value(ops, n, found.__getitem__, beta)
+        for n in names
+    }

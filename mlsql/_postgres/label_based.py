@@ -48,8 +48,6 @@ STATE_FIELDS = (
 INIT = "({},f,f,{},{},{},{},0,0,{},{})"
 #: the registry's measures of the family held here (its tables are not)
 AGGREGATES = tuple(LB.STANDALONE)
-#: measures of stage 3 (:func:`~mlsql.measures.label_based.group_columns`)
-OF_MEANS = ("macro_f1_of_means", "macro_fbeta_of_means")
 
 
 def included(m: Measure) -> bool:
@@ -153,13 +151,8 @@ def final(m: Measure) -> str:
     def col(name: str) -> PgSql:
         return PgSql(f"v.{name}")
 
-    if m.name in OF_MEANS:
-        means = LB.label_aggregates(ops, col, zd, only=("macro_precision", "macro_recall"))
-        # the micro columns beside them read pooled counts this measure has not: never used
-        stage3 = LB.group_columns(RowOps(), lambda n: means.get(n, PgSql("NULL")), beta, zd)
-        expr = stage3[m.name]
-    else:
-        expr = LB.label_aggregates(ops, col, zd, only=(m.name,))[m.name]
+    found = LB.label_aggregates(ops, col, zd, only=LB.standalone_needs(m.name))
+    expr = LB.standalone_value(RowOps(), m.name, found.__getitem__, beta)
     in_state = {p.name: f"(st).nums[{i + 1}]" for i, p in enumerate(_numbers(m))}
     return fill(f"{LABELS.format(values=columns)}\n  SELECT {pg_lit(expr)}", in_state)
 

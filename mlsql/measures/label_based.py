@@ -53,7 +53,7 @@ from typing import Any
 from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._formulas import formula
-from mlsql._registry import Param, declare
+from mlsql._registry import Param, declare, measure
 
 FAMILY = "label_based"
 E = Any
@@ -415,15 +415,61 @@ STANDALONE = {
     "wlp": "Share of labels never predicted right (tp = 0).",
 }
 
+#: the report columns of stage 3 (:func:`group_columns`): the F of the macro means
+OF_MEANS = ("macro_f1_of_means", "macro_fbeta_of_means")
+
+
+def standalone_needs(name: str) -> tuple[str, ...]:
+    """The columns of :func:`label_aggregates` that the measure ``name`` (of
+    :data:`STANDALONE`) is computed from: itself, or the macro means its F reads.
+
+    Examples
+    --------
+    >>> standalone_needs("macro_f1"), standalone_needs("macro_f1_of_means")
+    (('macro_f1',), ('macro_precision', 'macro_recall'))
+    """
+    return ("macro_precision", "macro_recall") if name in OF_MEANS else (name,)
+
+
+def standalone_value(ops: Any, name: str, col: Callable[[str], E], beta: Any) -> E:
+    """The measure ``name`` (of :data:`STANDALONE`) from the group's columns ``col`` of
+    :func:`label_aggregates` (those of :func:`standalone_needs`): the column itself, or the
+    F of the macro means (stage 3)."""
+    if name not in OF_MEANS:
+        return col(name)
+    b = 1 if name == "macro_f1_of_means" else beta
+    return fbeta_of_means(ops, col("macro_precision"), col("macro_recall"), b)
+
+
+@dataclass(frozen=True)
+class LabelRows:
+    """The label rows of a group as an engine reads them: ``col(name)`` is a column of
+    :func:`label_values` (or ``n_rows``), a value per label row: the statistics of the
+    measures of :data:`STANDALONE`."""
+
+    col: Callable[[str], E]
+
+
+def _standalone(name: str) -> Callable[..., E]:
+    def build(ops: Any, s: LabelRows, zero_division: Any, beta: Any = 1, **table: Any) -> E:
+        """Over the group's label rows: :func:`label_aggregates`, then
+        :func:`standalone_value` (``labels`` and ``by`` are the table's: they choose the
+        rows)."""
+        found = label_aggregates(ops, s.col, zero_division, only=standalone_needs(name))
+        return standalone_value(ops, name, found.__getitem__, beta)
+
+    return build
+
+
 for _name, _summary in STANDALONE.items():
-    declare(
+    measure(
         _name,
         "table",
         FAMILY,
         _summary + " One row per group, over a table.",
         inputs=TABLE_INPUTS,
         params=(LABELS, P.BETA, ZD, BY) if "fbeta" in _name else (LABELS, ZD, BY),
-    )
+    )(_standalone(_name))
 
 # ------------------------------------------------------------------ indicator columns
 #: every engine's errors of labels_from_indicators: as many names as indicators, each 0 or 1

@@ -609,12 +609,10 @@ def _aggregate(q: Qualify, name: str, weighted: bool) -> list[Macro]:
     checked = {p.name: check_param(p, q, name) for p in declared}
     labels = f"{q('_mlsql_check_labels')}(labels, {func})"
     zd, beta = checked["zero_division"], checked.get("beta", Sql("1.0"))
-    by_label = LB.label_aggregates(FixedOrderOps(q), Sql, Sql("any_value(zd)"))
-    if name in by_label:
-        needed, final = {name: by_label[name]}, Sql(name)
-    else:  # the F of macro means, from macro precision and recall
-        needed = {n: by_label[n] for n in ("macro_precision", "macro_recall")}
-        final = LB.group_columns(FixedOrderOps(q), Sql, BETA, ZD)[name]
+    needs = LB.standalone_needs(name)
+    needed = LB.label_aggregates(FixedOrderOps(q), Sql, Sql("any_value(zd)"), only=needs)
+    needed = {n: needed[n] for n in needs}
+    final = LB.standalone_value(FixedOrderOps(q), name, Sql, BETA)
     rows = f"{q('_mlsql_label_rows')}({state}(actual, predicted{weight}, {func}), {labels}, {zd}, {beta}, {func})"
     body = f"""(SELECT {final} FROM (
         SELECT {_select(needed)},
