@@ -157,6 +157,7 @@ TABLE_PARAMS = {
         "    Report F-beta: the ``*_fbeta*`` columns replace the ``*_f1*`` ones."
     ),
     "class_beta": "beta : float, default 1.0\n    The beta of the ``fbeta`` column.",
+    "standalone_beta": "beta : float, default 1.0\n    The beta of the F-beta.",
     "zero_division": (
         "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
         "    Value of an undefined ratio."
@@ -376,6 +377,26 @@ def table_docstring(engine: Engine, name: str, returns: str, example: str) -> st
     lines += ["", "Returns", "-------", *inspect.cleandoc(returns).splitlines()]
     lines += ["", "Examples", "--------", *inspect.cleandoc(example).splitlines()]
     return "\n".join(lines)
+
+
+def standalone_docstring(
+    engine: Engine, name: str, summary: str, with_beta: bool, example: Sequence[str]
+) -> str:
+    """The docstring of ``name``, a column of ``multilabel_report`` offered as a table function
+    of its own (:func:`mlsql._front.tables.standalone`): ``summary``, its parameters in
+    ``engine``'s words (``beta`` where ``with_beta``), what it returns and the ``example``
+    lines (doctest text, with the output)."""
+    keys = ["source_lists", "columns", "labels", *(["standalone_beta"] if with_beta else [])]
+    lines = [summary, "", "Parameters", "----------"]
+    for key in [*keys, "zero_division", "by", "sample_weight"]:
+        lines += TABLE_PARAMS[key].format(**engine.words).splitlines()
+    returns = (
+        f"One row per group: the ``by`` columns, then ``{name}``, the column of "
+        f":func:`multilabel_report`. {engine.words['lazy']}"
+    )
+    body = textwrap.fill(returns.strip(), 88, initial_indent="    ", subsequent_indent="    ")
+    lines += ["", "Returns", "-------", engine.words["frame"], body]
+    return "\n".join([*lines, "", "Examples", "--------", *example])
 
 
 def table(engine: Engine, returns: str, example: str) -> Callable[[F], F]:

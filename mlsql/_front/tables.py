@@ -15,6 +15,8 @@ from typing import Any
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front.docs import standalone_docstring
+from mlsql._front.engine import Engine
 from mlsql.measures import curves as CV
 from mlsql.measures import label_based as LB
 
@@ -112,17 +114,18 @@ def standalone(
     report: Callable[..., Any],
     pick: Callable[[Any, list[str], str], Any],
     *,
+    engine: Engine,
     module: str,
-    frame: str,
     annotation: str,
-    doc_tail: str = "",
+    example: Callable[[str, dict[str, Any]], list[str]],
 ) -> Callable[..., Any]:
     """The public function of the ``name`` column of ``report`` (``multilabel_report``).
 
     ``pick(report_frame, groups, name)`` selects the group columns and the
-    column; ``frame`` names the engine's frame in the docstring, ``doc_tail``
-    ends it; ``annotation`` is the type of ``source`` and of the result, as the
-    engine's module spells it.
+    column; ``annotation`` is the type of ``source`` and of the result, as the
+    engine's module spells it; ``example(name, params)`` the doctest statements of the
+    docstring's example over :data:`~mlsql.measures.label_based.STANDALONE_EXAMPLE`, its
+    output :data:`~mlsql.measures.label_based.STANDALONE_OUTPUTS`' value.
     """
     with_beta = "fbeta" in name
 
@@ -156,11 +159,10 @@ def standalone(
     measure.__name__ = measure.__qualname__ = name
     measure.__module__ = module
     measure.__annotations__["source"] = measure.__annotations__["return"] = annotation
-    measure.__doc__ = (
-        f"{summary}\n\nOne row per group over {frame}: ``{name}(source, actual, predicted, *, "
-        f"labels=None, {'beta=1.0, ' if with_beta else ''}zero_division=0, by=None, "
-        "sample_weight=None)``; "
-        f"the ``{name}`` column of :func:`multilabel_report`.\n{doc_tail}"
+    params = {"beta": LB.STANDALONE_EXAMPLE_BETA} if with_beta else {}
+    output = repr(float(LB.STANDALONE_OUTPUTS[name]))
+    measure.__doc__ = standalone_docstring(
+        engine, name, summary, with_beta, [*(f">>> {s}" for s in example(name, params)), output]
     )
     return measure
 
@@ -169,10 +171,10 @@ def standalones(
     report: Callable[..., Any],
     pick: Callable[[Any, list[str], str], Any],
     *,
+    engine: Engine,
     module: str,
-    frame: str,
     annotation: str,
-    doc_tail: str = "",
+    example: Callable[[str, dict[str, Any]], list[str]],
 ) -> dict[str, Callable[..., Any]]:
     """:func:`standalone` of every measure of :data:`~mlsql.measures.label_based.STANDALONE`."""
     return {
@@ -181,10 +183,10 @@ def standalones(
             summary,
             report,
             pick,
+            engine=engine,
             module=module,
-            frame=frame,
             annotation=annotation,
-            doc_tail=doc_tail,
+            example=example,
         )
         for name, summary in LB.STANDALONE.items()
     }

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache, partial
 from typing import Any
 
@@ -414,6 +415,34 @@ STANDALONE = {
     "mlp": "Share of labels never predicted (tp + fp = 0).",
     "wlp": "Share of labels never predicted right (tp = 0).",
 }
+
+#: the docstring examples' table of the measures of :data:`STANDALONE` (each engine writes
+#: it its own way): over its two rows, bird is a false negative, cat and dog true positives,
+#: fish a false positive
+STANDALONE_EXAMPLE = {
+    "actual": [["cat", "bird"], ["dog"]],
+    "predicted": [["cat"], ["dog", "fish"]],
+}
+#: each measure's value on :data:`STANDALONE_EXAMPLE` (beta 2 where it takes one), from the
+#: labels' counts: per label (bird, cat, dog, fish) precision, recall, F and Jaccard are
+#: 0, 1, 1, 0 (the undefined ones 0), so their mean is 1/2, their mean weighted by the supports
+#: 1, 1, 1, 0 is 2/3, and the F of the mean precision and recall is 1/2; the accuracies
+#: (tp + tn) / 2 are 1/2, 1, 1, 1/2 (mean 3/4); 2 wrong decisions of 8 (Hamming loss 1/4);
+#: no label is never predicted negative, one (bird) never predicted, two never right
+STANDALONE_OUTPUTS = {
+    **{f"macro_{r}": Fraction(1, 2) for r in ("precision", "recall", "f1", "fbeta", "jaccard")},
+    "macro_f1_of_means": Fraction(1, 2),
+    "macro_fbeta_of_means": Fraction(1, 2),
+    **{f"weighted_{r}": Fraction(2, 3) for r in ("precision", "recall", "f1", "fbeta", "jaccard")},
+    "label_accuracy_macro": Fraction(3, 4),
+    "label_accuracy_micro": 1 - Fraction(2, 8),
+    "clp": Fraction(0, 4),
+    "mlp": Fraction(1, 4),
+    "wlp": Fraction(2, 4),
+}
+#: the beta of the examples of the measures that take one
+STANDALONE_EXAMPLE_BETA = 2.0
+
 
 #: the report columns of stage 3 (:func:`group_columns`): the F of the macro means
 OF_MEANS = ("macro_f1_of_means", "macro_fbeta_of_means")

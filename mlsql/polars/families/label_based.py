@@ -409,8 +409,24 @@ def _pick(report: Frame, groups: list[str], name: str) -> Frame:
     return report.select(*groups, name)
 
 
+def _example(name: str, params: dict[str, Any]) -> list[str]:
+    """The doctest statements of a standalone measure's example (:func:`T.standalone`)."""
+    args = ", ".join(["df", "'actual'", "'predicted'", *(f"{k}={v!r}" for k, v in params.items())])
+    return [
+        "import polars as pl",
+        "import mlsql.polars as mp",
+        f"df = pl.DataFrame({LB.STANDALONE_EXAMPLE!r})",
+        f"mp.{name}({args}).item()",
+    ]
+
+
 _STANDALONE = T.standalones(
-    multilabel_report, _pick, module=__name__, frame="a frame", annotation="Frame"
+    multilabel_report,
+    _pick,
+    engine=POLARS,
+    module=__name__,
+    annotation="Frame",
+    example=_example,
 )
 globals().update(_STANDALONE)
 

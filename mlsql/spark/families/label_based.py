@@ -477,20 +477,26 @@ def _pick(report: DataFrame, groups: list[str], name: str) -> DataFrame:
     return report.select(*(_quoted(g) for g in groups), name)
 
 
-STANDALONE_DOC = (
-    "\n"
-    "Parameters\n----------\nsource : pyspark.sql.DataFrame\n    The rows.\n"
-    "actual, predicted : str\n    Label-array column names.\n"
-    "labels, zero_division, by\n    As in :func:`label_metrics`.\n\n"
-    "Returns\n-------\npyspark.sql.DataFrame\n    One row per group.\n"
-)
+def _example(name: str, params: dict[str, Any]) -> list[str]:
+    """The doctest statements of a standalone measure's example (:func:`TB.standalone`)."""
+    rows = list(zip(*LB.STANDALONE_EXAMPLE.values(), strict=True))
+    args = ", ".join(["df", "'actual'", "'predicted'", *(f"{k}={v!r}" for k, v in params.items())])
+    return [
+        "from pyspark.sql import SparkSession",
+        "import mlsql.spark as ms",
+        "spark = SparkSession.builder.getOrCreate()",
+        f"df = spark.createDataFrame({rows!r}, 'actual array<string>, predicted array<string>')",
+        f"ms.{name}({args}).first()[0]",
+    ]
+
+
 _STANDALONE = TB.standalones(
     multilabel_report,
     _pick,
+    engine=SPARK,
     module="mlsql.spark",
-    frame="a DataFrame",
     annotation="DataFrame",
-    doc_tail=STANDALONE_DOC,
+    example=_example,
 )
 globals().update(_STANDALONE)
 
