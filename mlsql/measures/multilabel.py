@@ -241,12 +241,6 @@ class CountsFields:
         return F.Counts(self.tp, self.fp, self.fn)
 
 
-@measure(
-    "multilabel_counts",
-    "counts",
-    FAMILY,
-    "Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.",
-)
 def counts_fields(ops: Any, s: F.RowStats) -> dict[str, Any]:
     """The ``multilabel_counts`` struct's fields, aggregated over rows."""
     c = F.pooled(ops, s)
@@ -259,6 +253,14 @@ def counts_fields(ops: Any, s: F.RowStats) -> dict[str, Any]:
         "n_predicted": ops.sum(s.n_predicted),
         "n_exact": ops.sum(ops.when(s.exact_match, 1, 0)),
     }
+
+
+measure(
+    "multilabel_counts",
+    "counts",
+    FAMILY,
+    "Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.",
+)(counts_fields)
 
 
 @measure(
