@@ -23,12 +23,11 @@ from mlsql import _weights as W
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
 from mlsql._duckdb.ops import IN_ORDER, ORDERED, FixedOrderOps, SqlOps, aggregating
-from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
-from mlsql._formulas import pooled as F_pooled
+from mlsql._formulas import FORMULAS, Counts, RowStats, formula_params
 from mlsql._registry import REGISTRY, Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, expand_calls, lit
 from mlsql._weights import SAMPLE_WEIGHT, WeightedOps
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, LabelLists
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, LabelLists, hivemall_f
 
 Qualify = Callable[[str], str]
 
@@ -702,7 +701,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
     )
 
     def f_beta(ops: Any, s: RowStats) -> Any:
-        return fbeta(ops, F_pooled(ops, s), beta, lit("0"))
+        return hivemall_f(ops, s, beta, lit("0"))
 
     def arrays(f: Callable[..., Any]) -> str:
         return (

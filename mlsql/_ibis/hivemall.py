@@ -16,7 +16,6 @@ from typing import Any
 import ibis
 import ibis.expr.types as ir
 
-from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
@@ -25,11 +24,11 @@ from mlsql._front.build import checked_params
 from mlsql._ibis import backend_name, stats
 from mlsql._ibis.ops import FLOAT, Checks, IbisOps, null
 from mlsql._weights import weighted
+from mlsql.measures import multilabel as ML
 
 #: the label-list statistics (the multi-label family's names: one computation for both)
 TP, N_ACTUAL, N_PREDICTED = "__mlsql_tp", "__mlsql_na", "__mlsql_np"
 #: Hivemall's undefined F
-HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
 
 
 def _kind(dtype: Any) -> str:
@@ -102,6 +101,6 @@ def value(item: EV.Item, rows: ir.Table, w: ir.FloatingColumn | None, ops: IbisO
     s = RowStats(*(rows[n] for n in names))
 
     def f_beta(o: Any, s: RowStats) -> Any:
-        return F.fbeta(o, F.pooled(o, s), options.beta, HIVEMALL_ZERO)
+        return ML.hivemall_f(o, s, options.beta, ML.HIVEMALL_ZERO)
 
     return f_beta(ops, s) if w is None else weighted(f_beta, w, ops, s)

@@ -49,6 +49,7 @@ from mlsql._registry import REGISTRY, measures
 from mlsql._resample import labels as LL
 from mlsql._resample import numbers as NUM
 from mlsql._resample.ops import WeightedOps
+from mlsql.measures import multilabel as ML
 from mlsql.measures import single_label as SL
 
 #: statistic columns of each kind of statistics table, in the order engines give them
@@ -88,8 +89,6 @@ CLASS_MEASURES = (
 )
 #: measures whose per-row outcome is 0 or 1 (McNemar's test applies)
 ZERO_ONE = ("subset_accuracy", "zero_one_loss", "accuracy", "error_rate")
-#: the fmeasure of Hivemall: undefined F is 0
-HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
 
 BY_MESSAGE = "bootstrap and compare group with their own by argument; drop by from {name}."
 UNSUPPORTED_MESSAGE = (
@@ -265,7 +264,7 @@ def _fmeasure(params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
         raise MlsqlError(P.BINARY_ON_ARRAYS_MESSAGE)
 
     def evaluate(ops: WeightedOps, columns: Columns) -> Any:
-        return F.fbeta(ops, F.pooled(ops, row_stats(columns)), opts.beta, HIVEMALL_ZERO)
+        return ML.hivemall_f(ops, row_stats(columns), opts.beta, ML.HIVEMALL_ZERO)
 
     return evaluate
 

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from mlsql import _formulas as F
 from mlsql import _params as P
-from mlsql._registry import Param, declare, measure
+from mlsql._registry import Param, measure
 from mlsql.measures import label_based as LB
 
 FAMILY = "multilabel"
@@ -378,11 +378,26 @@ def _hl_from_counts(ops: Any, k: CountsFields, n_labels: Any) -> Any:
 
 
 # ------------------------------------------------------------------ Hivemall
-declare(
+#: Hivemall's F where it is undefined (no true and no predicted label): 0
+HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
+
+
+def hivemall_f(ops: Any, s: F.RowStats | F.Counts, beta: Any, zero_division: Any) -> Any:
+    """Hivemall's F: the F-beta of the pooled counts of ``s`` (label lists' rows, or binary
+    labels' decisions; :func:`mlsql._formulas.pooled`), ``zero_division`` where it is
+    undefined (the engine's 0)."""
+    return F.fbeta(ops, F.pooled(ops, s), beta, zero_division)
+
+
+def _fmeasure(ops: Any, s: F.RowStats, options: P.HivemallOptions) -> Any:
+    return hivemall_f(ops, s, options.beta, HIVEMALL_ZERO)
+
+
+measure(
     "fmeasure",
     "aggregate",
     "hivemall",
     "Hivemall's fmeasure: micro F-beta with an option string '-beta B -average micro|binary', "
     "over label arrays or int (1, 0, -1) / boolean binary inputs.",
     params=(Param("options", ""),),
-)
+)(_fmeasure)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
+from mlsql._registry import REGISTRY
 from mlsql.polars import stats as st
 from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import IntoExpr, Pairs, compatible, inner, label_lists, to_expr
@@ -28,7 +28,7 @@ FAMILIES = ("hivemall",)
 __all__ = ["fmeasure"]
 
 NAMES = ("actual", "predicted")
-HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
+FMEASURE = REGISTRY["fmeasure"]
 
 
 def _input_kind(dtype: pl.DataType) -> str:
@@ -73,13 +73,6 @@ def _binary_stats(a: pl.Expr, p: pl.Expr, average: str) -> RowStats:
         return RowStats(tp=a * p, n_actual=a + 0 * p, n_predicted=p + 0 * a)
     one = 0 * a + 0 * p + 1  # one label decision per known row
     return RowStats(tp=(a == p).cast(pl.Int64), n_actual=one, n_predicted=one)
-
-
-def _fbeta(beta: float):  # type: ignore[no-untyped-def]
-    def formula(ops, s):  # type: ignore[no-untyped-def]
-        return F.fbeta(ops, F.pooled(ops, s), beta, HIVEMALL_ZERO)
-
-    return formula
 
 
 def fmeasure(
@@ -142,7 +135,7 @@ def fmeasure(
             (a, a_type), (p, p_type) = pairs
             s = _binary_stats(_binary(a, a_type), _binary(p, p_type), opts.average)
         mask = st.known(*(e for e, _ in pairs))
-        f = evaluate(_fbeta(opts.beta), s, known=mask, weight=weight)
+        f = evaluate(FMEASURE.build, s, known=mask, weight=weight, options=opts)  # type: ignore[arg-type]
         return f.alias("fmeasure")
 
     return pl.pipe_with_dtype(exprs, resolved)

@@ -23,10 +23,10 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from mlsql import _formulas as Fm
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
+from mlsql.measures import multilabel as ML
 from mlsql.spark import stats as st
 from mlsql.spark._build import IntoColumn, run
 from mlsql.spark._types import compatible, data_type, to_column
@@ -36,7 +36,6 @@ FAMILIES = ("hivemall",)
 __all__ = ["fmeasure"]
 
 NAMES = ("actual", "predicted")
-HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
 
 
 def _input_kind(dtype: T.DataType | None) -> str | None:
@@ -159,8 +158,8 @@ def fmeasure(
         else checked_weight("fmeasure", to_column(sample_weight, "fmeasure", "sample_weight"))
     )
 
-    def f_beta(ops: Any, s: Any) -> Any:
-        return Fm.fbeta(ops, Fm.pooled(ops, s.counts), opts.beta, HIVEMALL_ZERO)
+    def f_beta(ops: Any, s: Any) -> Any:  # the counts' sums as they were: fp, fn per row
+        return ML.hivemall_f(ops, s.counts, opts.beta, ML.HIVEMALL_ZERO)
 
     f: Any = run(f_beta, weight, s)
     return f.alias("fmeasure")
