@@ -34,8 +34,9 @@ def lookup(measure: str | Measure) -> Measure:
 
 
 def hand_written(engine: str, families: Sequence[str]) -> list[str]:
-    """The registry measures of ``families`` that ``engine`` runs with no shared build: the
-    functions a family module writes by hand, the start of its ``__all__``.
+    """The registry measures of ``families`` that ``engine`` runs with no shared build, and
+    its tables (whose rows' formula may be the registry's, over statistics the family
+    computes): the functions a family module writes by hand, the start of its ``__all__``.
 
     Examples
     --------
@@ -45,7 +46,9 @@ def hand_written(engine: str, families: Sequence[str]) -> list[str]:
     return [
         m.name
         for m in measures()
-        if m.family in families and m.build is None and m.available_in(engine)
+        if m.family in families
+        and (m.build is None or m.kind == "table")
+        and m.available_in(engine)
     ]
 
 
@@ -53,11 +56,11 @@ def publish(
     namespace: dict[str, Any], engine: str, family: str, make: Callable[[Measure], Any]
 ) -> list[str]:
     """``make(m)`` put in ``namespace`` (a family module's ``globals()``) under each name of
-    the measures of ``family`` that ``engine`` runs with a shared build; their names, the
+    the measures of ``family`` that ``engine`` runs with a shared build (but tables); their names, the
     rest of the module's ``__all__`` after :func:`hand_written`."""
     names = []
     for m in measures(family=family):
-        if m.build is not None and m.available_in(engine):
+        if m.build is not None and m.kind != "table" and m.available_in(engine):
             namespace[m.name] = make(m)
             names.append(m.name)
     return names

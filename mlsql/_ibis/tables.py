@@ -28,7 +28,7 @@ import ibis.expr.types as ir
 import pyarrow as pa
 
 from mlsql._evaluate import front as EV
-from mlsql._front.build import checked_params
+from mlsql._front.build import checked_params, formula
 from mlsql._ibis import backend_name, stats
 from mlsql._ibis import labels as per_label
 from mlsql._ibis.evaluate import Projected, fetch, planned, project, run
@@ -184,7 +184,7 @@ def label_metrics(
     )
     ops = IbisOps(p.checks, Plan(keys=keys, backend=p.backend))
     zd, b = _checked(zero_division, beta)
-    values = LB.label_values(ops, counts, b, zd)
+    values = formula("label_metrics")(ops, counts, beta=b, zero_division=zd)
     names = LB.label_metrics_columns(beta is not None)[1:]
     query = joined.select(
         *keys,

@@ -18,6 +18,7 @@ columns are fixed in PostgreSQL).
 
 from __future__ import annotations
 
+from mlsql._front.build import formula
 from mlsql._postgres.forms import create_type
 from mlsql._postgres.messages import boolean_check
 from mlsql._postgres.ops import PgSql, RowOps, pg_lit
@@ -103,7 +104,7 @@ def query(name: str) -> str:
     %3$s the table, %4$s the row's weight (SQL); $1 the coded zero_division, $2
     drop_intermediate."""
     s = CV.CurveStats(PgSql("tp"), PgSql("fp"), PgSql("pos"), PgSql("neg"))
-    values = CV.values(RowOps(), name, s, PgSql("zd"))
+    values = formula(name)(RowOps(), s, zero_division=PgSql("zd"))
     select = ", ".join(f"({pg_lit(v)})::float8" for v in values.values())
     func = pg_lit(name)
     return f"""WITH {known_rows(str(func), "score")},

@@ -21,6 +21,7 @@ without ``beta``, where DuckDB leaves it out). The values are the registry's
 
 from __future__ import annotations
 
+from mlsql._front.build import formula
 from mlsql._postgres.forms import create_aggregates, create_type
 from mlsql._postgres.label_based import (
     INIT,
@@ -75,7 +76,9 @@ def helpers(create: str) -> list[str]:
 def _values() -> str:
     """The row's columns after ``label``: the registry's values of ``_lab k``'s counts."""
     counts = LB.LabelCounts(PgSql("k.tp"), PgSql("k.fp"), PgSql("k.fn"), PgSql("k.n_rows"))
-    values = LB.label_values(RowOps(), counts, param("beta"), param("zero_division"))
+    values = formula("label_metrics")(
+        RowOps(), counts, beta=param("beta"), zero_division=param("zero_division")
+    )
     listed = []
     for name in LB.LABEL_COLUMNS[1:]:
         value = f"{pg_lit(values[name])}::float8"

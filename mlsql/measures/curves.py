@@ -87,7 +87,7 @@ from typing import Any
 from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._formulas import formula
-from mlsql._registry import Param, declare
+from mlsql._registry import Param, measure
 
 E = Any  # an engine expression
 FAMILY = "curves"
@@ -295,40 +295,40 @@ def values(ops: Any, name: str, s: CurveStats, zero_division: Any) -> dict[str, 
     }
 
 
-declare(
-    "precision_recall_curve",
-    "table",
-    FAMILY,
-    "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
-    " threshold, precision, recall (scikit-learn's points).",
-    inputs=INPUTS,
-    params=(ZD, DI, BY),
-)
-declare(
-    "roc_curve",
-    "table",
-    FAMILY,
-    "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
-    " threshold, fpr, tpr (scikit-learn's points); drop_intermediate drops its collinear ones.",
-    inputs=INPUTS,
-    params=(ZD, DI, BY),
-)
-declare(
-    "det_curve",
-    "table",
-    FAMILY,
-    "Detection error tradeoff: one row per (group, label of a score map, distinct score) from"
-    " the highest, from the last with no false positive to the first with every positive"
-    " found: threshold, fpr, fnr (scikit-learn's points, reversed).",
-    inputs=INPUTS,
-    params=(ZD, DI, BY),
-)
-declare(
-    "confusion_matrix_at_thresholds",
-    "table",
-    FAMILY,
-    "One row per (group, label of a score map, distinct score) from the highest: threshold,"
-    " tn, fp, fn, tp predicting positive every row scored >= threshold (scikit-learn's counts).",
-    inputs=INPUTS,
-    params=(BY,),
-)
+def _points(name: str) -> Any:
+    def build(ops: Any, s: CurveStats, zero_division: Any = None, **table: Any) -> dict[str, E]:
+        """A point's values from its threshold's cumulative counts (``drop_intermediate`` and
+        ``by`` are the table's: they choose the points)."""
+        return values(ops, name, s, zero_division)
+
+    return build
+
+
+#: each curve table: its summary and parameters
+_CURVES = {
+    "precision_recall_curve": (
+        "One row per (group, label of a score map, distinct score) from the highest, +inf "
+        "first: threshold, precision, recall (scikit-learn's points).",
+        (ZD, DI, BY),
+    ),
+    "roc_curve": (
+        "One row per (group, label of a score map, distinct score) from the highest, +inf "
+        "first: threshold, fpr, tpr (scikit-learn's points); drop_intermediate drops its "
+        "collinear ones.",
+        (ZD, DI, BY),
+    ),
+    "det_curve": (
+        "Detection error tradeoff: one row per (group, label of a score map, distinct score) "
+        "from the highest, from the last with no false positive to the first with every "
+        "positive found: threshold, fpr, fnr (scikit-learn's points, reversed).",
+        (ZD, DI, BY),
+    ),
+    "confusion_matrix_at_thresholds": (
+        "One row per (group, label of a score map, distinct score) from the highest: "
+        "threshold, tn, fp, fn, tp predicting positive every row scored >= threshold "
+        "(scikit-learn's counts).",
+        (BY,),
+    ),
+}
+for _name, (_summary, _params) in _CURVES.items():
+    measure(_name, "table", FAMILY, _summary, inputs=INPUTS, params=_params)(_points(_name))

@@ -376,7 +376,16 @@ BY = Param("by", None)
 TABLE_INPUTS = ("source", "actual", "predicted")
 TABLE_PARAMS = (LABELS, BETA, ZD, BY)
 
-declare(
+
+def _label_row(
+    ops: Any, k: LabelCounts, beta: Any = None, zero_division: Any = None, **table: Any
+) -> dict[str, E]:
+    """A label's row of ``label_metrics`` from its counts: :func:`label_values` (``labels``
+    and ``by`` are the table's: they choose the rows)."""
+    return label_values(ops, k, beta, zero_division)
+
+
+measure(
     "label_metrics",
     "table",
     FAMILY,
@@ -384,7 +393,7 @@ declare(
     "(and F-beta with beta), Jaccard and accuracy.",
     inputs=TABLE_INPUTS,
     params=TABLE_PARAMS,
-)
+)(_label_row)
 declare(
     "multilabel_report",
     "table",

@@ -700,10 +700,28 @@ declare(
         "mlsql.confusion_matrix_wide(con, ...)",
     },
 )
-declare(
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    """One class's counts as a table's row holds them: the known rows ``n``, those truly of
+    the class (``actual``), predicted as it (``predicted``) and both (``correct``)."""
+
+    n: E
+    actual: E
+    predicted: E
+    correct: E
+
+
+def _class_row(ops: Any, s: ClassRow, beta: Any, zero_division: Any, **table: Any) -> dict:
+    """A class's row of ``class_metrics``: :func:`class_row_values` (``by`` is the table's)."""
+    return class_row_values(ops, s.n, s.actual, s.predicted, s.correct, beta, zero_division)
+
+
+measure(
     "class_metrics",
     "table",
     FAMILY,
     "One row per class: tp, fp, fn, tn, support, precision, recall, fbeta, class error rate.",
     params=(BETA, ZD, BY),
-)
+)(_class_row)

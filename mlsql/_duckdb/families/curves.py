@@ -41,6 +41,7 @@ from mlsql._duckdb.families.ranking import ENTRY_TYPES
 from mlsql._duckdb.families.single_label import KEEP, _columns, _row_weight
 from mlsql._duckdb.library import Macro, Qualify, check_param
 from mlsql._duckdb.ops import SqlOps
+from mlsql._front.build import formula
 from mlsql._sqlexpr import Sql
 from mlsql.measures import curves as CV
 
@@ -126,7 +127,7 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     dropped, as scikit-learn drops it (no threshold of its own); else each row counts 1.
     """
     s = CV.CurveStats(tp=Sql("tp"), fp=Sql("fp"), n_positive=Sql("pos"), n_negative=Sql("neg"))
-    columns = CV.values(ops, name, s, Sql("zd"))
+    columns = formula(name)(ops, s, zero_division=Sql("zd"))
     if name in CV.COUNTS:  # DOUBLE, as Polars and Spark give them (sums of weights or not)
         columns = {col: Sql(f"CAST({expr} AS DOUBLE)") for col, expr in columns.items()}
     select = ",\n               ".join(f"{expr} AS {col}" for col, expr in columns.items())

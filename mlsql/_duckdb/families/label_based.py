@@ -40,6 +40,7 @@ from mlsql._duckdb.source_sql import (
     pick_sql,
 )
 from mlsql._formulas import RowStats
+from mlsql._front.build import formula
 from mlsql._registry import REGISTRY
 from mlsql._sqlexpr import Sql, call
 from mlsql._weights import SAMPLE_WEIGHT
@@ -360,7 +361,7 @@ _COUNT_TYPE = {False: "BIGINT", True: "DOUBLE"}
 
 
 def _label_metrics(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
-    columns = LB.label_values(ops, COUNTS, BETA, ZD)
+    columns = formula("label_metrics")(ops, COUNTS, beta=BETA, zero_division=ZD)
     keep = _keep(LB.label_metrics_columns(False), LB.label_metrics_columns(True))
     body = f"""{_counts_ctes(q, "label_metrics", weighted)}
     SELECT COLUMNS({keep}) FROM (

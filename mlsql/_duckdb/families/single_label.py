@@ -43,6 +43,7 @@ from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import ABSENT, ALL, checked_source_sql, pick_sql
 from mlsql._formulas import FORMULAS, formula_params
+from mlsql._front.build import formula
 from mlsql._params import KAPPA_LABELS, KAPPA_WEIGHTS
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
@@ -778,8 +779,8 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
         LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
                            AND cells.p = cp.class)
     ORDER BY __mlsql_g, __mlsql_a, __mlsql_p"""
-    n, r, c, d = (Sql(k) for k in ("n", "r", "c", "d"))
-    columns = SL.class_row_values(ops, n, r, c, d, Sql("b"), Sql("zd"))
+    row = SL.ClassRow(*(Sql(k) for k in ("n", "r", "c", "d")))
+    columns = formula("class_metrics")(ops, row, beta=Sql("b"), zero_division=Sql("zd"))
     select = ",\n               ".join(f"{expr} AS {name}" for name, expr in columns.items())
     metrics = f"""WITH {known.format(func="class_metrics")},
     params AS (SELECT {q("_mlsql_check_beta")}(beta, 'class_metrics') AS b,
@@ -840,8 +841,8 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     out = [*_class_lists(qualify), *classwise_macros(qualify), *_hand_written(qualify)]
     out += [*_kappa_terms(qualify, ops), _one_side(qualify), _in_labels()]
     for m in measures(family=SL.FAMILY):
-        if m.build is None or not m.available_in("duckdb"):
-            continue
+        if m.build is None or m.kind == "table" or not m.available_in("duckdb"):
+            continue  # a table: _tables lowers it (class_metrics' rows are its formula)
         if m.name in CLASS_MEASURES:
             out += _class_measure(m, qualify, ops)
         else:

@@ -35,6 +35,7 @@ from typing import Any
 
 import polars as pl
 
+from mlsql._front.build import formula
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import curve_groups
 from mlsql.measures import curves as CV
@@ -357,7 +358,7 @@ def _curve(source: Frame, call: TableCall) -> Frame:
         )
         points = pl.concat([start, cumulative])
     stats = CV.CurveStats(pl.col(TP), pl.col(FP), pl.col(POS), pl.col(NEG))
-    values = CV.values(K.OPS, func, stats, zd)
+    values = formula(func)(K.OPS, stats, zero_division=zd)
     shown = [*groups, pl.col(LABEL).alias("label")] if per_label else groups
     ordered = points.sort([*keys, S], descending=[*(False for _ in keys), True], nulls_last=True)
     if drop_intermediate:

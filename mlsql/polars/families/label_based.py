@@ -23,6 +23,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as T
+from mlsql._front.build import formula
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
@@ -319,7 +320,7 @@ def _spread_portable(
 
 def _label_values(k: pl.LazyFrame, beta: float, zd: P.ZeroDivision) -> pl.LazyFrame:
     counts = LB.LabelCounts(pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("n_rows"))
-    values = LB.label_values(OPS, counts, beta, zd)
+    values = formula("label_metrics")(OPS, counts, beta=beta, zero_division=zd)
     return k.with_columns(**{name: e for name, e in values.items()})
 
 

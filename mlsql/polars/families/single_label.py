@@ -33,7 +33,7 @@ import polars as pl
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._front.build import function, hand_written, lookup, publish
+from mlsql._front.build import formula, function, hand_written, lookup, publish
 from mlsql._front.docs import table_returns
 from mlsql._front.inputs import finite_costs, mapping_costs
 from mlsql._front.table_functions import TableCall, table_function
@@ -693,8 +693,8 @@ def _class_metrics(source: Frame, call: TableCall) -> Frame:
         if groups
         else per_class.join(totals, how="cross")
     )
-    n, r, c, d = (pl.col(k) for k in ("n", "r", "c", "d"))
-    values = SL.class_row_values(OPS, n, r, c, d, b, zd)
+    row = SL.ClassRow(*(pl.col(k) for k in ("n", "r", "c", "d")))
+    values = formula("class_metrics")(OPS, row, beta=b, zero_division=zd)
     out = joined.select(*groups, "class", **{name: e for name, e in values.items()}).sort(
         *groups, "class", nulls_last=True
     )

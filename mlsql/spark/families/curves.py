@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from mlsql._errors import MlsqlError
+from mlsql._front.build import formula
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import curve_groups
 from mlsql.measures import curves as CV
@@ -182,7 +183,7 @@ def _curve(source: DataFrame, call: TableCall) -> DataFrame:
     elif func in CV.COUNTS:
         points = points.where(CV.counts_point_kept(CV.CurvePoint(F.col("threshold"), None, None)))
     stats = CV.CurveStats(ref("tp"), ref("fp"), ref("pos"), ref("neg"))
-    values = CV.values(TEXT, func, stats, zd)
+    values = formula(func)(TEXT, stats, zero_division=zd)
     doubles = {c: SparkSql(f"CAST({text(e)} AS DOUBLE)") for c, e in values.items()}
     out = select(points, *keys, "threshold", **doubles)
     out = out.orderBy(*(F.col(k).asc_nulls_last() for k in keys), F.col("threshold").desc())

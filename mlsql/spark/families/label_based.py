@@ -35,6 +35,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as TB
+from mlsql._front.build import formula
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql.measures import label_based as LB
 from mlsql.spark import jvm
@@ -310,7 +311,7 @@ def _label_values(beta: float, zd: P.ZeroDivision) -> dict[str, Any]:
     """The columns of label_metrics as text over the label rows of :func:`_spread`
     (elsewhere meaningless)."""
     counts = LB.LabelCounts(ref("tp"), ref("fp"), ref("fn"), ref("n_rows"))
-    return LB.label_values(TEXT, counts, beta, zd)
+    return formula("label_metrics")(TEXT, counts, beta=beta, zero_division=zd)
 
 
 def _ordered(source: str, by: str | Sequence[str] | None, func: str, columns: Sequence[str]) -> str:

@@ -90,7 +90,7 @@ from pyspark.sql import types as T
 from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._front.build import checked_params, function, hand_written, lookup, publish
+from mlsql._front.build import checked_params, formula, function, hand_written, lookup, publish
 from mlsql._front.docs import CLASS_PARAM_DOCS, table_returns
 from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
 from mlsql._front.table_functions import TableCall, table_function
@@ -1410,8 +1410,8 @@ def _class_metrics(source: DataFrame, call: TableCall) -> DataFrame:
         *(F.sum(k).cast(total).alias(k) for k in ("r", "c", "d"))
     )
     with_n = per_class.withColumn("n", F.sum("r").over(Window.partitionBy(*groups)))
-    n, r, c, d = (F.col(k) for k in ("n", "r", "c", "d"))
-    values = SL.class_row_values(OPS, n, r, c, d, b, zd)
+    row = SL.ClassRow(*(F.col(k) for k in ("n", "r", "c", "d")))
+    values = formula("class_metrics")(OPS, row, beta=b, zero_division=zd)
     out = with_n.select(*groups, "class", *(column(e).alias(n) for n, e in values.items()))
     shown = _shown(call.by, call.func)
     return _ordered(out, [*groups, "class"]).select(*shown, "class", *values)
