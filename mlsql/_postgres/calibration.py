@@ -13,6 +13,7 @@ array (as any exact percentile holds them), and finds each row's bin among the i
 from __future__ import annotations
 
 from mlsql import _classification_params as CP
+from mlsql._front.build import formula
 from mlsql._postgres.curves import known_rows
 from mlsql._postgres.forms import create_type
 from mlsql._postgres.messages import param_message, raise_statement
@@ -41,7 +42,8 @@ def query() -> str:
     ops = _Ops()
     nb = PgSql("nb")
     b = SC.calibration_bin(ops, PgSql("s"), nb)
-    values = TH.calibration_values(ops, PgSql("b"), nb, PgSql("n"), PgSql("ps"), PgSql("pos"))
+    row = TH.CalibrationBin(PgSql("b"), PgSql("n"), PgSql("ps"), PgSql("pos"))
+    values = formula("calibration_table")(ops, row, n_bins=nb)
     low, high = values.pop("low"), values.pop("high")
     lower, upper, t = TH.quantile_index(
         ops, PgSql("cardinality(v)"), TH.quantile_level(ops, PgSql("k"), nb)

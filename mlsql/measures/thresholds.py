@@ -106,12 +106,13 @@ Notes
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _formulas as F
 from mlsql import _params as P
 from mlsql._formulas import Counts, formula
-from mlsql._registry import Param, declare
+from mlsql._registry import Param, measure
 from mlsql.measures import scores as SC
 
 FAMILY = "thresholds"
@@ -232,7 +233,24 @@ def micro_fbeta(ops: Any, c: Counts, beta: Any, zero_division: Any) -> E:
 
 
 # ------------------------------------------------------------------ declarations
-declare(
+@dataclass(frozen=True)
+class CalibrationBin:
+    """One bin's statistics as a table's row holds them: its (0-based) number, its rows,
+    Σ prob and Σ actual."""
+
+    bin: E
+    n: E
+    score_sum: E
+    positives: E
+
+
+def _calibration_row(ops: Any, s: CalibrationBin, n_bins: Any, **table: Any) -> dict:
+    """A bin's row of ``calibration_table`` (the uniform bins' edges; quantile bins take
+    their edges from the group's percentiles): :func:`calibration_values`."""
+    return calibration_values(ops, s.bin, n_bins, s.n, s.score_sum, s.positives)
+
+
+measure(
     "calibration_table",
     "table",
     FAMILY,
@@ -241,8 +259,16 @@ declare(
     "cut at the group's percentiles.",
     inputs=("source", "actual", "prob"),
     params=(SC.N_BINS, STRATEGY, BY),
-)
-declare(
+)(_calibration_row)
+
+
+def _threshold_row(ops: Any, c: Counts, beta: Any, zero_division: Any, **table: Any) -> dict:
+    """A label's ratios at its chosen threshold, in ``label_thresholds``' row (the micro F-beta
+    beside them is over the group's labels: :func:`micro_fbeta`): :func:`threshold_values`."""
+    return threshold_values(ops, c, beta, zero_division)
+
+
+measure(
     "label_thresholds",
     "table",
     FAMILY,
@@ -251,4 +277,4 @@ declare(
     "label at its own threshold.",
     inputs=("source", "actual", "scores"),
     params=(P.BETA, P.ZERO_DIVISION, THRESHOLD_BINS, BY),
-)
+)(_threshold_row)

@@ -38,6 +38,7 @@ from mlsql._duckdb.families.single_label import KEEP, _columns, _row_weight
 from mlsql._duckdb.library import Macro, Qualify, check_param
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import Counts
+from mlsql._front.build import formula
 from mlsql._sqlexpr import Sql, call
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
@@ -89,7 +90,8 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
         func,
     )
     b = SC.calibration_bin(ops, Sql("p"), Sql("nb"))
-    values = TH.calibration_values(ops, Sql("b"), Sql("nb"), Sql("n"), Sql("s"), Sql("pos"))
+    row = TH.CalibrationBin(Sql("b"), Sql("n"), Sql("s"), Sql("pos"))
+    values = formula("calibration_table")(ops, row, n_bins=Sql("nb"))
     # quantile bins: their edges, and the low and high columns read from them
     lower, upper, t = TH.quantile_index(
         ops, Sql("len(v)"), TH.quantile_level(ops, Sql("k"), Sql("nb"))
@@ -205,7 +207,8 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool, native: bool = False) -
     )
     rank = TH.selection_fbeta(ops, Counts(Sql("tp"), Sql("fp"), Sql("support - tp")), Sql("b"))
     counts, threshold = TH.chosen(ops, Sql("tp"), Sql("fp"), Sql("support"), Sql("key"))
-    values = TH.threshold_values(ops, Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd"))
+    counted = Counts(Sql("tp"), Sql("fp"), Sql("fn"))
+    values = formula("label_thresholds")(ops, counted, beta=Sql("b"), zero_division=Sql("zd"))
     micro = TH.micro_fbeta(
         WindowOps(ops), Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd")
     )

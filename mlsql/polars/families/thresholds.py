@@ -38,6 +38,7 @@ from typing import Any
 import polars as pl
 
 from mlsql._formulas import Counts
+from mlsql._front.build import formula
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql._registry import Measure
@@ -172,9 +173,8 @@ def _calibration_table(source: Frame, call: TableCall) -> Frame:
     )
     bins = refuse(counted, refused, "__mlsql_n").with_columns(pl.col("bin").cast(pl.Int64))
     n = pl.col("__mlsql_n")
-    values = TH.calibration_values(
-        OPS, pl.col("bin"), nb, n, pl.col("__mlsql_s"), pl.col("__mlsql_pos")
-    )
+    row = TH.CalibrationBin(pl.col("bin"), n, pl.col("__mlsql_s"), pl.col("__mlsql_pos"))
+    values = formula("calibration_table")(OPS, row, n_bins=nb)
     if quantile:
         edges = pl.col("__mlsql_e")
         values["low"] = edges.list.get(pl.col("bin"))
@@ -270,7 +270,7 @@ def _label_thresholds(source: Frame, call: TableCall) -> Frame:
         n.cast(kind),
     )
     c = Counts(pl.col("tp"), pl.col("fp"), pl.col("fn"))
-    values = TH.threshold_values(OPS, c, b, zd)
+    values = formula("label_thresholds")(OPS, c, beta=b, zero_division=zd)
     micro = TH.micro_fbeta(_GroupOps(groups), c, b, zd)
     out = chosen.with_columns(**values, micro_fbeta=micro).sort(*groups, "label", nulls_last=True)
     return K.finish(out, source)

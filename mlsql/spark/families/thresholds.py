@@ -30,6 +30,7 @@ from pyspark.sql import types as T
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import Counts
+from mlsql._front.build import formula
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql.measures import scores as SC
@@ -166,9 +167,8 @@ def _calibration_table(source: DataFrame, call: TableCall) -> DataFrame:
         *([F.first("__e").alias("__e")] if quantile else []),
     )
     bins = _in_range(func, "prob", bins)
-    values = TH.calibration_values(
-        OPS, F.col("bin"), nb, F.col("__n"), F.col("__s"), F.col("__pos")
-    )
+    row = TH.CalibrationBin(F.col("bin"), F.col("__n"), F.col("__s"), F.col("__pos"))
+    values = formula("calibration_table")(OPS, row, n_bins=nb)
     if quantile:
         values["low"] = F.element_at("__e", F.col("bin").cast("int") + 1)
         values["high"] = F.element_at("__e", F.col("bin").cast("int") + 2)
@@ -274,7 +274,7 @@ def _label_thresholds(source: DataFrame, call: TableCall) -> DataFrame:
         n.cast(kind).alias("support"),
     )
     c = Counts(F.col("tp"), F.col("fp"), F.col("fn"))
-    values = TH.threshold_values(OPS, c, b, zd)
+    values = formula("label_thresholds")(OPS, c, beta=b, zero_division=zd)
     micro = TH.micro_fbeta(_GroupOps(Window.partitionBy(*internal)), c, b, zd)
     out = chosen.select(
         *internal,
