@@ -44,6 +44,30 @@ def test_every_generated_function_of_the_core_has_an_example():
     assert not missing, missing
 
 
+def _shown(doc: str) -> str:
+    """The output an example shows: its docstring's last line."""
+    return doc.rstrip().splitlines()[-1].strip()
+
+
+def test_binary_and_rule_examples_show_what_polars_shows():
+    """The binary and rule families' examples are the same tables in Polars and Spark: each
+    shows the same number (Polars' outputs are computed when its stubs are written, Spark's
+    are written in its family modules and checked by the doctests below)."""
+    import mlsql.polars as mp
+
+    families = ("binary", "rules")
+    names = [m.name for f in families for m in measures(family=f) if m.kind != "counts"]
+    assert len(names) == 46
+    missing = [n for n in names if n not in examples()]
+    assert not missing, missing
+    differ = {
+        n: (_shown(ms.FUNCTIONS[n].__doc__), _shown(mp.FUNCTIONS[n].__doc__))
+        for n in names
+        if _shown(ms.FUNCTIONS[n].__doc__) != _shown(mp.FUNCTIONS[n].__doc__)
+    }
+    assert not differ, differ
+
+
 @pytest.mark.parametrize("name", examples())
 def test_docstring_example_runs(name):
     session()  # the examples' getOrCreate() finds the test session

@@ -43,6 +43,30 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs if measure.kind == "from_counts" else K.binary_inputs
 
 
+#: the docstring examples' tables, Polars' too: the lecture's five rows (holds, fires) and the
+#: stored counts tp, fp, fn, tn (4, 2, 1, 3)
+EXAMPLE_ROWS = [(True, True), (False, True), (True, False), (False, False), (False, False)]
+EXAMPLE_COUNTS = [(4, 2, 1, 3)]
+#: each measure's output on its table; Polars' examples show the same
+#: (tests/test_spark_docs.py compares them)
+EXAMPLE_OUTPUTS = {
+    "rule_novelty": "0.04",
+    "rule_novelty_from_counts": "0.1",
+    "rule_satisfaction": "0.16666666666666666",
+    "rule_satisfaction_from_counts": "0.3333333333333333",
+}
+
+
+def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | None:
+    """The docstring example of ``measure``, where it has one."""
+    if measure.name not in EXAMPLE_OUTPUTS:
+        return None
+    output = EXAMPLE_OUTPUTS[measure.name]
+    if measure.kind == "from_counts":
+        return EXAMPLE_COUNTS, "tp int, fp int, fn int, tn int", {}, output
+    return EXAMPLE_ROWS, "holds boolean, fires boolean", {}, output
+
+
 def sql_functions(label_type: str) -> list[Any]:
     """The stored-counts measures as Spark SQL functions (see :func:`mlsql.spark.register`)."""
     return K.sql_from_counts(R.FAMILY)
