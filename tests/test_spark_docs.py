@@ -49,15 +49,15 @@ def _shown(doc: str) -> str:
     return doc.rstrip().splitlines()[-1].strip()
 
 
-def test_binary_and_rule_examples_show_what_polars_shows():
-    """The binary and rule families' examples are the same tables in Polars and Spark: each
-    shows the same number (Polars' outputs are computed when its stubs are written, Spark's
-    are written in its family modules and checked by the doctests below)."""
+def test_binary_rule_and_regression_examples_show_what_polars_shows():
+    """The binary, rule and regression families' examples are the same tables in Polars and
+    Spark: each shows the same number (Polars' outputs are computed when its stubs are
+    written, Spark's are written in its family modules and checked by the doctests below)."""
     import mlsql.polars as mp
 
-    families = ("binary", "rules")
+    families = ("binary", "rules", "regression")
     names = [m.name for f in families for m in measures(family=f) if m.kind != "counts"]
-    assert len(names) == 46
+    assert len(names) == 57
     missing = [n for n in names if n not in examples()]
     assert not missing, missing
     differ = {
