@@ -871,6 +871,15 @@ EXAMPLES: dict[str, tuple[dict[str, Any], str]] = {
     "matthews_corrcoef": ({}, "0.6999999999999998"),
     "class_error_rate": ({"label": "a"}, "0.5"),
     "cost_error": ({"costs": {"a": {"b": 5.0}}}, "1.25"),
+    # the kappa tests and Bowker's: Polars' examples show the same (tests/test_spark_docs.py)
+    "bowker_p_value": ({}, "0.8012519569012009"),
+    "bowker_statistic": ({}, "1.0"),
+    "cohen_kappa_high": ({}, "1.2185928298168915"),
+    "cohen_kappa_low": ({}, "0.054134442910381164"),
+    "cohen_kappa_p_value": ({}, "0.04550026389635844"),
+    "cohen_kappa_p_value_one_sided": ({}, "0.02275013194817922"),
+    "cohen_kappa_std_error": ({}, "0.29706116951423844"),
+    "cohen_kappa_z_value": ({}, "2.0"),
 }
 #: the family's inputs and parameters as docstrings describe them (type line, text)
 DOCS = {
