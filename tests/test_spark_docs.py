@@ -49,7 +49,8 @@ def _shown(doc: str) -> str:
     return doc.rstrip().splitlines()[-1].strip()
 
 
-#: the single-label measures whose Spark example is Polars' table with Polars' parameters
+#: the kappa tests' and the label scores' measures whose Spark example is Polars' table with
+#: Polars' parameters
 SAME_AS_POLARS = (
     "bowker_p_value",
     "bowker_statistic",
@@ -59,20 +60,23 @@ SAME_AS_POLARS = (
     "cohen_kappa_p_value_one_sided",
     "cohen_kappa_std_error",
     "cohen_kappa_z_value",
+    "multilabel_average_precision",
+    "multilabel_brier_score",
+    "multilabel_roc_auc",
 )
 
 
 def test_examples_show_what_polars_shows():
-    """The binary, rule and regression families' examples, and the kappa tests', are the same
-    tables in Polars and Spark: each shows the same number (Polars' outputs are computed when
-    its stubs are written, Spark's are written in its family modules and checked by the
-    doctests below)."""
+    """The binary, rule and regression families' examples, the kappa tests' and the label
+    scores', are the same tables in Polars and Spark: each shows the same number (Polars'
+    outputs are computed when its stubs are written, Spark's are written in its family modules
+    and checked by the doctests below)."""
     import mlsql.polars as mp
 
     families = ("binary", "rules", "regression")
     names = [m.name for f in families for m in measures(family=f) if m.kind != "counts"]
     names += SAME_AS_POLARS
-    assert len(names) == 65
+    assert len(names) == 68
     missing = [n for n in names if n not in examples()]
     assert not missing, missing
     differ = {

@@ -36,9 +36,11 @@ from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import label_scores as LS
 from mlsql.spark._build import OPS
+from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
 from mlsql.spark.families.class_scores import squared_errors
 from mlsql.spark.families.ranking import (
+    EXAMPLE_SCORED,
     _distinct,
     _fields_of,
     let,
@@ -364,10 +366,26 @@ def brier_labels(m: Measure) -> Callable[..., Column]:
     return build
 
 
+#: each measure's output on the label-ranking measures' example table (ranking's
+#: EXAMPLE_SCORED); Polars' examples show the same (tests/test_spark_docs.py compares them)
+EXAMPLE_OUTPUTS = {
+    "multilabel_average_precision": "0.6666666666666666",
+    "multilabel_brier_score": "0.2316666666666667",
+    "multilabel_roc_auc": "0.3333333333333333",
+}
+
+
+def _example(m: Measure) -> list[str]:
+    rows, schema = EXAMPLE_SCORED
+    return example_lines(m.name, m.kind, rows, schema, m.inputs, {}, EXAMPLE_OUTPUTS[m.name])
+
+
 _THIS = sys.modules[__name__]
 __all__: list[str] = []
 for _m in measures(family=LS.FAMILY):
     if _m.build is not None and _m.available_in("spark"):
         of = build_of if _m.name in LS.SEGMENT_MEASURES else brier_build
-        globals()[_m.name] = function(SPARK, lookup(_m), of(_m), scores_as_map, _THIS)
+        globals()[_m.name] = function(
+            SPARK, lookup(_m), of(_m), scores_as_map, _THIS, example=_example(_m)
+        )
         __all__.append(_m.name)
