@@ -59,6 +59,7 @@ def input_check(measure: Measure) -> Any:
 #: true positives) and one row of stored counts tp, fp, fn, tn (4, 2, 1, 3)
 EXAMPLE_ROWS = [(1, 1), (1, 1), (1, 0), (0, 1), (0, 0)]
 EXAMPLE_COUNTS = [(4, 2, 1, 3)]
+COUNTS_SCHEMA = "tp int, fp int, fn int, tn int"
 #: each measure's output on its table (alpha 2 for the F-alpha); Polars' examples show the
 #: same (tests/test_spark_docs.py compares them)
 EXAMPLE_OUTPUTS = {
@@ -115,7 +116,7 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | No
     params = {"alpha": 2.0} if measure.name.startswith("binary_f_alpha") else {}
     output = EXAMPLE_OUTPUTS[measure.name]
     if measure.kind == "from_counts":
-        return EXAMPLE_COUNTS, "tp int, fp int, fn int, tn int", params, output
+        return EXAMPLE_COUNTS, COUNTS_SCHEMA, params, output
     return EXAMPLE_ROWS, "actual int, predicted int", params, output
 
 

@@ -25,7 +25,7 @@ from mlsql._registry import Measure
 from mlsql.measures import rules as R
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark.families import _classification as K
-from mlsql.spark.families.binary import cells
+from mlsql.spark.families.binary import COUNTS_SCHEMA, EXAMPLE_COUNTS, cells
 
 FAMILIES = (R.FAMILY,)
 
@@ -43,10 +43,9 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs if measure.kind == "from_counts" else K.binary_inputs
 
 
-#: the docstring examples' tables, Polars' too: the lecture's five rows (holds, fires) and the
-#: stored counts tp, fp, fn, tn (4, 2, 1, 3)
+#: the docstring examples' tables, Polars' too: the lecture's five rows (holds, fires), and the
+#: binary family's stored counts
 EXAMPLE_ROWS = [(True, True), (False, True), (True, False), (False, False), (False, False)]
-EXAMPLE_COUNTS = [(4, 2, 1, 3)]
 #: each measure's output on its table; Polars' examples show the same
 #: (tests/test_spark_docs.py compares them)
 EXAMPLE_OUTPUTS = {
@@ -63,7 +62,7 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | No
         return None
     output = EXAMPLE_OUTPUTS[measure.name]
     if measure.kind == "from_counts":
-        return EXAMPLE_COUNTS, "tp int, fp int, fn int, tn int", {}, output
+        return EXAMPLE_COUNTS, COUNTS_SCHEMA, {}, output
     return EXAMPLE_ROWS, "holds boolean, fires boolean", {}, output
 
 
