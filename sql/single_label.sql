@@ -440,9 +440,8 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(label AS VARCHAR)], ['label'], _mlsql_by_names("by"), 'class_distribution', (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])))))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
-        SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
-               g AS __mlsql_g
-        FROM counts)
+        SELECT system.main.unnest(g), class, count, _mlsql_share(count, n) AS share, g AS __mlsql_g
+        FROM (SELECT *, system.main.sum(count) OVER (PARTITION BY g) AS n FROM counts))
     ORDER BY __mlsql_g, class),
     (source, label, sample_weight, "by" := NULL) AS TABLE 
     (WITH counts AS (
@@ -454,9 +453,8 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         FROM (SELECT * FROM _mlsql_checked_source(source, [CAST(label AS VARCHAR), CAST(sample_weight AS VARCHAR)], ['label', 'sample_weight'], _mlsql_by_names("by"), 'class_distribution', (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[]))))))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
-        SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
-               g AS __mlsql_g
-        FROM counts)
+        SELECT system.main.unnest(g), class, count, _mlsql_share(count, n) AS share, g AS __mlsql_g
+        FROM (SELECT *, system.main.sum(count) OVER (PARTITION BY g) AS n FROM counts))
     ORDER BY __mlsql_g, class);
 
 -- confusion_matrix(source, actual, predicted, "by"): The confusion matrix, long: actual, predicted, count (every cell, zeros too).

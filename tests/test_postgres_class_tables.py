@@ -137,6 +137,14 @@ def test_tables_match_scikit_learn(pg: Any, weighted: bool) -> None:
             assert close(n, counts[mine]) and close(share, counts[mine] / total), (c, n, share)
 
 
+def test_class_distribution_of_rows_that_weigh_nothing(pg: Any) -> None:
+    """Known rows that all weigh 0: every class is listed with count 0 and share NULL (the
+    share of no weight), as in every engine."""
+    load(pg, [("a", "a"), ("b", "a"), (None, "b")], "text", [0.0, 0.0, 2.0])
+    got = pg.execute("SELECT * FROM class_distribution('t', 'actual', 'w')").fetchall()
+    assert got == [("a", 0.0, None), ("b", 0.0, None)]
+
+
 def test_class_metrics_parameters(pg: Any) -> None:
     """beta and zero_division by name, as the per-row functions take them; the 'ignore' and
     'diagnose' of a class never predicted; a bad beta is DuckDB's error."""

@@ -444,6 +444,22 @@ def test_weighted_tables_equal_repeated_rows(engine, name, by):
         )
 
 
+def test_class_distribution_of_a_group_that_weighs_nothing(engine):
+    """A group whose known rows all weigh 0: its classes are listed with count 0 and share
+    NULL, the share of no weight (not NaN, and no division error under Spark's ANSI mode);
+    the other group's shares are its weights over their total (1 and 3 of 4)."""
+    table = pa.table(
+        {"actual": ["a", "b", "a", "c", None], "w": [0.0, 0.0, 1.0, 3.0, 5.0], "g": [0, 0, 1, 1, 1]}
+    )
+    got = _rows(engine, "class_distribution", table, True, "g")
+    assert got == [
+        (0.0, "a", 0.0, None),
+        (0.0, "b", 0.0, None),
+        (1.0, "a", 1.0, 0.25),
+        (1.0, "c", 3.0, 0.75),
+    ]
+
+
 def test_duckdb_unweighted_macros_never_read_a_weight():
     """Each weighted measure is two DuckDB overloads: without ``sample_weight`` the macro is the
     unweighted one, whose body names no weight (an unweighted call runs the plan it ran before)."""

@@ -22,9 +22,10 @@ them. The per-class values of ``class_metrics`` are the registry's
 
 from __future__ import annotations
 
+from mlsql._front.build import formula
 from mlsql._label_types import MISMATCH_MESSAGE
 from mlsql._postgres.forms import create_aggregates, create_type
-from mlsql._postgres.ops import fill, param, pg_lit
+from mlsql._postgres.ops import PgSql, fill, param, pg_lit
 from mlsql._postgres.single_label import (
     INIT,
     LABEL_TYPES,
@@ -133,14 +134,22 @@ def _class_metrics_query() -> str:
     return fill(text, {"beta": "_p.beta", "zero_division": "_p.zd"})
 
 
+def _class_distribution_query() -> str:
+    """class_distribution's rows over the state ``st``: each class's count and its share by
+    the registry (NULL where the known rows weigh 0)."""
+    counted = SL.ClassCount(PgSql("c.ra"), PgSql("t.n"))
+    share = formula("class_distribution")(FinalOps(Lets()), counted)["share"]
+    return f"""{TABLES}
+  SELECT c.val, c.ra, {pg_lit(share)}
+  FROM (SELECT sum(ra) AS n FROM _cls) AS t CROSS JOIN _cls c ORDER BY c.idx"""
+
+
 #: each table's rows over the state ``st`` (the final function's tables)
 QUERIES = {
     "confusion_matrix": f"""{TABLES}
   SELECT a.val, b.val, coalesce(x.w, 0)::float8 FROM _cls a CROSS JOIN _cls b
   LEFT JOIN _cell x ON x.i = a.pos AND x.j = b.pos ORDER BY a.idx, b.idx""",
-    "class_distribution": f"""{TABLES}
-  SELECT c.val, c.ra, CASE WHEN t.n = 0 THEN NULL ELSE c.ra / t.n END
-  FROM (SELECT sum(ra) AS n FROM _cls) AS t CROSS JOIN _cls c ORDER BY c.idx""",
+    "class_distribution": _class_distribution_query(),
 }
 
 

@@ -387,14 +387,29 @@ def averaged(ops: Any, s: ClassStats, ratio: Callable[..., E], average: Any, zd:
 
 
 # ------------------------------------------------------------------ one label column
-declare(
+@dataclass(frozen=True)
+class ClassCount:
+    """One class of a label column as ``class_distribution``'s row holds it: its ``count``
+    (with ``sample_weight``, its total weight) and the known rows ``n`` of its group."""
+
+    count: E
+    n: E
+
+
+def _class_share(ops: Any, s: ClassCount, **table: Any) -> dict:
+    """A class's row of ``class_distribution``: its share of the known rows, NULL where they
+    weigh 0 (``by`` is the table's)."""
+    return {"share": F.share(ops, s.count, s.n)}
+
+
+measure(
     "class_distribution",
     "table",
     FAMILY,
     "One row per class of a label column (and group): class, count, share of known rows.",
     inputs=("label",),
     params=(BY,),
-)
+)(_class_share)
 declare(
     "majority_class",
     "aggregate",

@@ -758,15 +758,16 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     labels = f"({_columns('class_distribution', 'label', *w_name, q=q)})"
     if weighted:
         labels = f"(SELECT *{w_col.format(func='class_distribution')} FROM {labels})"
+    counted = SL.ClassCount(Sql("count"), Sql("n"))
+    share = formula("class_distribution")(ops, counted)["share"]
     distribution = f"""WITH counts AS (
         SELECT g, {q("_mlsql_one_label")}(__mlsql_label, 'label', 'class_distribution') AS class,
                {tally} AS count
         FROM {labels}
         WHERE __mlsql_label IS NOT NULL{w_known.format(func="class_distribution")} GROUP BY g, __mlsql_label)
     SELECT COLUMNS({KEEP}) FROM (
-        SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
-               g AS __mlsql_g
-        FROM counts)
+        SELECT unnest(g), class, count, {share} AS share, g AS __mlsql_g
+        FROM (SELECT *, sum(count) OVER (PARTITION BY g) AS n FROM counts))
     ORDER BY __mlsql_g, class"""
     confusion = f"""WITH {known.format(func="confusion_matrix")},
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),

@@ -547,14 +547,11 @@ def _tally(sample_weight: str | None) -> pl.Expr:
 
 def _class_distribution(source: Frame, call: TableCall) -> Frame:
     lf, groups = _prepared(source, call)
+    n = pl.col("count").sum().over(groups) if groups else pl.col("count").sum()
     out = (
         lf.group_by(*groups, pl.col("__mlsql_label").alias("class"))
         .agg(_tally(call.sample_weight).alias("count"))
-        .with_columns(
-            share=pl.col("count") / pl.col("count").sum().over(groups)
-            if groups
-            else pl.col("count") / pl.col("count").sum()
-        )
+        .with_columns(**formula("class_distribution")(OPS, SL.ClassCount(pl.col("count"), n)))
         .sort(*groups, "class", nulls_last=True)
     )
     return K.finish(out, source)

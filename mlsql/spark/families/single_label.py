@@ -1299,8 +1299,9 @@ def _class_distribution(source: DataFrame, call: TableCall) -> DataFrame:
     counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
         _tally(call.sample_weight).alias("count")
     )
-    share = F.col("count") / F.sum("count").over(Window.partitionBy(*groups))
-    out = counted.withColumn("share", share)
+    n = F.sum("count").over(Window.partitionBy(*groups))
+    row = formula("class_distribution")(OPS, SL.ClassCount(F.col("count"), n))
+    out = counted.withColumn("share", column(row["share"]))
     shown = _shown(call.by, call.func)
     return _ordered(out, [*groups, "class"]).select(*shown, "class", "count", "share")
 
