@@ -6,7 +6,7 @@ This script writes, from the very functions an import builds:
 
 - ``mlsql/polars/__init__.pyi`` and ``mlsql/spark/__init__.pyi``: every public
   function with its parameters, their types, its return type and its docstring;
-- ``mlsql/polars/_example_outputs.py``: the output of each generated Polars
+- ``mlsql/_front/example_outputs.py``: the output of each generated
   docstring example, computed once here, so that importing runs no example and
   the doctests compare with a written value.
 
@@ -241,10 +241,11 @@ def example_outputs() -> dict[str, str]:
 
 
 def example_outputs_module(found: Mapping[str, str]) -> str:
-    """The text of ``mlsql/polars/_example_outputs.py``."""
+    """The text of ``mlsql/_front/example_outputs.py``."""
     lines = [
         GENERATED.rstrip("\n"),
-        '"""The output of each generated Polars docstring example, as doctest prints it."""',
+        '"""The output of each generated docstring example (:mod:`mlsql._front.examples`) as',
+        'Polars\' doctest prints it; every engine\'s example on the same table shows it."""',
         "",
         "OUTPUTS = {",
     ]
@@ -269,7 +270,7 @@ def outputs() -> dict[Path, str]:
     }
     docs = {name: written[id(fn)] for name, fn in mp.FUNCTIONS.items() if id(fn) in written}
     return {
-        PACKAGE / "polars" / "_example_outputs.py": example_outputs_module(found),
+        PACKAGE / "_front" / "example_outputs.py": example_outputs_module(found),
         PACKAGE / "polars" / "__init__.pyi": module_stub(polars_front(), mp.FUNCTIONS, docs),
         PACKAGE / "spark" / "__init__.pyi": module_stub(spark_front(), ms.FUNCTIONS),
     }

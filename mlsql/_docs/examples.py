@@ -1,8 +1,7 @@
 """Each function's example: a tiny input table, its call in every engine, and its output.
 
-The input comes from the Polars family modules' ``example`` hook (the table
-their docstrings run on) or, for the families without one, from
-:data:`OWN_EXAMPLES`. The output is computed on DuckDB when the pages are
+The input is the engine-neutral example (:func:`mlsql._front.examples.example`, the table
+the docstrings run on) or, for the functions without one, :data:`OWN_EXAMPLES`. The output is computed on DuckDB when the pages are
 generated and written into them as literals; ``tests/test_docs.py`` regenerates
 the pages (stale ones fail) and checks that Polars gives the same output.
 """
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from mlsql._front import examples as shared
 from mlsql._registry import Measure
 from mlsql._sqlexpr import lit, quote_ident
 
@@ -30,7 +30,7 @@ def ident(name: str) -> str:
 
 
 #: the multi-label example: two documents' true and predicted tags
-TAGS = {"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "fish"]]}
+TAGS = shared.MULTILABEL
 #: multilabel_counts of TAGS, whole and per row (the stored-counts examples' input)
 COUNTS_ROW = {"n_rows": 2, "tp": 2, "fp": 1, "fn": 1, "n_actual": 3, "n_predicted": 3, "n_exact": 0}
 COUNTS_PARTS = [
@@ -38,7 +38,7 @@ COUNTS_PARTS = [
     {"n_rows": 1, "tp": 1, "fp": 1, "fn": 0, "n_actual": 1, "n_predicted": 2, "n_exact": 0},
 ]
 
-#: examples of the functions whose family module has no ``example`` hook, or a special one
+#: examples of the functions without an engine-neutral one, or with a special one
 OWN_EXAMPLES: dict[str, tuple[dict[str, list[Any]], dict[str, Any]]] = {
     "fmeasure": (TAGS, {"options": "-beta 2."}),
     "multilabel_counts": (TAGS, {}),
@@ -96,13 +96,10 @@ def example(m: Measure) -> Example | None:
     if m.kind == "from_counts" and m.inputs == ("counts",):
         given = {"n_labels": 4} if any(p.name == "n_labels" for p in m.params) else {}
         return Example(m, {"counts": [COUNTS_ROW]}, given)
-    from mlsql.polars import families
-
-    mod = families.serving(m.family, families.modules())
-    hook = getattr(mod, "example", None)
-    if hook is None:
+    found = shared.example(m)
+    if found is None:
         return None
-    columns, params = hook(m)
+    columns, params = found
     names = {p.name for p in m.params}
     return Example(m, columns, {k: v for k, v in params.items() if k in names})
 

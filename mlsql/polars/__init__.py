@@ -36,6 +36,7 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
+from mlsql._front import examples
 from mlsql._front import families as front
 from mlsql._registry import REGISTRY, measures
 from mlsql.polars import _build, evaluate, families, namespace, resample, slicing
@@ -50,9 +51,9 @@ def _example_statements(functions: dict[str, Callable[..., pl.Expr]]) -> dict[st
         m = REGISTRY.get(name)
         if m is None or "Examples\n--------" in (fn.__doc__ or ""):
             continue  # an alias (documented under its name) or written by hand
-        hook = getattr(front.serving(m.family, mods), "example", None)
-        if hook is not None:
-            columns, params = hook(m)
+        found = examples.example(m)
+        if found is not None and front.serving(m.family, mods) is not None:
+            columns, params = found
             out[name] = _build.example(name, m.kind, columns, m.inputs, params)
     return out
 
@@ -60,12 +61,13 @@ def _example_statements(functions: dict[str, Callable[..., pl.Expr]]) -> dict[st
 def _add_examples(
     functions: dict[str, Callable[..., pl.Expr]], examples: dict[str, list[str]]
 ) -> None:
-    """Append each generated docstring's example, its output as written in ``_example_outputs``.
+    """Append each generated docstring's example, its output as written in
+    :mod:`mlsql._front.example_outputs`.
 
     The outputs are computed once by ``python -m mlsql._stubs`` and committed, so
     importing runs no example and the doctests compare with a written value.
     """
-    from mlsql.polars._example_outputs import OUTPUTS
+    from mlsql._front.example_outputs import OUTPUTS
 
     for name, statements in examples.items():
         fn = functions[name]
@@ -95,7 +97,7 @@ FUNCTIONS: dict[str, Callable[..., pl.Expr]] = front.functions(POLARS)
 FUNCTIONS.update(FRAME_FUNCTIONS)
 evaluate.MEASURES.update(FUNCTIONS)  # evaluate calls the measures by name
 globals().update(FUNCTIONS)
-#: the statements of each generated docstring example (their outputs: ``_example_outputs``)
+#: the statements of each generated docstring example (their outputs: ``example_outputs``)
 _EXAMPLES = _example_statements(FUNCTIONS)
 _add_examples(FUNCTIONS, _EXAMPLES)
 namespace.install(_expression_functions(FUNCTIONS))

@@ -133,10 +133,6 @@ def expression(
     return evaluate(front.formula(measure), stats, known=known, symbolic=symbolic, **checked)
 
 
-#: example table for the multi-label functions' docstrings
-EXAMPLE_ROWS = {"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "fish"]]}
-
-
 # ---------------------------------------------------------------- examples
 def example(
     name: str,

@@ -14,13 +14,16 @@ on Columns: no lowering step is needed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import ast
+from collections.abc import Callable, Collection, Mapping, Sequence
 from types import ModuleType
 from typing import Any, Union
 
 from pyspark.sql import Column
 
 from mlsql._front import build as front
+from mlsql._front import examples
+from mlsql._front.example_outputs import OUTPUTS
 from mlsql._registry import Measure
 from mlsql._weights import weighted
 from mlsql.spark.ops import SparkOps, column
@@ -90,3 +93,50 @@ def example(
     else:
         lines.append(f">>> df.agg(ms.{name}({args})).first()[0]")
     return [*lines, output]
+
+
+#: a family's example: its rows, their DDL schema, the parameters and the printed output
+Example = tuple[list[Any], str, dict[str, Any], str]
+
+
+def _value(x: Any) -> Any:
+    """A value of an example's table as Spark's is written: label scores as a map."""
+    if isinstance(x, list) and x and all(isinstance(e, dict) and "score" in e for e in x):
+        return {e["label"]: e["score"] for e in x}
+    return x
+
+
+def shown(name: str, approximate: Collection[str] = ()) -> str:
+    """What ``name``'s example prints in Spark: the output of its engine-neutral example
+    (:data:`~mlsql._front.example_outputs.OUTPUTS`), a struct as a ``Row``, and the value
+    of a name in ``approximate`` to 11 decimals and ``...`` (Spark's sums and logarithms
+    may differ in the last digits).
+
+    Examples
+    --------
+    >>> shown("binary_counts")
+    'Row(tp=2, fp=1, fn=1, tn=1)'
+    >>> shown("logloss", approximate=["logloss"])
+    '0.56553820200...'
+    """
+    output = OUTPUTS[name]
+    if output.startswith("{"):
+        fields = ast.literal_eval(output)
+        return "Row(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
+    return output[:13] + "..." if name in approximate else output
+
+
+def shared_example(
+    measure: Measure, types: Mapping[str, str], approximate: Collection[str] = ()
+) -> Example | None:
+    """``measure``'s engine-neutral example (:func:`mlsql._front.examples.example`) as a
+    Spark family's hook gives it: the table's rows, its schema (``types``: each column's
+    Spark type), the parameters and what it prints (:func:`shown`); None where the measure
+    has no such example."""
+    found = examples.example(measure)
+    if found is None or measure.name not in OUTPUTS:
+        return None
+    columns, params = found
+    rows = [tuple(_value(x) for x in row) for row in zip(*columns.values(), strict=True)]
+    schema = ", ".join(f"{name} {types[name]}" for name in columns)
+    return rows, schema, params, shown(measure.name, approximate)

@@ -37,10 +37,9 @@ are added beside them) and builds its public functions from what each defines:
     Validate the family's own parameters (``beta``, ``zero_division`` and
     ``n_labels`` are validated before, with :mod:`mlsql._params`).
 
-``example(measure) -> (columns, params)`` (optional)
-    A small table (``{column: values}``, columns named as ``measure.inputs``)
-    and parameter values for the docstring's example; its output is computed
-    when :mod:`mlsql.polars` is imported.
+A generated function's docstring example is the engine-neutral one
+(:func:`mlsql._front.examples.example`), its output written by ``python -m
+mlsql._stubs``.
 
 ``__all__``
     Hand-written public functions (registry names, or aliases). Each takes

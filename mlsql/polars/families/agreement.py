@@ -48,10 +48,6 @@ from mlsql.polars.ops import GroupOps
 
 FAMILIES = (AG.FAMILY,)
 GROUP_OPS = GroupOps()
-EXAMPLE: dict[str, list[Any]] = {"ratings": [["a", "a", "b"], ["b", "b", "b"], ["a", "b", "a"]]}
-OUTCOMES: dict[str, list[Any]] = {
-    "correct": [[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 1, 1]]
-}
 
 
 #: the statistics each group's rows give, in the order of their list (:func:`over_rows`)
@@ -234,11 +230,6 @@ def function_of(m: Measure) -> Any:
         return over_group(m, values, names, **params)
 
     return K.documented(function(POLARS, m, build, check, sys.modules[__name__]), m)
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Three subjects rated by three raters, or three models right or wrong on five rows."""
-    return dict(EXAMPLE if measure.inputs == ("ratings",) else OUTCOMES), {}
 
 
 __all__: list[str] = []

@@ -31,8 +31,6 @@ from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 
 FAMILIES = (B.FAMILY,)
-EXAMPLE = {"actual": [1, 1, 1, 0, 0], "predicted": [1, 1, 0, 1, 0]}
-EXAMPLE_COUNTS = {"tp": [4], "fp": [2], "fn": [1], "tn": [3]}
 
 
 def row_cells(actual: pl.Expr, predicted: pl.Expr) -> Table2x2:
@@ -61,14 +59,6 @@ def function_of(m: Measure, module: Any) -> Any:
     if m.kind == "from_counts":
         return K.direct(m, stored, K.numeric_inputs, module)
     return K.pooled(m, row_cells, pool, K.binary_inputs, module)
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Five rows of 0/1 labels, or the slides' counts (4, 2, 1, 3)."""
-    given = {"alpha": 2.0} if measure.name.startswith("binary_f_alpha") else {}
-    if measure.kind == "from_counts":
-        return EXAMPLE_COUNTS, given
-    return dict(zip(measure.inputs, EXAMPLE.values(), strict=True)), given
 
 
 __all__: list[str] = []

@@ -57,13 +57,6 @@ from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import _score_entries
 
 FAMILIES = (CS.FAMILY,)
-EXAMPLE: dict[str, list[Any]] = {
-    "actual": ["cat", "dog"],
-    "scores": [
-        [{"label": "cat", "score": 0.75}, {"label": "dog", "score": 0.25}],
-        [{"label": "cat", "score": 0.5}],
-    ],
-}
 #: the label kinds a class can be
 LABEL_KINDS = ("text", "integer", "null")
 
@@ -230,11 +223,6 @@ def function_of(m: Measure) -> Any:
     return K.direct(
         m, lambda *x, weight=None: of(m, *x, weight=weight), check, sys.modules[__name__]
     )
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Two rows, the second missing its true class's score."""
-    return dict(EXAMPLE), {}
 
 
 __all__: list[str] = []

@@ -403,11 +403,6 @@ roc_curve = table_function(
 )
 
 
-def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Hivemall's AUC example: six rows, scores .8 .7 .5 .5 .3 .2 (one tie)."""
-    return {"actual": [1, 1, 0, 1, 1, 0], "score": [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]}, {}
-
-
 det_curve = table_function(
     POLARS,
     "det_curve",

@@ -64,7 +64,7 @@ from mlsql.polars import _native
 from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families import class_scores as CSP
-from mlsql.polars.families.ranking import EXAMPLE_SCORED, _distinct, _scores_check, label_scores
+from mlsql.polars.families.ranking import _distinct, _scores_check, label_scores
 
 FAMILIES = (LS.FAMILY,)  # its functions written here (``__all__``): the average picks the segments
 NEG_INF = float("-inf")
@@ -448,11 +448,6 @@ def brier_function_of(m: Measure) -> Any:
         _scores_check,
         sys.modules[__name__],
     )
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """The label-ranking measures' example table, its macro average."""
-    return EXAMPLE_SCORED, {}
 
 
 __all__: list[str] = []

@@ -19,7 +19,6 @@ from mlsql._errors import MlsqlError
 from mlsql._registry import Measure
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, LabelLists, counts_message
 from mlsql.polars import stats as st
-from mlsql.polars._build import EXAMPLE_ROWS
 from mlsql.polars._dtypes import Check, Pairs, label_lists
 
 FAMILIES = ("multilabel",)
@@ -55,9 +54,3 @@ def counts_struct(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr
 def input_check(measure: Measure) -> Check:
     """Label lists of one kind, or a counts struct."""
     return counts_struct if measure.inputs == ("counts",) else label_lists
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Two rows of Hivemall-style tags (n_labels=4 where the measure needs it)."""
-    params = {"n_labels": 4} if any(p.name == "n_labels" for p in measure.params) else {}
-    return EXAMPLE_ROWS, params

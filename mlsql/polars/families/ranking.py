@@ -414,45 +414,6 @@ def ranked_labels(entries: pl.Expr, threshold: float | None = None) -> pl.Expr:
 
 
 # ------------------------------------------------------------------ docstring examples
-EXAMPLE_RANKED = {"rank_items": [[1, 3, 2, 6], [4, 5]], "correct_items": [[1, 2, 4], [5]]}
-EXAMPLE_RETRIEVED = {"correct_items": [[1, 2, 4], [5]], "rank_items": [[1, 3, 2, 6], [4, 5]]}
-EXAMPLE_JUDGED = {
-    "correct_items": [[1, 2, 4], [5]],
-    "rank_items": [[1, 3, 2, 6, 5], [4, 5]],
-    "nonrelevant_items": [[3, 5, 6], [4]],
-}
-EXAMPLE_SCORED: dict[str, list[Any]] = {
-    "actual": [["cat"], ["owl", "cat"]],
-    "scores": [
-        [{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.4}],
-        [
-            {"label": "cat", "score": 0.2},
-            {"label": "dog", "score": 0.7},
-            {"label": "owl", "score": 0.7},
-        ],
-    ],
-}
-EXAMPLE_GRADED = {"ranked_relevance": [[5, 2, 4, 1, 3]], "ideal_relevance": [[5, 4, 3]]}
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """A small table for ``measure``'s docstring example, and its parameters."""
-    if measure.inputs == R.RANKED:
-        return EXAMPLE_RANKED, {"k": 2}
-    if measure.inputs == R.RETRIEVED:
-        return EXAMPLE_RETRIEVED, {"k": 2} if any(p.name == "k" for p in measure.params) else {}
-    if measure.inputs == R.JUDGED:
-        return EXAMPLE_JUDGED, {}
-    if measure.inputs == R.SCORED:
-        return EXAMPLE_SCORED, {}
-    if measure.inputs == ("scores",):
-        given = {"top_k": {"k": 1}, "above_threshold": {"threshold": 0.5}}
-        return {"scores": EXAMPLE_SCORED["scores"]}, given.get(
-            measure.name, {"k": 1, "threshold": 0.5}
-        )
-    return EXAMPLE_GRADED, {"k": 3}
-
-
 # ------------------------------------------------------------------ public functions
 _THIS = sys.modules[__name__]
 SET_RETURNS = (

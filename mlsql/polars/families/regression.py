@@ -30,7 +30,6 @@ from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 
 FAMILIES = (RG.FAMILY,)
-EXAMPLE = {"actual": [3.0, -0.5, 2.0, 7.0], "predicted": [2.5, 0.0, 2.0, 8.0]}
 
 
 def stats_of(m: Measure) -> Any:
@@ -93,11 +92,6 @@ def weighted_stats(m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr) -> 
         sad_actual=(w * (dy - mean(dy)).abs()).sum(),
         rows=w.len(),
     )
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """scikit-learn's four-row example."""
-    return {name: EXAMPLE[name] for name in measure.inputs}, {}
 
 
 __all__: list[str] = []

@@ -17,21 +17,14 @@ Examples
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from mlsql._front.build import lookup
-from mlsql._registry import Measure, measures
+from mlsql._registry import measures
 from mlsql.measures import rules as R
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
-from mlsql.polars.families.binary import EXAMPLE_COUNTS, function_of
+from mlsql.polars.families.binary import function_of
 
 FAMILIES = (R.FAMILY,)
-EXAMPLE = {"holds": [True, False, True, False, False], "fires": [True, True, False, False, False]}
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """The lecture's five-row rule example, or its counts."""
-    return (EXAMPLE_COUNTS if measure.kind == "from_counts" else EXAMPLE), {}
 
 
 __all__: list[str] = []

@@ -42,7 +42,6 @@ from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 
 FAMILIES = (SC.FAMILY,)
-EXAMPLE = {"actual": [1, 1, 0, 1, 1, 0], "predicted": [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]}
 NAMES = SC.ROLES
 
 
@@ -328,13 +327,6 @@ def function_of(m: Measure) -> Any:
         loss = _Loss(m)
         return K.pooled(m, loss.rows, loss.pool, check, module)
     return K.direct(m, rank_stats_of(m), check, module)
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Hivemall's AUC example (scores .8 .7 .5 .5 .3 .2)."""
-    roles = {"label": EXAMPLE["actual"], "score": EXAMPLE["predicted"]}
-    given = {"n_bins": 5} if any(p.name == "n_bins" for p in measure.params) else {}
-    return {name: roles[NAMES[name]] for name in measure.inputs}, given
 
 
 __all__: list[str] = []

@@ -50,7 +50,6 @@ from mlsql.polars.families._classification import Frame, params  # noqa: F401  (
 
 FAMILIES = (SL.FAMILY,)
 OPS = K.OPS
-EXAMPLE = {"actual": ["a", "a", "b", "c"], "predicted": ["a", "b", "b", "c"]}
 COSTS_MESSAGE = (
     "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}}, a mapping "
     "(actual, predicted) -> cost, or a DataFrame with columns actual, predicted, cost, the costs "
@@ -710,18 +709,6 @@ class_metrics = table_function(
     [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
     """,
 )
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Four rows of three classes."""
-    if measure.inputs == ("label",):
-        return {"label": EXAMPLE["actual"]}, ({"positive": "a"} if measure.params else {})
-    given: dict[str, Any] = {}
-    if measure.name == "class_error_rate":
-        given = {"label": "a"}
-    elif measure.name == "cost_error":
-        given = {"costs": {"a": {"b": 5.0}}}
-    return EXAMPLE, given
 
 
 for _fn in (

@@ -41,7 +41,6 @@ from mlsql._formulas import Counts
 from mlsql._front.build import formula
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_by_names, check_columns
-from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
 from mlsql.polars._checks import collecting, refuse, refused_columns
@@ -57,16 +56,6 @@ OPS = K.OPS
 Frame = K.Frame
 LABEL = CV.LABEL
 POS, NEG = CV._inner("pos"), CV._inner("neg")
-#: the input example of the docs: three documents' tags and label scores
-EXAMPLE_SCORES: dict[str, list[Any]] = {
-    "actual": [["cat"], ["cat", "dog"], ["dog"]],
-    "scores": [
-        [{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.3}],
-        [{"label": "cat", "score": 0.6}, {"label": "dog", "score": 0.4}],
-        [{"label": "cat", "score": 0.7}, {"label": "dog", "score": 0.8}],
-    ],
-}
-EXAMPLE_PROBS: dict[str, list[Any]] = {"actual": [1, 0, 1, 1, 0], "prob": [0.9, 0.8, 0.7, 0.3, 0.1]}
 
 
 class _GroupOps(PolarsOps):
@@ -292,13 +281,6 @@ label_thresholds = table_function(
     [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
     """,
 )
-
-
-def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-    """Five probabilities (calibration), three documents' label scores (thresholds)."""
-    if measure.name == "calibration_table":
-        return EXAMPLE_PROBS, {"n_bins": 2}
-    return EXAMPLE_SCORES, {}
 
 
 for _fn in (calibration_table, label_thresholds):

@@ -36,7 +36,9 @@ file each) and builds its public functions from what each defines:
     A small DataFrame (rows and a DDL schema whose columns are named as
     ``measure.inputs``), parameter values and the expected output (its
     ``repr``) for the docstring's example; ``tests/test_spark_docs.py`` runs
-    every such example on Spark.
+    every such example on Spark. :func:`mlsql.spark._build.shared_example` makes it
+    from the engine-neutral example (:mod:`mlsql._front.examples`) and the Spark types
+    of its columns.
 
 ``__all__``
     Hand-written public functions (registry names, or aliases). Each takes

@@ -36,14 +36,11 @@ from pyspark.sql import types as T
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure
 from mlsql.measures import agreement as AG
+from mlsql.spark._build import Example, shared_example
 from mlsql.spark._types import check_label_lists, data_type
 from mlsql.spark.families import _classification as K
 
 FAMILIES = (AG.FAMILY,)
-EXAMPLE = [(["a", "a", "b"],), (["b", "b", "b"],), (["a", "b", "a"],)]
-OUTCOMES = [([1, 1, 0],), ([1, 0, 0],), ([1, 1, 0],), ([0, 1, 0],), ([1, 1, 1],)]
-#: the outcomes' Q (C = 4, 4, 1; T = 9; Σ R² = 19: 2 (3 · 33 - 81) / (27 - 19)) and p-value
-OUTCOME_OUTPUTS = {"cochrans_q_statistic": "4.5", "cochrans_q_p_value": "0.10539922456186433"}
 
 
 def _row_squares(rated: Column) -> Column:
@@ -150,8 +147,6 @@ def rating_stats(measure: Measure, *inputs: Column, weight: Column | None = None
     )
 
 
-def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
+def example(measure: Measure) -> Example | None:
     """Three subjects rated by three raters, or three models right or wrong on five rows."""
-    if measure.inputs == ("ratings",):
-        return EXAMPLE, "ratings array<string>", {}, "0.1"
-    return OUTCOMES, "correct array<int>", {}, OUTCOME_OUTPUTS[measure.name]
+    return shared_example(measure, {"ratings": "array<string>", "correct": "array<int>"})

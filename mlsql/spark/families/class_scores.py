@@ -38,7 +38,7 @@ from mlsql._label_types import MISMATCH_MESSAGE, NOT_A_LABEL_MESSAGE
 from mlsql._registry import Measure
 from mlsql.measures import class_scores as CS
 from mlsql.measures import scores as SC
-from mlsql.spark._build import OPS
+from mlsql.spark._build import OPS, Example, shared_example
 from mlsql.spark._types import compatible, data_type
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import _fields_of, _label_type, _score_fields, score_entries
@@ -46,9 +46,6 @@ from mlsql.spark.families.scores import in_range, over_bins_of
 from mlsql.spark.ops import exact_sum
 
 FAMILIES = (CS.FAMILY,)
-EXAMPLE = [("cat", {"cat": 0.75, "dog": 0.25}), ("dog", {"cat": 0.5})]
-#: the example's value per measure: the top labels' gaps |0.75 - 1| and |0.5 - 0| in two bins
-EXAMPLE_OUTPUTS = {"multiclass_brier_score": "0.34375", "multiclass_calibration_error": "0.375"}
 LABEL_TYPES = (T.StringType, T.IntegralType, T.NullType)
 
 
@@ -198,7 +195,6 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     )
 
 
-def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
+def example(measure: Measure) -> Example | None:
     """Two rows, the second missing its true class's score (its top label, cat, is wrong)."""
-    output = EXAMPLE_OUTPUTS[measure.name]
-    return EXAMPLE, "actual string, scores map<string, double>", {}, output
+    return shared_example(measure, {"actual": "string", "scores": "map<string, double>"})

@@ -35,12 +35,12 @@ from pyspark.sql import functions as F
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import label_scores as LS
-from mlsql.spark._build import OPS
+from mlsql.spark._build import OPS, shared_example
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
 from mlsql.spark.families.class_scores import squared_errors
 from mlsql.spark.families.ranking import (
-    EXAMPLE_SCORED,
+    EXAMPLE_TYPES,
     _distinct,
     _fields_of,
     let,
@@ -366,18 +366,11 @@ def brier_labels(m: Measure) -> Callable[..., Column]:
     return build
 
 
-#: each measure's output on the label-ranking measures' example table (ranking's
-#: EXAMPLE_SCORED); Polars' examples show the same (tests/test_spark_docs.py compares them)
-EXAMPLE_OUTPUTS = {
-    "multilabel_average_precision": "0.6666666666666666",
-    "multilabel_brier_score": "0.2316666666666667",
-    "multilabel_roc_auc": "0.3333333333333333",
-}
-
-
 def _example(m: Measure) -> list[str]:
-    rows, schema = EXAMPLE_SCORED
-    return example_lines(m.name, m.kind, rows, schema, m.inputs, {}, EXAMPLE_OUTPUTS[m.name])
+    found = shared_example(m, EXAMPLE_TYPES)
+    assert found is not None, m.name  # every label-score function has one
+    rows, schema, params, output = found
+    return example_lines(m.name, m.kind, rows, schema, m.inputs, params, output)
 
 
 _THIS = sys.modules[__name__]

@@ -21,7 +21,7 @@ from mlsql._formulas import RowStats
 from mlsql._registry import Measure
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, LabelLists, counts_message
 from mlsql.spark import stats as st
-from mlsql.spark._build import Check
+from mlsql.spark._build import Check, Example, shared_example
 from mlsql.spark._types import check_label_lists, data_type
 
 FAMILIES = ("multilabel",)
@@ -55,56 +55,10 @@ def input_check(measure: Measure) -> Check:
     return counts_struct if measure.inputs == ("counts",) else check_label_lists
 
 
-#: the docstring examples' table: two rows of Hivemall-style tags
-EXAMPLE_ROWS = [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "fish"])]
-EXAMPLE_SCHEMA = "actual array<string>, predicted array<string>"
-#: each measure's output on EXAMPLE_ROWS (from the exact fractions; n_labels=4)
-EXAMPLE_OUTPUTS = {
-    "set_intersection": "[['cat'], ['dog']]",
-    "set_difference": "[['bird'], []]",
-    "set_union": "[['bird', 'cat'], ['dog', 'fish']]",
-    "set_symmetric_difference": "[['bird'], ['fish']]",
-    "true_positives": "[1, 1]",
-    "false_positives": "[0, 1]",
-    "false_negatives": "[1, 0]",
-    "true_negatives": "[2, 2]",
-    "set_jaccard": "[0.5, 0.5]",
-    "row_precision": "[1.0, 0.5]",
-    "row_recall": "[0.5, 1.0]",
-    "row_fbeta": "[0.6666666666666666, 0.6666666666666666]",
-    "micro_precision": "0.6666666666666666",
-    "micro_recall": "0.6666666666666666",
-    "micro_fbeta": "0.6666666666666666",
-    "micro_f1": "0.6666666666666666",
-    "micro_jaccard": "0.5",
-    "samples_precision": "0.75",
-    "samples_recall": "0.75",
-    "samples_fbeta": "0.6666666666666666",
-    "samples_f1": "0.6666666666666666",
-    "samples_jaccard": "0.5",
-    "subset_accuracy": "0.0",
-    "zero_one_loss": "1.0",
-    "hamming_loss": "0.25",
-    "micro_precision_from_counts": "0.6666666666666666",
-    "micro_recall_from_counts": "0.6666666666666666",
-    "micro_fbeta_from_counts": "0.6666666666666666",
-    "micro_f1_from_counts": "0.6666666666666666",
-    "micro_jaccard_from_counts": "0.5",
-    "subset_accuracy_from_counts": "0.0",
-    "zero_one_loss_from_counts": "1.0",
-    "hamming_loss_from_counts": "0.25",
-    "multilabel_counts": "Row(n_rows=2, tp=2, fp=1, fn=1, n_actual=3, n_predicted=3, n_exact=0)",
-    # the counts of EXAMPLE_ROWS merged: one struct of counts sums to itself
-    "merge_counts": "Row(n_rows=2, tp=2, fp=1, fn=1, n_actual=3, n_predicted=3, n_exact=0)",
-}
-
-
-def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | None:
-    """The docstring example of ``measure`` (n_labels=4 where it needs one)."""
-    if measure.name not in EXAMPLE_OUTPUTS:
-        return None
-    params = {"n_labels": 4} if any(p.name == "n_labels" for p in measure.params) else {}
-    return EXAMPLE_ROWS, EXAMPLE_SCHEMA, params, EXAMPLE_OUTPUTS[measure.name]
+def example(measure: Measure) -> Example | None:
+    """The docstring example of ``measure``: two rows of Hivemall-style tags (n_labels=4
+    where it needs one)."""
+    return shared_example(measure, dict.fromkeys(("actual", "predicted"), "array<string>"))
 
 
 # ---------------------------------------------------------------- Spark SQL (register)

@@ -60,6 +60,7 @@ from mlsql._front.build import function
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
 from mlsql.measures import ranking as R
+from mlsql.spark._build import Example, shared_example
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import (
@@ -471,56 +472,12 @@ def ranked_labels(entries: Column, threshold: float | None = None) -> Column:
 
 
 # ------------------------------------------------------------------ docstrings
-EXAMPLE_RANKED = (
-    [([1, 3, 2, 6], [1, 2, 4]), ([4, 5], [5])],
-    "rank_items array<int>, correct_items array<int>",
-)
-EXAMPLE_RETRIEVED = (
-    [([1, 2, 4], [1, 3, 2, 6]), ([5], [4, 5])],
-    "correct_items array<int>, rank_items array<int>",
-)
-EXAMPLE_JUDGED = (
-    [([1, 2, 4], [1, 3, 2, 6, 5], [3, 5, 6]), ([5], [4, 5], [4])],
-    "correct_items array<int>, rank_items array<int>, nonrelevant_items array<int>",
-)
-EXAMPLE_SCORED = (
-    [(["cat"], {"cat": 0.9, "dog": 0.4}), (["owl", "cat"], {"cat": 0.2, "dog": 0.7, "owl": 0.7})],
-    "actual array<string>, scores map<string, double>",
-)
-EXAMPLE_GRADED = (
-    [([5.0, 2.0, 4.0, 1.0, 3.0], [5.0, 4.0, 3.0])],
-    "ranked_relevance array<double>, ideal_relevance array<double>",
-)
-#: each function's output on its example table (checked against tests/oracle_ranking.py)
-EXAMPLE_OUTPUTS = {
-    "precision_at": "0.5",
-    "recall_at": "0.6666666666666666",
-    "average_precision": "0.75",
-    "hitrate": "1.0",
-    "mrr": "0.75",
-    "ndcg": "0.622038473168458",
-    "ranking_auc": "0.5",
-    "graded_ndcg": "0.9187707805346094",
-    "hits": "1.0",
-    # the double 1/3 lies below 1/3: Spark's exact sum (ops.mean) of it and 1/2, halved,
-    # rounds to ...663, Python's float sum (the oracle's mean) to ...67
-    "map_score": "0.41666666666666663",
-    "r_precision": "0.3333333333333333",
-    "f1_at": "0.5333333333333333",
-    "dcg": "0.8154648767857288",
-    "rbp": "0.24399999999999997",
-    "bpref": "0.2777777777777778",
-    "coverage_error": "2.0",
-    "label_ranking_loss": "0.5",
-    "label_ranking_average_precision": "0.7916666666666666",
-    "one_error": "0.25",
-    # the exact mean (1 + 0.8065735963827293) / 2 lies halfway between two doubles: Python's
-    # sum and mlsql's Java exact sum (ops.mean) round it to even (...646); without mlsql's
-    # jar, Spark's DECIMAL sum (each value to 18 decimals) rounds it to the other (...647)
-    "ndcg_score": "0.9032867981913646",
-    "top_k": "[['cat'], ['dog']]",
-    "above_threshold": "[['cat'], ['dog', 'owl']]",
-    "top_k_above": "[['cat'], ['dog']]",
+#: the Spark types of the examples' columns (:mod:`mlsql._front.examples`)
+EXAMPLE_TYPES = {
+    **dict.fromkeys(("rank_items", "correct_items", "nonrelevant_items"), "array<int>"),
+    **dict.fromkeys(("ranked_relevance", "ideal_relevance"), "array<int>"),
+    "actual": "array<string>",
+    "scores": "map<string, double>",
 }
 SET_RETURNS = (
     "pyspark.sql.Column\n    An array of labels per row, best score first (ties by label); NULL where\n"
@@ -532,24 +489,12 @@ AGGREGATE_RETURNS = (
 )
 
 
-def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
-    """A small DataFrame for ``measure``'s docstring example, its parameters and output."""
-    output = EXAMPLE_OUTPUTS[measure.name]
-    if measure.inputs == R.RANKED:
-        return *EXAMPLE_RANKED, {"k": 2}, output
-    if measure.inputs == R.RETRIEVED:
-        params = {"k": 2} if any(p.name == "k" for p in measure.params) else {}
-        return *EXAMPLE_RETRIEVED, params, output
-    if measure.inputs == R.JUDGED:
-        return *EXAMPLE_JUDGED, {}, output
-    if measure.inputs == R.SCORED:
-        return *EXAMPLE_SCORED, {}, output
-    if measure.inputs == ("scores",):
-        given = {"top_k": {"k": 1}, "above_threshold": {"threshold": 0.5}}
-        rows = [(s,) for _, s in EXAMPLE_SCORED[0]]
-        params = given.get(measure.name, {"k": 1, "threshold": 0.5})
-        return rows, "scores map<string, double>", params, output
-    return *EXAMPLE_GRADED, {"k": 3}, output
+def example(measure: Measure) -> Example:
+    """A small DataFrame for ``measure``'s docstring example, its parameters and output (DCG
+    to 11 decimals: Spark's sum may change its last digit)."""
+    found = shared_example(measure, EXAMPLE_TYPES, approximate=("dcg",))
+    assert found is not None, measure.name  # every ranking function has one
+    return found
 
 
 #: the note of a function taking scores

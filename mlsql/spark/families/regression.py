@@ -41,7 +41,7 @@ from pyspark.sql import functions as F
 
 from mlsql._registry import Measure
 from mlsql.measures import regression as RG
-from mlsql.spark._build import OPS
+from mlsql.spark._build import OPS, Example, shared_example
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.single_label import let
 from mlsql.spark.jvm import co_moment
@@ -50,31 +50,9 @@ from mlsql.spark.ops import exact_sum
 FAMILIES = (RG.FAMILY,)
 
 
-#: the docstring examples' table, Polars' too: scikit-learn's four rows
-EXAMPLE_ROWS = [(3.0, 2.5), (-0.5, 0.0), (2.0, 2.0), (7.0, 8.0)]
-#: each measure's output on it; Polars' examples show the same (tests/test_spark_docs.py
-#: compares them)
-EXAMPLE_OUTPUTS = {
-    "mse": "0.375",
-    "rmse": "0.6123724356957945",
-    "mae": "0.5",
-    "mape": "0.3273809523809524",
-    "rse": "0.05139186295503212",
-    "rrse": "0.2266977347814312",
-    "rae": "0.23529411764705882",
-    "pearson_corr": "0.98486961844827",
-    "r2": "0.9486081370449679",
-    "explained_variance": "0.9571734475374732",
-    "hivemall_r2": "0.9486081370449679",
-}
-
-
-def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | None:
-    """The docstring example of ``measure`` (its inputs named as the table's columns)."""
-    if measure.name not in EXAMPLE_OUTPUTS:
-        return None
-    schema = "actual double, predicted double"
-    return EXAMPLE_ROWS, schema, {}, EXAMPLE_OUTPUTS[measure.name]
+def example(measure: Measure) -> Example | None:
+    """The docstring example of ``measure``: scikit-learn's four rows."""
+    return shared_example(measure, {"actual": "double", "predicted": "double"})
 
 
 def input_check(measure: Measure) -> Any:

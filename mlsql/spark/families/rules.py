@@ -25,7 +25,8 @@ from mlsql._registry import Measure
 from mlsql.measures import rules as R
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark.families import _classification as K
-from mlsql.spark.families.binary import COUNTS_SCHEMA, EXAMPLE_COUNTS, cells
+from mlsql.spark.families import binary as B
+from mlsql.spark.families.binary import cells
 
 FAMILIES = (R.FAMILY,)
 
@@ -43,27 +44,8 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs if measure.kind == "from_counts" else K.binary_inputs
 
 
-#: the docstring examples' tables, Polars' too: the lecture's five rows (holds, fires), and the
-#: binary family's stored counts
-EXAMPLE_ROWS = [(True, True), (False, True), (True, False), (False, False), (False, False)]
-#: each measure's output on its table; Polars' examples show the same
-#: (tests/test_spark_docs.py compares them)
-EXAMPLE_OUTPUTS = {
-    "rule_novelty": "0.04",
-    "rule_novelty_from_counts": "0.1",
-    "rule_satisfaction": "0.16666666666666666",
-    "rule_satisfaction_from_counts": "0.3333333333333333",
-}
-
-
-def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str] | None:
-    """The docstring example of ``measure``, where it has one."""
-    if measure.name not in EXAMPLE_OUTPUTS:
-        return None
-    output = EXAMPLE_OUTPUTS[measure.name]
-    if measure.kind == "from_counts":
-        return EXAMPLE_COUNTS, COUNTS_SCHEMA, {}, output
-    return EXAMPLE_ROWS, "holds boolean, fires boolean", {}, output
+#: the lecture's five rows (holds, fires) or stored counts (:mod:`mlsql._front.examples`)
+example = B.example
 
 
 def sql_functions(label_type: str) -> list[Any]:

@@ -90,8 +90,10 @@ from pyspark.sql import types as T
 from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front import examples
 from mlsql._front.build import checked_params, formula, function, hand_written, lookup, publish
 from mlsql._front.docs import CLASS_PARAM_DOCS, table_returns
+from mlsql._front.example_outputs import OUTPUTS
 from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_columns
@@ -100,6 +102,7 @@ from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark import jvm
 from mlsql.spark._build import example as example_lines
+from mlsql.spark._build import shared_example
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import (
     bound,
@@ -852,35 +855,14 @@ def stats(measure: Measure, *inputs: Column) -> Any:
 
 
 # ------------------------------------------------------------------ public aggregates
-EXAMPLE_ROWS = [("a", "a"), ("a", "b"), ("b", "b"), ("c", "c")]
-EXAMPLE_SCHEMA = "actual string, predicted string"
-#: docstring examples: params and the printed output
-EXAMPLES: dict[str, tuple[dict[str, Any], str]] = {
-    "majority_class": ({}, "'a'"),
-    "minority_class": ({}, "'b'"),
-    "majority_error": ({}, "0.5"),
-    "prevalence": ({"positive": "a"}, "0.5"),
-    "accuracy": ({}, "0.75"),
-    "error_rate": ({}, "0.25"),
-    "precision_score": ({"average": "macro"}, "0.8333333333333334"),
-    "recall_score": ({"average": "macro"}, "0.8333333333333334"),
-    "fbeta_score": ({"beta": 2.0}, "0.7962962962962963"),
-    "f1_score": ({"average": "weighted"}, "0.75"),
-    "balanced_accuracy_score": ({}, "0.8333333333333334"),
-    "cohen_kappa_score": ({"weights": "linear"}, "0.7142857142857143"),
-    "matthews_corrcoef": ({}, "0.6999999999999998"),
-    "class_error_rate": ({"label": "a"}, "0.5"),
-    "cost_error": ({"costs": {"a": {"b": 5.0}}}, "1.25"),
-    # the kappa tests and Bowker's: Polars' examples show the same (tests/test_spark_docs.py)
-    "bowker_p_value": ({}, "0.8012519569012009"),
-    "bowker_statistic": ({}, "1.0"),
-    "cohen_kappa_high": ({}, "1.2185928298168915"),
-    "cohen_kappa_low": ({}, "0.054134442910381164"),
-    "cohen_kappa_p_value": ({}, "0.04550026389635844"),
-    "cohen_kappa_p_value_one_sided": ({}, "0.02275013194817922"),
-    "cohen_kappa_std_error": ({}, "0.29706116951423844"),
-    "cohen_kappa_z_value": ({}, "2.0"),
-}
+#: the outputs of the examples of the two hand-written aggregates, over the engine-neutral
+#: table's actual classes (a, a, b, c); the others' are the registry's shared examples
+HAND_WRITTEN_OUTPUTS = {"majority_class": "'a'", "minority_class": "'b'"}
+#: the Spark types of the examples' columns
+EXAMPLE_TYPES = dict.fromkeys(("actual", "predicted", "label"), "string")
+#: the linear kappa is 5/7: Spark rounds it as scikit-learn does (...143), Polars' order of
+#: operations one unit in the last place below (...142); shown to 11 decimals
+APPROXIMATE = ("cohen_kappa_score",)
 #: the family's inputs and parameters as docstrings describe them (type line, text)
 DOCS = {
     "actual": ("actual : str or pyspark.sql.Column", "The true class of each row."),
@@ -914,10 +896,12 @@ def _documented(fn: Callable[..., Any], m: Measure) -> Callable[..., Any]:
 
 
 def _example(m: Measure) -> list[str]:
-    given, output = EXAMPLES[m.name]
-    inputs = ("actual",) if m.inputs == ("label",) else m.inputs
-    lines = example_lines(m.name, "aggregate", EXAMPLE_ROWS, EXAMPLE_SCHEMA, inputs, given, output)
-    return lines
+    found = shared_example(m, EXAMPLE_TYPES, APPROXIMATE)
+    if found is None:
+        rows = [(x,) for x in examples.SINGLE_LABEL["actual"]]
+        found = rows, "label string", {}, HAND_WRITTEN_OUTPUTS[m.name]
+    rows, schema, given, output = found
+    return example_lines(m.name, "aggregate", rows, schema, m.inputs, given, output)
 
 
 def _build(m: Measure) -> Callable[..., Column]:
@@ -1150,7 +1134,12 @@ def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     module = sys.modules[__name__]
     fn = _documented(
         function(
-            SPARK, m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ()
+            SPARK,
+            m,
+            build,
+            input_check(m),
+            module,
+            _example(m) if m.name in (*HAND_WRITTEN_OUTPUTS, *OUTPUTS) else (),
         ),
         m,
     )
