@@ -14,6 +14,7 @@ Three properties, each in one query per engine:
 from __future__ import annotations
 
 import math
+import random
 import re
 from typing import Any
 
@@ -482,6 +483,48 @@ def test_extreme_classes_weigh_classes_not_rows(engine, measure, expected):
     weights = [0.25, 0.25, 0.25, 0.25, 3.0, 0.5, 1.5, 1.5, 0.0, 0.0, None]
     table = pa.table({"y": labels, "w": pa.array(weights, pa.float64())})
     assert engine.many(table, [(measure, ("y",), {"sample_weight": "w"})]) == [expected]
+
+
+def _extreme(rows: list[tuple[Any, Any]], most: bool) -> Any:
+    """The oracle of majority_class (``most``) and minority_class over (label, weight) rows:
+    the class of the largest (smallest) total weight above 0, ties to the smallest class."""
+    totals: dict[Any, float] = {}
+    for label, w in rows:
+        if label is not None and w is not None:
+            totals[label] = totals.get(label, 0.0) + w
+    occurs = {c: t for c, t in totals.items() if t > 0}
+    sign = -1 if most else 1
+    return min(occurs, key=lambda c: (sign * occurs[c], c)) if occurs else None
+
+
+def test_extreme_classes_per_group(engine):
+    """majority_class and minority_class in a GROUP BY give each group its own class, weighted
+    and not (Polars' sort-then-first gave another group's class, an empty text, or crashed),
+    a group without known labels or weighing nothing NULL."""
+    rng = random.Random(41)
+    n = 300
+    groups = [i % 9 for i in range(n)]
+    labels = [rng.choice(["a", "b", "c", "d", "e", None]) for _ in range(n)]
+    weights = [rng.choice([0.0, 0.5, 1.0, 2.0, None]) for _ in range(n)]
+    for i in range(n):
+        if groups[i] == 7:
+            labels[i] = None  # no known label
+        if groups[i] == 8:
+            weights[i] = 0.0  # weighs nothing
+    table = pa.table({"g": groups, "y": labels, "w": pa.array(weights, pa.float64())})
+    calls = [
+        (name, ("y",), given)
+        for name in ("majority_class", "minority_class")
+        for given in ({}, {"sample_weight": "w"})
+    ]
+    got = engine.many_by(table, calls, "g")
+    for g in range(9):
+        rows = [(y, w) for y, w, k in zip(labels, weights, groups, strict=True) if k == g]
+        unweighted = [(y, 1.0) for y, _ in rows]
+        want = [_extreme(unweighted, True), _extreme(rows, True)]
+        want += [_extreme(unweighted, False), _extreme(rows, False)]
+        assert got[g] == [want[0], want[1], want[2], want[3]], g
+    assert got[7] == [None] * 4 and got[8][1] is None and got[8][3] is None
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))

@@ -462,18 +462,20 @@ def _extreme(label: pl.Expr, most: bool, weight: pl.Expr | None = None) -> pl.Ex
     """The class of the most (``most``) or fewest rows, or of the largest or smallest total
     ``weight`` (a class whose rows all weigh 0 does not occur); ties: the smallest class."""
     if weight is None:
-        classes = label.drop_nulls().unique().sort()
-        counts = _counts_at(label.drop_nulls(), classes)
-        return classes.sort_by(counts, descending=most, maintain_order=True).first()
-    mask = K.known(label, weight)
-    known = label.filter(mask)
-    classes = known.unique().sort()
-    totals = _weights_at(known, weight.filter(mask), classes)
-    occurs = totals > 0
-    ranked = classes.filter(occurs).sort_by(
-        totals.filter(occurs), descending=most, maintain_order=True
-    )
-    return ranked.first()
+        known = label.drop_nulls()
+        classes = known.unique().sort()
+        totals = _counts_at(known, classes)
+    else:
+        mask = K.known(label, weight)
+        known = label.filter(mask)
+        classes = known.unique().sort()
+        totals = _weights_at(known, weight.filter(mask), classes)
+        occurs = totals > 0
+        classes, totals = classes.filter(occurs), totals.filter(occurs)
+    # the first extreme total's class: the smallest of a tie, as the classes are sorted. Not
+    # sort_by(totals).first(): Polars 2.1 plans that as a top-1 that, in a group_by, gave
+    # another group's class or crashed
+    return classes.gather(totals.arg_max() if most else totals.arg_min()).first()
 
 
 def _extreme_function(name: str, most: bool, example: Sequence[str]) -> Any:
