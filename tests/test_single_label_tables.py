@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from mlsql._errors import MlsqlError
 from mlsql._registry import REGISTRY, measures
 from tests import oracle_single as O
 from tests.conftest import conformance
@@ -124,32 +125,79 @@ def test_confusion_matrix_of_the_twenty_animals(engine):
     ]
 
 
-def test_wide_confusion_matrix_of_the_twenty_animals(engine):
-    data = SLIDES["animals"]
-    want = data["expected"]["confusion_matrix(actual row, predicted column, classes sorted)"]
-    table = pairs(data["actual"], data["predicted"])
+def wide(engine: Any, table: pa.Table, **params: Any) -> tuple[list[str], list[tuple]]:
+    """confusion_matrix_wide of ``table``'s actual and predicted: (column names, rows)."""
     if engine.name == "duckdb":  # a Python helper: a macro cannot PIVOT on data
         from mlsql._duckdb.confusion_wide import confusion_matrix_wide
 
         engine.con.register("t", table)
         try:
-            rel = confusion_matrix_wide(engine.con, "t", "actual", "predicted")
-            columns, rows = rel.columns, rel.fetchall()
+            rel = confusion_matrix_wide(engine.con, "t", "actual", "predicted", **params)
+            return rel.columns, rel.fetchall()
         finally:
             engine.con.unregister("t")
-    elif engine.name == "spark":
-        needs(engine, "confusion_matrix_wide")
-        columns, rows = engine.wide_table("confusion_matrix_wide", table, "actual", "predicted")
-    else:
-        needs(engine, "confusion_matrix_wide")
-        import polars as pl
+    needs(engine, "confusion_matrix_wide")
+    if engine.name == "spark":
+        return engine.wide_table("confusion_matrix_wide", table, "actual", "predicted", **params)
+    import polars as pl
 
-        import mlsql.polars as mp
+    import mlsql.polars as mp
 
-        out = mp.confusion_matrix_wide(pl.from_arrow(table), "actual", "predicted")
-        columns, rows = out.columns, out.rows()
+    out = mp.confusion_matrix_wide(pl.from_arrow(table), "actual", "predicted", **params)
+    return out.columns, out.rows()
+
+
+def test_wide_confusion_matrix_of_the_twenty_animals(engine):
+    data = SLIDES["animals"]
+    want = data["expected"]["confusion_matrix(actual row, predicted column, classes sorted)"]
+    columns, rows = wide(engine, pairs(data["actual"], data["predicted"]))
     assert columns == ["actual", *want["classes"]]
     assert rows == [(c, *want["matrix"][i]) for i, c in enumerate(want["classes"])]
+
+
+def test_wide_columns_are_the_classes_in_their_order(engine):
+    """The class columns come in the classes' order, not their text's (-1, 2, 10: DuckDB's
+    PIVOT gave -1, 10, 2), named by their text (booleans as SQL writes them: Polars failed
+    on them), over integer columns of different widths too (Polars failed to stack them)."""
+    table = pa.table(
+        {"actual": pa.array([10, 2, -1], pa.int16()), "predicted": pa.array([2, 2, 10], pa.int64())}
+    )
+    assert wide(engine, table) == (
+        ["actual", "-1", "2", "10"],
+        [(-1, 0, 0, 1), (2, 0, 1, 0), (10, 0, 1, 0)],
+    )
+    columns, rows = wide(engine, pairs([True, False], [True, True]))
+    assert (columns, rows) == (["actual", "false", "true"], [(False, 0, 1), (True, 0, 1)])
+
+
+@pytest.mark.parametrize(
+    ("classes", "by", "name", "why"),
+    [
+        (["actual", "x"], None, "actual", "it is the name of the column 'actual'"),
+        (["x", "G"], "g", "G", "it is the name of the column 'g'"),
+        (["A", "a"], None, "a", "it is the name of the class 'A'"),
+        (["", "x"], None, "", "it is empty"),
+    ],
+)
+def test_a_class_that_cannot_name_a_column_of_the_wide_table(engine, classes, by, name, why):
+    """The same error in every engine (DuckDB renamed such a column, Polars and Spark failed
+    each its own way, or Spark gave two columns of one name)."""
+    table = pairs(classes, ["x"] * len(classes)).append_column("g", pa.array([1] * len(classes)))
+    with pytest.raises(MlsqlError) as caught:
+        wide(engine, table, **({"by": by} if by else {}))
+    assert f"the class {name!r} cannot name one: {why}" in str(caught.value)
+
+
+def test_tables_of_integer_classes_of_different_widths(engine):
+    """actual int16 and predicted int64 hold the same classes (integer widths may differ):
+    the tables count them (Polars failed to stack them into one class column)."""
+    table = pa.table(
+        {"actual": pa.array([1, 2, 2, None], pa.int16()), "predicted": pa.array([2, 2, 1, 1])}
+    )
+    cells = run_table(engine, "confusion_matrix", table, "actual", "predicted")
+    assert cells == [(1, 1, 0), (1, 2, 1), (2, 1, 1), (2, 2, 1)]
+    metrics = run_table(engine, "class_metrics", table, "actual", "predicted")
+    assert [tuple(r[:6]) for r in metrics] == [(1, 0, 1, 1, 1, 1), (2, 1, 1, 1, 0, 2)]
 
 
 def test_class_metrics_match_the_oracle_per_class(engine):

@@ -2,10 +2,14 @@
 
 ``confusion_matrix_wide`` needs one column per class, read from the data; a
 DuckDB macro cannot PIVOT on such values, so this runs the PIVOT statement
-over the ``confusion_matrix`` table macro. In plain SQL the same is::
+over the ``confusion_matrix`` table macro, with the classes listed in their order (and
+named, and checked, as every engine names them: :func:`mlsql._front.tables.wide_columns`).
+In plain SQL the same counts are::
 
     PIVOT confusion_matrix('preds', 'actual', 'predicted') ON predicted USING sum(count)
     ORDER BY actual
+
+whose columns come in the order of the classes' text (10 before 2).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import duckdb
 
 from mlsql import _params as P
 from mlsql._duckdb.threads import in_this_thread
+from mlsql._front.tables import wide_columns
 from mlsql._sqlexpr import lit, quote_ident
 
 
@@ -66,7 +71,17 @@ def confusion_matrix_wide(
         f"confusion_matrix({lit(source)}, {lit(actual)}, {lit(predicted)}{weight}, "
         f'"by" := {by_sql})'
     )
-    keys = ", ".join([*(quote_ident(g) for g in groups), "actual"])
-    return con.sql(
-        f"PIVOT (SELECT * FROM {long}) ON predicted USING sum(count) GROUP BY {keys} ORDER BY {keys}"
+    keys = [*(quote_ident(g) for g in groups), "actual"]
+    classes = [
+        r[0] for r in con.sql(f"SELECT DISTINCT predicted FROM {long} ORDER BY 1").fetchall()
+    ]
+    names = wide_columns(classes, [*groups, "actual"])
+    # PIVOT orders and names the columns by the classes' text (10 before 2): the classes
+    # are listed in their own order, and each column named as in every engine
+    listed = ", ".join(str(lit(c)) for c in classes)
+    columns = [*keys, *(f"#{len(keys) + i + 1} AS {quote_ident(n)}" for i, n in enumerate(names))]
+    pivot = (
+        f"PIVOT (SELECT * FROM {long}) ON predicted IN ({listed}) USING sum(count)"
+        f" GROUP BY {', '.join(keys)}"
     )
+    return con.sql(f"SELECT {', '.join(columns)} FROM ({pivot}) ORDER BY {', '.join(keys)}")

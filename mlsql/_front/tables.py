@@ -75,6 +75,54 @@ def by_output_message(func: str, name: str) -> str:
     return P.BY_OUTPUT_MESSAGE.format(func=func, name=name)
 
 
+#: the error of a class that cannot name a column of ``confusion_matrix_wide``
+WIDE_NAME_MESSAGE = (
+    "confusion_matrix_wide names a column after each class, and the class {name!r} cannot"
+    " name one: {why}. confusion_matrix gives the same counts one row per cell."
+)
+
+
+def class_column(value: Any) -> str:
+    """The name of a class's column in ``confusion_matrix_wide``: its text, a boolean as SQL
+    writes it.
+
+    Examples
+    --------
+    >>> class_column(True), class_column(-1), class_column("cat")
+    ('true', '-1', 'cat')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def wide_columns(classes: Sequence[Any], taken: Sequence[str]) -> list[str]:
+    """The class columns of ``confusion_matrix_wide`` (:func:`class_column` of each of
+    ``classes``, in their order), checked the same in every engine: none empty, none the
+    name of a column in ``taken`` (``actual`` and the groups) or of another class, case
+    ignored (DuckDB's and Spark's column names ignore it).
+
+    Examples
+    --------
+    >>> wide_columns([False, True], ["actual"])
+    ['false', 'true']
+    >>> wide_columns(["A", "a"], ["actual"])
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: confusion_matrix_wide names a column after each class, and the class 'a' cannot name one: it is the name of the class 'A' (case ignored). confusion_matrix gives the same counts one row per cell.
+    """
+    seen = {name.lower(): f"the column {name!r}" for name in taken}
+    names = [class_column(c) for c in classes]
+    for name in names:
+        why = "it is empty" if not name else None
+        if name.lower() in seen:
+            why = f"it is the name of {seen[name.lower()]} (case ignored)"
+        if why is not None:
+            raise MlsqlError(WIDE_NAME_MESSAGE.format(name=name, why=why))
+        seen[name.lower()] = f"the class {name!r}"
+    return names
+
+
 def curve_groups(
     func: str,
     columns: Collection[str],

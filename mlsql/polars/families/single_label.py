@@ -37,7 +37,7 @@ from mlsql._front.build import formula, function, hand_written, lookup, publish
 from mlsql._front.docs import table_returns
 from mlsql._front.inputs import finite_costs, mapping_costs
 from mlsql._front.table_functions import TableCall, table_function
-from mlsql._front.tables import check_columns
+from mlsql._front.tables import check_columns, wide_columns
 from mlsql._registry import Measure
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
@@ -515,6 +515,20 @@ minority_class = _extreme_function(
 WEIGHT = "__mlsql_w"
 
 
+def _common_type(dtypes: Sequence[pl.DataType]) -> pl.DataType:
+    """The type every one of ``dtypes`` (of one kind) casts to without loss: the type Polars
+    gives their values stacked (integers of different widths hold the same classes, and
+    the tables stack actual and predicted into one class column).
+
+    Examples
+    --------
+    >>> _common_type([pl.Int16, pl.Int64]), _common_type([pl.UInt8, pl.Int8])
+    (Int64, Int16)
+    """
+    frames = [pl.DataFrame({"x": pl.Series([], dtype=d)}) for d in dtypes]
+    return pl.concat(frames, how="vertical_relaxed").schema["x"]
+
+
 def _prepared(source: Frame, call: TableCall) -> tuple[pl.LazyFrame, list[str]]:
     """The source with its groups and the call's columns (checked) renamed; known rows only.
 
@@ -531,7 +545,8 @@ def _prepared(source: Frame, call: TableCall) -> tuple[pl.LazyFrame, list[str]]:
     names = list(columns)
     dtypes = [schema[c] for c in columns.values()]
     check_same_kind(func, names, dtypes, dtypes)
-    picked = [pl.col(c).alias(f"__mlsql_{n}") for n, c in columns.items()]
+    common = _common_type(dtypes)
+    picked = [pl.col(c).cast(common).alias(f"__mlsql_{n}") for n, c in columns.items()]
     if sample_weight is not None:
         w = weight(func, pl.col(sample_weight), schema[sample_weight])
         picked.append(w.alias(WEIGHT))
@@ -624,10 +639,10 @@ confusion_matrix = table_function(
 def _confusion_matrix_wide(source: Frame, call: TableCall) -> pl.DataFrame:
     long = confusion_matrix(source.lazy(), *call.columns.values(), **call.keywords).collect()  # type: ignore[union-attr]
     groups = K.by_columns(call.by, call.func)
-    order = [str(c) for c in long["predicted"].unique().sort().to_list()]
-    wide = long.with_columns(pl.col("predicted").cast(pl.String)).pivot(
-        "predicted", index=[*groups, "actual"], values="count"
-    )
+    classes = long["predicted"].unique().sort().to_list()
+    order = wide_columns(classes, [*groups, "actual"])
+    named = pl.col("predicted").replace_strict(classes, order, return_dtype=pl.String)
+    wide = long.with_columns(named).pivot("predicted", index=[*groups, "actual"], values="count")
     return wide.select(*groups, "actual", *order).sort(*groups, "actual", nulls_last=True)
 
 

@@ -96,7 +96,7 @@ from mlsql._front.docs import CLASS_PARAM_DOCS, table_returns
 from mlsql._front.example_outputs import OUTPUTS
 from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
 from mlsql._front.table_functions import TableCall, table_function
-from mlsql._front.tables import check_columns
+from mlsql._front.tables import check_columns, wide_columns
 from mlsql._registry import Measure
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
@@ -1362,10 +1362,14 @@ def _confusion_matrix_wide(source: DataFrame, call: TableCall) -> DataFrame:
     rows, groups = _prepared(source, call)
     long = _long(rows, groups, call.sample_weight)
     classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
-    names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
-    wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
-    renamed = [wide["`" + n.replace("`", "``") + "`"].alias(n) for n in names]
     shown = _shown(call.by, call.func)
+    names = wide_columns(classes, [*P.check_by(call.by, call.func), "actual"])
+    wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
+    # pivot names a column by the class's text, a boolean's capitalised: the n-th class
+    # column is the n-th after the keys
+    keys = len(groups) + 1
+    pivoted = [F.col("`" + c.replace("`", "``") + "`") for c in wide.columns[keys:]]
+    renamed = [c.alias(n) for c, n in zip(pivoted, names, strict=True)]
     return _ordered(wide, [*groups, "actual"]).select(*shown, "actual", *renamed)
 
 
