@@ -3,8 +3,8 @@
 A fallback shows two ways, both checked: a node of the physical streaming plan
 that runs the in-memory engine (``in-memory-map``, ...), and the verbose log
 (``POLARS_VERBOSE``) of a query that runs one or falls back as a whole. The
-functions are every public function whose family gives a docstring example
-(its small table is the input here), in every context that applies to it.
+functions are every public function with an engine-neutral docstring example
+(:mod:`mlsql._front.examples`: its small table is the input here), in every context that applies to it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 
 import mlsql.polars as mp
+from mlsql._front import examples
 from mlsql._registry import REGISTRY
 from mlsql.polars import families
 
@@ -51,11 +52,10 @@ def _example(name: str) -> tuple[dict[str, list[Any]], dict[str, Any], Any] | No
     m = REGISTRY.get(name)
     if m is None:
         return None
-    mod = families.serving(m.family, families.modules())
-    hook = getattr(mod, "example", None)
-    if hook is None:
+    found = examples.example(m)
+    if found is None or families.serving(m.family, families.modules()) is None:
         return None
-    columns, params = hook(m)
+    columns, params = found
     return columns, params, m
 
 
