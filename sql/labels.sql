@@ -1385,11 +1385,16 @@ CREATE OR REPLACE MACRO _mlsql_indicator(v) AS
     CASE WHEN CAST(v AS DOUBLE) = 1 THEN true WHEN CAST(v AS DOUBLE) = 0 THEN false
          ELSE system.main.error('labels_from_indicators takes indicators 0 or 1 (or booleans). Got ' || CAST(v AS VARCHAR) || ' instead.') END;
 
--- _mlsql_labels_from_indicators(indicators, labels): The labels whose indicator is 1; NULL if any indicator is NULL.
+-- _mlsql_labels_from_indicators(indicators, labels): The labels whose indicator is 1 (a NULL name is no label); NULL if any indicator is NULL.
 CREATE OR REPLACE MACRO _mlsql_labels_from_indicators(indicators, labels) AS 
-    CASE WHEN indicators IS NULL OR system.main.list_aggr(indicators, 'count') < system.main.len(indicators) THEN NULL
+    CASE WHEN indicators IS NULL THEN NULL
          WHEN system.main.len(indicators) <> system.main.len(labels) THEN system.main.error('labels_from_indicators needs one label name per indicator. Got ' || CAST(system.main.len(indicators) AS VARCHAR) || ' indicators and ' || CAST(system.main.len(labels) AS VARCHAR) || ' labels.')
-         ELSE system.main.list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])) END;
+         WHEN system.main.list_aggr(indicators, 'count') < system.main.len(indicators) THEN
+             CASE WHEN system.main.list_bool_and(system.main.list_transform(indicators, lambda v: CASE WHEN v IS NULL
+                  THEN true ELSE _mlsql_indicator(v) IS NOT NULL END)) THEN NULL
+             ELSE system.main.list_filter(labels, lambda l: false) END
+         ELSE system.main.list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])
+                                              AND l IS NOT NULL) END;
 
 -- labels_from_indicators(indicators, labels): The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], ['L1', 'L2', 'L3']). NULL if any indicator is NULL.
 CREATE OR REPLACE MACRO labels_from_indicators(indicators, labels) AS 
@@ -1398,4 +1403,5 @@ CREATE OR REPLACE MACRO labels_from_indicators(indicators, labels) AS
 -- indicators_from_labels(actual, labels): 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list's kind, within its integer type's range).
 CREATE OR REPLACE MACRO indicators_from_labels(actual, labels) AS 
     CASE WHEN actual IS NULL THEN NULL WHEN system.main.len(labels) = 0 THEN []::INTEGER[]
-         ELSE system.main.list_transform(_mlsql_typed_universe(labels, actual, 'indicators_from_labels'), lambda l: system.main.list_contains(actual, l)::INTEGER) END;
+         ELSE system.main.list_transform(_mlsql_typed_universe(labels, actual, 'indicators_from_labels'), lambda l: CASE WHEN l IS NULL THEN NULL
+         ELSE system.main.list_contains(actual, l)::INTEGER END) END;

@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from mlsql._errors import MlsqlError
 from tests.conftest import conformance
 from tests.engines import label_table
 
@@ -245,3 +246,44 @@ def test_an_indicator_other_than_0_or_1_is_one_error(engine, bad):
         f"labels_from_indicators takes indicators 0 or 1 (or booleans). Got {bad} instead."
         in str(raised.value)
     )
+
+
+def test_indicator_rows_are_one_verdict(engine):
+    """Every engine: a NULL label name is no label (dropped), a repeated name stays (in the
+    names' order), a NULL indicator makes the row NULL; and an indicator other than 0 or 1
+    is an error in such a row too (DuckDB and PostgreSQL gave NULL, Polars and Spark the
+    error; Spark dropped the repeated name, DuckDB kept the NULL one)."""
+    needs(engine, "labels_from_indicators")
+    table = pa.table(
+        {
+            "a": pa.array([1, 1, 0], pa.int32()),
+            "b": pa.array([1, None, 1], pa.int32()),
+            "c": pa.array([1, 0, 1], pa.int32()),
+        }
+    )
+    got = engine.lists_from_indicators(table, {"x": ["a", "b", "c"]}, ["c", None, "c"])
+    assert got.column("x").to_pylist() == [["c", "c"], None, ["c"]]
+    bad = pa.table({"a": pa.array([2], pa.int32()), "b": pa.array([None], pa.int32())})
+    with pytest.raises(Exception) as raised:
+        engine.lists_from_indicators(bad, {"x": ["a", "b"]}, ["a", "b"])
+    assert "labels_from_indicators takes indicators 0 or 1 (or booleans). Got 2" in str(
+        raised.value
+    )
+
+
+def test_indicators_of_a_null_label_and_of_boolean_lists(engine):
+    """A NULL label of the universe has a NULL indicator in every engine (Polars gave 1 for a
+    list holding NULL, Spark 0). Boolean lists (not a label kind of lists: Polars refuses
+    them, naming the type) get the right 0/1 where accepted (Spark compared 'True' with
+    'true' and gave 0 everywhere)."""
+    needs(engine, "indicators_from_labels")
+    table = pa.table({"actual": pa.array([["a"], ["b", None], None, []], pa.list_(pa.string()))})
+    got = engine.indicators_from_lists(table, "actual", ["a", None, "b"])
+    assert got == [[1, None, 0], [0, None, 1], None, [0, None, 0]]
+    booleans = pa.table({"actual": pa.array([[True], [False, True], []], pa.list_(pa.bool_()))})
+    if engine.name == "polars":
+        with pytest.raises(MlsqlError, match="Boolean"):
+            engine.indicators_from_lists(booleans, "actual", [False, True])
+        return
+    got = engine.indicators_from_lists(booleans, "actual", [False, True])
+    assert got == [[0, 1], [1, 1], [0, 0]]

@@ -91,3 +91,13 @@ def test_errors_say_what_duckdb_says(pg: Any, duck: Any, call: str) -> None:
     pg_call = call.replace("[", "ARRAY[")
     names = {"(VARCHAR[]):": "(text[]):", "(INTEGER[]):": "(bigint[]):"}
     check_same_error(pg, f"SELECT {pg_call}", duck, f"SELECT {call}", names)
+
+
+def test_every_indicator_is_checked_and_a_null_name_is_no_label(pg: Any) -> None:
+    """As in every engine: a NULL name is no label, a repeated one stays, and an indicator
+    other than 0 or 1 is an error in a row that a NULL indicator makes NULL too."""
+    call = "SELECT labels_from_indicators(%s::int[], ARRAY['c', NULL, 'c'])"
+    assert pg.execute(call, [[1, 1, 1]]).fetchone()[0] == ["c", "c"]
+    assert pg.execute(call, [[1, None, 1]]).fetchone()[0] is None
+    with pytest.raises(Exception, match="Got 2 instead"):
+        pg.execute(call, [[2, None, 1]]).fetchone()

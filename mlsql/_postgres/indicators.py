@@ -3,9 +3,9 @@
 their label names to its label list) and ``indicators_from_labels(actual, labels)`` (a
 label list to 0/1 per label of a universe, in its order).
 
-As DuckDB's: a NULL indicator makes the row NULL; an indicator other than 0 or 1 and a
-count of names unlike the indicators' are errors; a universe's NULL label gives a NULL
-indicator, and a universe of the other kind than the list (text against integers) is the
+As DuckDB's: a NULL indicator makes the row NULL, once every indicator is checked (an
+indicator other than 0 or 1 and a count of names unlike the indicators' are errors); a
+NULL name is no label; a universe's NULL label gives a NULL indicator, and a universe of the other kind than the list (text against integers) is the
 ``labels`` parameter's error.
 """
 
@@ -31,7 +31,7 @@ def _labels_from_indicators(indicators: str, create: str) -> str:
     bad = (
         ""
         if indicators == "boolean[]"
-        else f"""    ELSIF indicators[i] <> 0 THEN
+        else f"""    ELSIF indicators[i] <> 0 AND indicators[i] <> 1 THEN
       RAISE EXCEPTION USING MESSAGE = {pg_lit(value_before)} || indicators[i]::text
         || {pg_lit(value_after)};
 """
@@ -44,20 +44,24 @@ DECLARE
   out labels%TYPE := '{{}}';
   n int := coalesce(cardinality(indicators), 0);
   m int := coalesce(cardinality(labels), 0);
+  unknown boolean := false;
 BEGIN
-  IF indicators IS NULL OR labels IS NULL OR array_position(indicators, NULL) IS NOT NULL THEN
+  IF indicators IS NULL OR labels IS NULL THEN
     RETURN NULL;
   END IF;
   IF n <> m THEN
     RAISE EXCEPTION USING MESSAGE = {pg_lit(count_before)} || n || {pg_lit(count_middle)}
       || m || {pg_lit(count_after)};
   END IF;
+  -- every indicator checked, the row NULL after where one is NULL; a NULL name is no label
   FOR i IN 1..n LOOP
-    IF {picked} THEN
+    IF indicators[i] IS NULL THEN
+      unknown := true;
+{bad}    ELSIF {picked} AND labels[i] IS NOT NULL THEN
       out := out || labels[i];
-{bad}    END IF;
+    END IF;
   END LOOP;
-  RETURN out;
+  RETURN CASE WHEN unknown THEN NULL ELSE out END;
 END
 $f$;"""
 

@@ -671,10 +671,18 @@ def _indicators(q: Qualify) -> list[Macro]:
             FILE,
             "_mlsql_labels_from_indicators",
             ("indicators", "labels"),
-            f"""CASE WHEN indicators IS NULL OR list_count(indicators) < len(indicators) THEN NULL
+            # every indicator checked first, the row NULL after: the verdict of the
+            # DataFrame engines, which check each column's values
+            f"""CASE WHEN indicators IS NULL THEN NULL
          WHEN len(indicators) <> len(labels) THEN error({bad_length})
-         ELSE list_filter(labels, lambda l, i: {q("_mlsql_indicator")}(indicators[i])) END""",
-            "The labels whose indicator is 1; NULL if any indicator is NULL.",
+         WHEN list_count(indicators) < len(indicators) THEN
+             CASE WHEN list_bool_and(list_transform(indicators, lambda v: CASE WHEN v IS NULL
+                  THEN true ELSE {q("_mlsql_indicator")}(v) IS NOT NULL END)) THEN NULL
+             ELSE list_filter(labels, lambda l: false) END
+         ELSE list_filter(labels, lambda l, i: {q("_mlsql_indicator")}(indicators[i])
+                                              AND l IS NOT NULL) END""",
+            "The labels whose indicator is 1 (a NULL name is no label); NULL if any indicator"
+            " is NULL.",
             public=False,
         ),
         Macro(
@@ -691,7 +699,8 @@ def _indicators(q: Qualify) -> list[Macro]:
             ("actual", "labels"),
             "CASE WHEN actual IS NULL THEN NULL WHEN len(labels) = 0 THEN []::INTEGER[]\n"
             f"         ELSE list_transform({q('_mlsql_typed_universe')}(labels, actual, "
-            "'indicators_from_labels'), lambda l: list_contains(actual, l)::INTEGER) END",
+            "'indicators_from_labels'), lambda l: CASE WHEN l IS NULL THEN NULL\n"
+            "         ELSE list_contains(actual, l)::INTEGER END) END",
             "0/1 per label of the universe ``labels``: 1 where the list holds it (labels of "
             "the list's kind, within its integer type's range).",
         ),

@@ -491,8 +491,15 @@ def indicators_from_labels(actual: str | pl.Expr, labels: Sequence[Any]) -> pl.E
         return out
 
     def build(col: pl.Expr) -> pl.Expr:
-        flags = [col.list.contains(pl.lit(label)).cast(pl.Int32) for label in universe]
-        return pl.when(col.is_null()).then(None).otherwise(pl.concat_list(flags))
+        # a NULL label's indicator is NULL (the list may hold NULL: it is no label)
+        flags = [
+            pl.lit(None, pl.Int32)
+            if label is None
+            else col.list.contains(pl.lit(label)).cast(pl.Int32)
+            for label in universe
+        ]
+        listed = pl.concat_list(flags) if flags else pl.lit([], pl.List(pl.Int32))
+        return pl.when(col.is_null()).then(None).otherwise(listed)
 
     return guarded(func, ("actual",), [actual], build, check)
 

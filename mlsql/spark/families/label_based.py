@@ -44,7 +44,7 @@ from mlsql.spark._types import bounds, check_label_array_types, checked_universe
 from mlsql.spark._weights import weight as checked_weight
 from mlsql.spark.exact import limb_sum_sql
 from mlsql.spark.sql import number, string
-from mlsql.spark.stats import label_set, label_set_sql
+from mlsql.spark.stats import label_set_sql
 from mlsql.spark.text import (
     FixedOrderSqlOps,
     FrameSqlOps,
@@ -542,7 +542,7 @@ def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[
     picked = [
         F.when(c.cast("double") == 1, F.lit(name)) for c, name in zip(cols, names, strict=True)
     ]
-    listed = label_set(F.array(*picked))
+    listed = F.array_compact(F.array(*picked))  # a NULL name is no label
     any_null = reduce(lambda x, y: x | y, (c.isNull() for c in cols))
     return F.when(~any_null, listed).alias("labels_from_indicators")
 
@@ -576,10 +576,13 @@ def indicators_from_labels(actual: str | Column, labels: Sequence[Any]) -> Colum
         to_column(actual, "indicators_from_labels", "actual"), universe, "indicators_from_labels"
     )
     # compared as text: a universe of the other kind must reach the check's error when the
-    # query runs, not fail Spark's analysis (array_contains of an int array and a string)
+    # query runs, not fail Spark's analysis (array_contains of an int array and a string);
+    # each label as Spark writes it (a boolean as 'true'), a NULL label's indicator NULL
     text = col.cast("array<string>")
     flags = [
-        F.coalesce(F.array_contains(text, F.lit(str(x))), F.lit(False)).cast("int")
+        F.lit(None).cast("int")
+        if x is None
+        else F.coalesce(F.array_contains(text, F.lit(x).cast("string")), F.lit(False)).cast("int")
         for x in universe
     ]
     return F.when(col.isNotNull(), F.array(*flags)).alias("indicators_from_labels")
