@@ -474,8 +474,9 @@ def _extreme(label: pl.Expr, most: bool, weight: pl.Expr | None = None) -> pl.Ex
         classes, totals = classes.filter(occurs), totals.filter(occurs)
     # the first extreme total's class: the smallest of a tie, as the classes are sorted. Not
     # sort_by(totals).first(): Polars 2.1 plans that as a top-1 that, in a group_by, gave
-    # another group's class or crashed
-    return classes.gather(totals.arg_max() if most else totals.arg_min()).first()
+    # another group's class or crashed; nor arg_max: of a tie, it may give a later index
+    extreme = totals.max() if most else totals.min()
+    return classes.gather((totals == extreme).arg_true().first()).first()
 
 
 def _extreme_function(name: str, most: bool, example: Sequence[str]) -> Any:
