@@ -282,3 +282,29 @@ def test_registry_lists_the_tables():
         "confusion_matrix_wide",
         "class_metrics",
     }
+
+
+@pytest.mark.parametrize(
+    ("costs", "message"),
+    [
+        ([("x", "y", 5.0), ("x", "y", 7.0)], "give one cost per (actual, predicted) pair"),
+        ([("x", "y", float("nan"))], "finite numbers"),
+        ([("x", "y", float("inf"))], "finite numbers"),
+        ([("x", "y", None), ("y", "x", 2.0)], "finite numbers"),
+    ],
+)
+def test_a_cost_table_giving_a_pair_twice_or_no_number_is_an_error(engine, costs, message):
+    """Every engine refuses such a cost table (Polars added a pair's two costs, DuckDB and
+    Spark failed on the map's keys; DuckDB and Spark read NaN and infinity as costs, and
+    skipped a NULL one for the default, where Polars refused them)."""
+    table = pairs(["x", "x", "y", "y"], ["x", "y", "x", "y"])
+    with pytest.raises(Exception) as raised:
+        run_cost_error(engine, table, costs)
+    assert message in str(raised.value)
+
+
+def test_the_cost_table_of_the_dict(engine):
+    """The same costs as a table and as a dict give the same cost_error (x -> y costs 5:
+    (0 + 5 + 1 + 0) / 4)."""
+    table = pairs(["x", "x", "y", "y"], ["x", "y", "x", "y"])
+    assert close(run_cost_error(engine, table, [("x", "y", 5.0)]), 1.5)

@@ -5,8 +5,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mlsql._errors import MlsqlError
+
 #: a list (or array, map, struct) where one label per row belongs
 LABEL_MESSAGE = "{func} takes one label per row for {name}. Got {name} {type}."
+#: a cost table's cost that is no finite number (DuckDB's cost_map; the other engines read
+#: the table as the ``costs`` parameter, whose message says so)
+COST_VALUE_MESSAGE = "cost_map takes finite numbers as costs. Got a NULL, NaN or infinite cost."
+#: costs that give one (actual, predicted) pair twice
+TWICE_MESSAGE = (
+    "The 'costs' of cost_error give one cost per (actual, predicted) pair. Got the pair"
+    " {pair!r} twice."
+)
+#: the same, where a cost table becomes a map in the query (DuckDB's and Spark's cost_map)
+TWICE_IN_TABLE_MESSAGE = TWICE_MESSAGE.split(" Got")[0] + " Got a pair twice."
 
 
 def mapping_costs(costs: Any) -> list[tuple[Any, Any, float]] | None:
@@ -34,8 +46,25 @@ def mapping_costs(costs: Any) -> list[tuple[Any, Any, float]] | None:
 
 
 def finite_costs(entries: list[tuple[Any, Any, Any]]) -> list[tuple[Any, Any, float]] | None:
-    """``entries`` with float costs; None if a cost is no finite number (booleans are not)."""
+    """``entries`` with float costs; None if a cost is no finite number (booleans are not,
+    nor NULL). A pair given twice is an error (the same in every engine: one of its costs
+    would be lost, or both added).
+
+    Examples
+    --------
+    >>> finite_costs([("a", "b", 5), ("b", "a", float("nan"))]) is None
+    True
+    >>> finite_costs([("a", "b", 5), ("a", "b", 7)])
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'costs' of cost_error give one cost per (actual, predicted) pair. Got the pair ('a', 'b') twice.
+    """
     for _, _, c in entries:
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
             return None
+    seen: set[tuple[Any, Any]] = set()
+    for a, p, _ in entries:
+        if (a, p) in seen:
+            raise MlsqlError(TWICE_MESSAGE.format(pair=(a, p)))
+        seen.add((a, p))
     return [(a, p, float(c)) for a, p, c in entries]

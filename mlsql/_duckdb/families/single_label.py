@@ -44,6 +44,7 @@ from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import ABSENT, ALL, checked_source_sql, pick_sql
 from mlsql._formulas import FORMULAS, formula_params
 from mlsql._front.build import formula
+from mlsql._front.inputs import COST_VALUE_MESSAGE, TWICE_IN_TABLE_MESSAGE
 from mlsql._params import KAPPA_LABELS, KAPPA_WEIGHTS
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
@@ -648,9 +649,17 @@ def _hand_written(q: Qualify) -> list[Macro]:
         )
         return str(let(rows, "rows", f"struct_extract({ranked}, 'k')"))
 
-    cost_map = """map_from_entries(list_transform(list_distinct(list_transform(entries, lambda e: e.a)),
+    # a pair twice, or a cost that is no finite number: the errors of every engine's costs
+    pairs = "list_transform(entries, lambda e: struct_pack(a := e.a, p := e.p))"
+    twice = lit(TWICE_IN_TABLE_MESSAGE)
+    finite = lit(COST_VALUE_MESSAGE)
+    cost_map = f"""CASE WHEN len(list_distinct({pairs})) < len(entries) THEN error({twice})
+         WHEN list_bool_or(list_transform(entries, lambda e: e.cost IS NULL
+              OR NOT isfinite(CAST(e.cost AS DOUBLE)))) THEN error({finite})
+         ELSE map_from_entries(list_transform(list_distinct(list_transform(entries, lambda e: e.a)),
         lambda x: struct_pack(k := x, v := map_from_entries(list_transform(
-            list_filter(entries, lambda e: e.a = x), lambda e: struct_pack(k := e.p, v := e.cost))))))"""
+            list_filter(entries, lambda e: e.a = x), lambda e: struct_pack(k := e.p, v := e.cost))))))
+         END"""
     return [
         Macro(
             FILE,
@@ -694,7 +703,7 @@ def _hand_written(q: Qualify) -> list[Macro]:
             "cost_map",
             ("actual", "predicted", "cost"),
             f"{q('_mlsql_cost_map_of')}(list(struct_pack(a := actual, p := predicted, cost := cost))\n"
-            "        FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND cost IS NOT NULL))",
+            "        FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))",
             "A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.",
         ),
     ]

@@ -94,7 +94,13 @@ from mlsql._front import examples
 from mlsql._front.build import checked_params, formula, function, hand_written, lookup, publish
 from mlsql._front.docs import CLASS_PARAM_DOCS, table_returns
 from mlsql._front.example_outputs import OUTPUTS
-from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
+from mlsql._front.inputs import (
+    COST_VALUE_MESSAGE,
+    LABEL_MESSAGE,
+    TWICE_IN_TABLE_MESSAGE,
+    finite_costs,
+    mapping_costs,
+)
 from mlsql._front.table_functions import TableCall, table_function
 from mlsql._front.tables import check_columns, wide_columns
 from mlsql._registry import Measure
@@ -196,8 +202,11 @@ def check_costs(costs: Any, func: str) -> Costs:
         if {"actual", "predicted", "cost"} <= set(fields) and isinstance(
             fields["cost"], T.NumericType
         ):
-            picked = costs.agg(_cost_map(costs["actual"], costs["predicted"], costs["cost"]))
-            return Costs(table=picked.scalar())
+            # collected (a small table), and read as the mappings are: their errors
+            rows = [tuple(r) for r in costs.select("actual", "predicted", "cost").collect()]
+            found = finite_costs(rows)
+            if found is not None:
+                return Costs(entries=tuple(found))
         raise MlsqlError(COSTS_MESSAGE.format(func=func, got=f"a DataFrame of {list(fields)}"))
     found = mapping_costs(costs)
     if found is None:
@@ -1191,25 +1200,42 @@ def _extreme(label: Column, most: bool, sample_weight: Column | None = None) -> 
 def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
     entries = F.collect_list(
         F.when(
-            both_known(actual, predicted) & cost.isNotNull(),
+            both_known(actual, predicted),
             F.struct(actual.alias("a"), predicted.alias("p"), cost.cast("double").alias("cost")),
         )
     )
+    twice = TWICE_IN_TABLE_MESSAGE
+    pairs = lambda es: F.transform(es, lambda e: F.struct(e["a"], e["p"]))  # noqa: E731
+
+    def bad(e: Column) -> Column:
+        c = e["cost"]
+        return c.isNull() | F.isnan(c) | (F.abs(c) == float("inf"))
 
     def nested(es: Column) -> Column:
-        keys = F.array_distinct(F.transform(es, lambda e: e["a"]))
-        inner = F.transform(
-            keys,
-            lambda x: F.map_from_entries(
-                F.transform(
-                    F.filter(es, lambda e: e["a"] == x),
-                    lambda e: F.struct(e["p"].alias("key"), e["cost"].alias("value")),
-                )
-            ),
+        # a pair twice, or a cost that is no finite number: the errors of every engine's costs
+        checked = (
+            F.when(F.size(F.array_distinct(pairs(es))) < F.size(es), F.raise_error(F.lit(twice)))
+            .when(F.exists(es, bad), F.raise_error(F.lit(COST_VALUE_MESSAGE)))
+            .otherwise(es)
         )
-        return F.map_from_arrays(keys, inner)
+        return let(checked, _nested)
 
     return let(entries, nested)
+
+
+def _nested(es: Column) -> Column:
+    """(a, p, cost) entries as the map a -> p -> cost."""
+    keys = F.array_distinct(F.transform(es, lambda e: e["a"]))
+    inner = F.transform(
+        keys,
+        lambda x: F.map_from_entries(
+            F.transform(
+                F.filter(es, lambda e: e["a"] == x),
+                lambda e: F.struct(e["p"].alias("key"), e["cost"].alias("value")),
+            )
+        ),
+    )
+    return F.map_from_arrays(keys, inner)
 
 
 def _majority_class(label: Column, sample_weight: Column | None = None) -> Column:
