@@ -515,7 +515,7 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
     totals AS (SELECT g, system.main.count(*) AS n FROM known GROUP BY g),
     per_class AS (
-        SELECT g, class, system.main.sum(is_a) AS r, system.main.sum(is_p) AS c, system.main.sum(hit) AS d FROM (
+        SELECT g, class, system.main.sum(is_a)::BIGINT AS r, system.main.sum(is_p)::BIGINT AS c, system.main.sum(hit)::BIGINT AS d FROM (
             SELECT g, a AS class, 1 AS is_a, 0 AS is_p, CASE WHEN a = p THEN 1 ELSE 0 END AS hit
             FROM known
             UNION ALL

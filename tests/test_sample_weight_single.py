@@ -536,3 +536,21 @@ def test_a_weight_named_a_dot_b_is_only_a_name(engine, name):
     dotted = table.rename_columns(["a.b" if c == "w" else c for c in table.column_names])
     got = _rows(engine, name, dotted, True, "g", weight="a.b")
     assert got == _rows(engine, name, table, True, "g")
+
+
+def test_duckdb_table_counts_are_bigint():
+    """The unweighted tables' counts are BIGINT in DuckDB, as Int64 in Polars and bigint in
+    Spark (class_metrics' were HUGEINT: DuckDB sums integers to it); weighted, DOUBLE."""
+    import mlsql
+
+    con = mlsql.connect()
+    con.execute(
+        "CREATE TABLE t AS SELECT * FROM (VALUES ('a', 'a', 1.0), ('a', 'b', 2.0)) v(y, p, w)"
+    )
+    for weighted in (False, True):
+        w = ", sample_weight := 'w'" if weighted else ""
+        count = "DOUBLE" if weighted else "BIGINT"
+        metrics = con.sql(f"SELECT * FROM class_metrics('t', 'y', 'p'{w})").types[1:6]
+        cells = con.sql(f"SELECT * FROM confusion_matrix('t', 'y', 'p'{w})").types[2:]
+        shares = con.sql(f"SELECT * FROM class_distribution('t', 'y'{w})").types[1:2]
+        assert [str(t) for t in [*metrics, *cells, *shares]] == [count] * 7

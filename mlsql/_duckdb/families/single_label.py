@@ -791,13 +791,19 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     ORDER BY __mlsql_g, __mlsql_a, __mlsql_p"""
     row = SL.ClassRow(*(Sql(k) for k in ("n", "r", "c", "d")))
     columns = formula("class_metrics")(ops, row, beta=Sql("b"), zero_division=Sql("zd"))
+
+    def total(x: str) -> str:
+        """A class's count: BIGINT as the other tables' and engines' (DuckDB sums integers to
+        HUGEINT), or a sum of weights."""
+        return f"sum({x})" if weighted else f"sum({x})::BIGINT"
+
     select = ",\n               ".join(f"{expr} AS {name}" for name, expr in columns.items())
     metrics = f"""WITH {known.format(func="class_metrics")},
     params AS (SELECT {q("_mlsql_check_beta")}(beta, 'class_metrics') AS b,
                       {q("_mlsql_check_zero_division")}(zero_division, 'class_metrics') AS zd),
     totals AS (SELECT g, {tally} AS n FROM known GROUP BY g),
     per_class AS (
-        SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
+        SELECT g, class, {total("is_a")} AS r, {total("is_p")} AS c, {total("hit")} AS d FROM (
             SELECT g, a AS class, {one} AS is_a, {zero} AS is_p, CASE WHEN a = p THEN {one} ELSE {zero} END AS hit
             FROM known
             UNION ALL
