@@ -1390,8 +1390,8 @@ CREATE OR REPLACE MACRO _mlsql_labels_from_indicators(indicators, labels) AS
     CASE WHEN indicators IS NULL THEN NULL
          WHEN system.main.len(indicators) <> system.main.len(labels) THEN system.main.error('labels_from_indicators needs one label name per indicator. Got ' || CAST(system.main.len(indicators) AS VARCHAR) || ' indicators and ' || CAST(system.main.len(labels) AS VARCHAR) || ' labels.')
          WHEN system.main.list_aggr(indicators, 'count') < system.main.len(indicators) THEN
-             CASE WHEN system.main.list_bool_and(system.main.list_transform(indicators, lambda v: CASE WHEN v IS NULL
-                  THEN true ELSE _mlsql_indicator(v) IS NOT NULL END)) THEN NULL
+             CASE WHEN system.main.len(system.main.list_filter(indicators, lambda v: CASE WHEN v IS NULL
+                  THEN false ELSE _mlsql_indicator(v) IS NULL END)) = 0 THEN NULL
              ELSE system.main.list_filter(labels, lambda l: false) END
          ELSE system.main.list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])
                                               AND l IS NOT NULL) END;

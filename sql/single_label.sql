@@ -110,8 +110,8 @@ CREATE OR REPLACE MACRO minority_class(label) AS
 -- _mlsql_cost_map_of(entries): A list of (a, p, cost) as the map a -> p -> cost.
 CREATE OR REPLACE MACRO _mlsql_cost_map_of(entries) AS 
     CASE WHEN system.main.len(system.main.list_distinct(system.main.list_transform(entries, lambda e: system.main.struct_pack(a := e.a, p := e.p)))) < system.main.len(entries) THEN system.main.error('The ''costs'' of cost_error give one cost per (actual, predicted) pair. Got a pair twice.')
-         WHEN system.main.list_bool_or(system.main.list_transform(entries, lambda e: e.cost IS NULL
-              OR NOT system.main.isfinite(CAST(e.cost AS DOUBLE)))) THEN system.main.error('cost_map takes finite numbers as costs. Got a NULL, NaN or infinite cost.')
+         WHEN system.main.len(system.main.list_filter(entries, lambda e: e.cost IS NULL
+              OR NOT system.main.isfinite(CAST(e.cost AS DOUBLE)))) > 0 THEN system.main.error('cost_map takes finite numbers as costs. Got a NULL, NaN or infinite cost.')
          ELSE system.main.map_from_entries(system.main.list_transform(system.main.list_distinct(system.main.list_transform(entries, lambda e: e.a)),
         lambda x: system.main.struct_pack(k := x, v := system.main.map_from_entries(system.main.list_transform(
             system.main.list_filter(entries, lambda e: e.a = x), lambda e: system.main.struct_pack(k := e.p, v := e.cost))))))

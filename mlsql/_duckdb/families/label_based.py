@@ -676,8 +676,8 @@ def _indicators(q: Qualify) -> list[Macro]:
             f"""CASE WHEN indicators IS NULL THEN NULL
          WHEN len(indicators) <> len(labels) THEN error({bad_length})
          WHEN list_count(indicators) < len(indicators) THEN
-             CASE WHEN list_bool_and(list_transform(indicators, lambda v: CASE WHEN v IS NULL
-                  THEN true ELSE {q("_mlsql_indicator")}(v) IS NOT NULL END)) THEN NULL
+             CASE WHEN len(list_filter(indicators, lambda v: CASE WHEN v IS NULL
+                  THEN false ELSE {q("_mlsql_indicator")}(v) IS NULL END)) = 0 THEN NULL
              ELSE list_filter(labels, lambda l: false) END
          ELSE list_filter(labels, lambda l, i: {q("_mlsql_indicator")}(indicators[i])
                                               AND l IS NOT NULL) END""",

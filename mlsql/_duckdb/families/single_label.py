@@ -654,8 +654,8 @@ def _hand_written(q: Qualify) -> list[Macro]:
     twice = lit(TWICE_IN_TABLE_MESSAGE)
     finite = lit(COST_VALUE_MESSAGE)
     cost_map = f"""CASE WHEN len(list_distinct({pairs})) < len(entries) THEN error({twice})
-         WHEN list_bool_or(list_transform(entries, lambda e: e.cost IS NULL
-              OR NOT isfinite(CAST(e.cost AS DOUBLE)))) THEN error({finite})
+         WHEN len(list_filter(entries, lambda e: e.cost IS NULL
+              OR NOT isfinite(CAST(e.cost AS DOUBLE)))) > 0 THEN error({finite})
          ELSE map_from_entries(list_transform(list_distinct(list_transform(entries, lambda e: e.a)),
         lambda x: struct_pack(k := x, v := map_from_entries(list_transform(
             list_filter(entries, lambda e: e.a = x), lambda e: struct_pack(k := e.p, v := e.cost))))))
