@@ -259,6 +259,30 @@ def weighted(engine: Any, **params: Any) -> dict[str, Any]:
     return {**params, "sample_weight": weight_arg(engine)}
 
 
+def _same_rows(got: list[dict], want: list[dict]) -> bool:
+    return len(got) == len(want) and all(
+        g.keys() == w.keys() and all(close(g[k], w[k]) for k in w)
+        for g, w in zip(got, want, strict=True)
+    )
+
+
+@pytest.mark.parametrize("measure", [pytest.param(m, id=m.name) for m in _table_measures()])
+def test_a_row_weighing_0_drops_out_of_label_tables(engine, measure):
+    """A row weighing 0 is as a row left out, its labels too (Polars listed a label only
+    such a row holds, with counts 0, in label_metrics and in every macro average)."""
+    rows = [(["a"], ["a"]), (["q"], ["r"]), (["a", "b"], ["b"])]
+    kept = [rows[0], rows[2]]
+    if not measure.available_in(engine.name):
+        pytest.skip(f"{measure.name} is not in {engine.name}")
+    got = engine.table_function(
+        measure.name, with_weights(label_table(rows), [1.0, 0.0, 2.0]), sample_weight=WEIGHT
+    ).to_pylist()
+    want = engine.table_function(
+        measure.name, with_weights(label_table(kept), [1.0, 2.0]), sample_weight=WEIGHT
+    ).to_pylist()
+    assert got and _same_rows(got, want)
+
+
 def test_a_null_weight_skips_the_row(engine):
     rows = [(["a", "b"], ["a"]), (["c"], ["d"]), (["e"], ["e"])]
     table = with_weights(label_table(rows), [2.0, None, 1.0])

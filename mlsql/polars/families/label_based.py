@@ -283,7 +283,10 @@ def _spread_portable(
         return pl.lit(flag, pl.Int64).repeat_by(side.list.len())
 
     marker_flag = pl.when(known).then(-1 - code).otherwise(0)
-    sides = [pl.when(known).then(x).fill_null([]) for x in (a_only, both, p)]
+    # a row weighing 0 drops out, its labels too (as the row repeated 0 times): no label
+    # of it is seen, where an entry of weight 0 listed its labels with counts 0
+    counted = known & (pl.col("__w") > 0) if weighted else known
+    sides = [pl.when(counted).then(x).fill_null([]) for x in (a_only, both, p)]
     labels_of_row = pl.concat_list(*sides, pl.lit(None, label_type))
     flags_of_row = pl.concat_list(
         *(flags(x, f) for x, f in zip(sides, LB_FLAGS, strict=True)), marker_flag
