@@ -266,6 +266,27 @@ def test_same_seed_same_result_other_seed_other_result(engine: str) -> None:
     assert [r[2:] for r in one] != [r[2:] for r in other]
 
 
+@pytest.mark.parametrize("engine", _engines())
+def test_a_group_without_a_known_row_gives_null(engine: str) -> None:
+    """A group whose rows are all unknown gives a NULL estimate and interval for every
+    measure, the macro and weighted averages too (their tuples crashed numpy's indexing
+    with no cell at all), and the other group its own (one row, all right: 1)."""
+    lists = pa.list_(pa.string())
+    data = pa.table(
+        {
+            "actual": pa.array([["a"], None], lists),
+            "predicted": pa.array([["a"], ["b"]], lists),
+            "g": ["x", "y"],
+        }
+    )
+    measures = ["macro_f1", "weighted_jaccard", "micro_f1"]
+    got = run_engine(engine, "bootstrap", data, "actual", "predicted", measures, by="g")
+    assert [r[:3] for r in got] == [("x", m, 1.0) for m in measures] + [
+        ("y", m, None) for m in measures
+    ]
+    assert all(x is None for r in got[3:] for x in r[2:])
+
+
 @pytest.mark.long
 def test_engines_agree_on_one_dataset() -> None:
     actual, predicted = simulate(random.Random(7), 80)

@@ -613,7 +613,8 @@ def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
     cell, from_predicted = keys >> 1, (keys & 1).astype(bool)
     tuples, code = cell // width, cell % width
     same = cell[1:] == cell[:-1]  # the actual code of a tp, then its predicted code
-    tp, second = np.r_[same, False], np.r_[False, same]
+    # (cut to the cells: with no known tuple there is no cell, and no pair to flag)
+    tp, second = np.r_[same, False][: len(cell)], np.r_[False, same][: len(cell)]
     label = np.where(
         code == n_labels,
         3 * n_labels,
