@@ -237,6 +237,20 @@ def test_quantile_bins_put_an_edge_below_and_skip_equal_edges(engine):
     _same(_rows(got, CAL_COLUMNS), _quantile_want([1, 0, 1, 1, 0], [0.1, 0.3, 0.3, 0.3, 0.9], 4))
 
 
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_calibration_table_of_no_known_row_has_no_row(engine, strategy):
+    """No row, no known row, or rows that all weigh 0: no bin, in every engine (Polars'
+    quantile bins read the edges of no rows out of bounds)."""
+    empty = pa.table({"actual": pa.array([], pa.int64()), "prob": pa.array([], pa.float64())})
+    unknown = pa.table({"actual": [1, 0, None], "prob": [None, None, 0.4]})
+    light = pa.table({"actual": [1, 0], "prob": [0.2, 0.7], "w": [0.0, 0.0]})
+    given = {"n_bins": 3, "strategy": strategy}
+    for t in (empty, unknown):
+        assert run_table(engine, "calibration_table", t, "actual", "prob", **given) == []
+    weighted = {**given, "sample_weight": "w"}
+    assert run_table(engine, "calibration_table", light, "actual", "prob", **weighted) == []
+
+
 def test_weighted_quantile_bins_cut_the_rows_that_count_each_once(engine):
     """With sample_weight the edges are the percentiles of the rows weighing more than 0, each
     row once; count, mean_score and observed_rate are weighted."""

@@ -100,7 +100,9 @@ def _quantile_bins(rows: Any, groups: list[str], nb: int) -> tuple[Any, pl.Expr]
     ``group_by`` holding each group's rows, its probabilities sorted once and read at the
     registry's numpy percentile positions, each row's bin ``search_sorted`` among the inner
     edges (side 'left', scikit-learn's)."""
-    v = pl.col("__mlsql_p").sort()
+    # a NULL after the sorted values: the positions (below n) read the same values, and over
+    # no rows (a group_by without keys has one group then) position -1 reads it, in bounds
+    v = pl.col("__mlsql_p").sort().append(pl.lit(None, pl.Float64))
     n = pl.len().cast(pl.Int64)
     level = pl.lit(pl.Series(TH.quantile_levels(nb), dtype=pl.Float64))
     lower, upper, t = TH.quantile_index(OPS, n, level)
