@@ -301,6 +301,18 @@ def test_all_zero_weights_give_the_zero_division_value(engine, zero_division):
     assert close(got, [float(zero_division)] * len(names))
 
 
+@pytest.mark.parametrize("zero_division", [0, 1])
+def test_a_report_of_rows_that_all_weigh_0_gives_the_zero_division_value(engine, zero_division):
+    """The report's micro and samples columns, as the aggregates of the same rows (Spark
+    gave NULL: it took a row entry of weight 0 for the empty group's)."""
+    table = with_weights(label_table([(["a"], ["b"]), (["c"], ["c"])]), [0.0, 0.0])
+    out = engine.table_function(
+        "multilabel_report", table, sample_weight=WEIGHT, zero_division=zero_division
+    ).to_pylist()
+    names = ("micro_precision", "micro_recall", "micro_f1", "samples_f1", "samples_jaccard")
+    assert [out[0][n] for n in names] == [float(zero_division)] * len(names)
+
+
 # ---------------------------------------------------------------- 4. nothing slips through
 def test_every_weighted_list_measure_is_checked_on_repeated_rows():
     checked = {m.name for data in DATA for m in _expression_measures(data)}

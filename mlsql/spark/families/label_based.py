@@ -422,7 +422,9 @@ def reports(
     frame, counted = _counting(frame, rows, groups, label_type, weighted)
     # every formula as Spark SQL text (mlsql.spark.text), every stage one subquery of one
     # query: Spark parses and analyses the report once
-    is_label, is_row = SparkSql("(`label` IS NOT NULL)"), SparkSql("(`row` > 0)")
+    # a row entry holds a known row's statistics (the empty group's row holds none): one
+    # of rows that all weigh 0 counts too, its sums 0 giving the zero_division value
+    is_label, is_row = SparkSql("(`label` IS NOT NULL)"), SparkSql("(`row_tp` IS NOT NULL)")
     stats = RowStats(ref("row_tp"), ref("row_n_actual"), ref("row_n_predicted"))
 
     def where(condition: SparkSql, value: Any) -> SparkSql:
