@@ -287,3 +287,14 @@ def test_indicators_of_a_null_label_and_of_boolean_lists(engine):
         return
     got = engine.indicators_from_lists(booleans, "actual", [False, True])
     assert got == [[0, 1], [1, 1], [0, 0]]
+
+
+@pytest.mark.parametrize("name", ["macro_fbeta", "weighted_fbeta"])
+def test_an_fbeta_table_without_beta_is_f1(engine, name):
+    """beta=None is beta 1, as omitting it is, in every engine (DuckDB's NULL was; Polars and
+    Spark asked their report for F1 columns and failed to find the F-beta one)."""
+    needs(engine, name)
+    table = label_table(rows_of("gatto_51.json"))
+    got = only_row(engine.table_function(name, table, beta=None))[name]
+    f1 = name.replace("fbeta", "f1")
+    assert close(got, only_row(engine.table_function(f1, table))[f1])

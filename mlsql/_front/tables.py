@@ -190,7 +190,8 @@ def standalone(
     ) -> Any:
         if set(beta) - ({"beta"} if with_beta else set()):
             raise TypeError(f"{name}() got unexpected keyword arguments {sorted(beta)}")
-        given = beta.get("beta", 1.0) if with_beta else None
+        # no beta (or None, as DuckDB's NULL) is 1, the rule of the report's beta
+        given = (1.0 if beta.get("beta") is None else beta["beta"]) if with_beta else None
         weight = {} if sample_weight is None else {"sample_weight": sample_weight}
         out = report(
             source,
