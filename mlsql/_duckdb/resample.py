@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
@@ -29,6 +29,8 @@ from mlsql._duckdb.threads import in_this_thread
 from mlsql._resample import front, run
 from mlsql._resample.numbers import CLASS_SCORE_STATS
 from mlsql._sqlexpr import lit, quote_ident
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _INTEGER = re.compile(r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?")
 
@@ -156,6 +158,14 @@ def _check(
     )
 
 
+def _with_draws(fn: F) -> F:
+    """``fn`` with the resampling's own parameters (:func:`front.draws`, the entries every
+    engine's ``bootstrap`` shares) written where its docstring's ``<draws>`` line stands."""
+    fn.__doc__ = (fn.__doc__ or "").replace("    <draws>", front.draws("str", "    "))
+    return fn
+
+
+@_with_draws
 def bootstrap(
     data: Any,
     actual: str,
@@ -202,19 +212,7 @@ def bootstrap(
         multiclass_brier_score and multiclass_calibration_error over a label
         and its class probabilities (a MAP or a list of {label, score}
         structs). Measures of one kind of input per call.
-    by : str or sequence of str, optional
-        Grouping columns; each group is resampled independently.
-    n_resamples : int, default 1000
-        Bootstrap resamples (at least 2).
-    confidence : float, default 0.95
-        Confidence of the interval, strictly between 0 and 1.
-    seed : int, default 0
-        Seed of the random streams: the same seed gives the same result (in
-        every engine), another seed another resample.
-    sample_weight : str, optional
-        A column of row weights (finite numbers >= 0; a NULL weight skips the
-        row), as the weighted measures take them: the estimate is the weighted
-        measure, and each row weighs its weight times its Poisson(1) draw.
+    <draws>
     con : duckdb.DuckDBPyConnection, optional
         The connection that reads ``data`` (a fresh ``mlsql.connect()`` if
         None; a relation from another connection is then copied).

@@ -317,7 +317,8 @@ SUMMARIES = {
     "bootstrap": (
         "Bootstrap intervals of measures, one row per group and measure.\n\n"
         "The result and the method are those of DuckDB's ``mlsql.bootstrap``; the same\n"
-        "seed gives the same result in every engine."
+        "seed gives the same result in DuckDB and Polars, and in Spark where it resamples\n"
+        "on the driver (docs/guides/uncertainty.md)."
     ),
     "compare": (
         "Paired comparison of every model with the baseline: difference, interval, p-values.\n\n"
@@ -332,6 +333,10 @@ actual, predicted : str
 measures : sequence
     Measure names or ``(name, {{parameter: value}})`` pairs; which measures
     resample is listed at ``mlsql.bootstrap``.
+{draws}"""
+#: the ``Parameters`` entries of the resampling itself, every engine's ``bootstrap`` and
+#: ``compare`` (DuckDB's too; ``{weight_type}``: the engine's type of a weight)
+DRAWS = """\
 by : str or sequence of str, optional
     Grouping columns; each group is resampled independently.
 n_resamples : int, default 1000
@@ -339,9 +344,28 @@ n_resamples : int, default 1000
 confidence : float, default 0.95
     Confidence of the interval, strictly between 0 and 1.
 seed : int, default 0
-    Seed of the random streams (the same in every engine).
+    Seed of the random streams: the same seed gives the same result, another
+    seed another resample (Spark's executors draw their own streams:
+    docs/guides/uncertainty.md).
 sample_weight : {weight_type}, optional
-    Row weights, as the weighted measures take them."""
+    Row weights (finite numbers >= 0; a NULL weight skips the row), as the
+    weighted measures take them: the estimate is the weighted measure, and
+    each row weighs its weight times its Poisson(1) draw."""
+
+
+def draws(weight_type: str, indent: str = "") -> str:
+    """:data:`DRAWS` for an engine whose weight is a ``weight_type``, each line after
+    ``indent``.
+
+    Examples
+    --------
+    >>> print(draws("str").splitlines()[0])
+    by : str or sequence of str, optional
+    """
+    text = DRAWS.format(weight_type=weight_type)
+    return "\n".join(indent + line for line in text.splitlines())
+
+
 #: the ``Parameters`` entries of ``compare`` alone
 COMPARE_PARAMETERS = """\
 model, id : str, default 'model', 'id'
@@ -367,7 +391,7 @@ def docstring(func: str, words: Mapping[str, str], example: str) -> str:
     """
     columns = BOOTSTRAP_COLUMNS if func == "bootstrap" else COMPARE_COLUMNS
     parameters = [f"{words['frame']} : {words['frame_type']}", "    The predictions."]
-    parameters += PARAMETERS.format(weight_type=words["weight_type"]).splitlines()
+    parameters += PARAMETERS.format(draws=draws(words["weight_type"])).splitlines()
     if func == "compare":
         parameters += COMPARE_PARAMETERS.splitlines()
     returned = textwrap.wrap(f"The ``by`` columns, {', '.join(columns)}.", 68)
