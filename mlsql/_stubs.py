@@ -233,11 +233,15 @@ def module_stub(
 
 # ---------------------------------------------------------------- examples
 def example_outputs() -> dict[str, str]:
-    """Each generated Polars example's output, computed now."""
+    """Each generated Polars example's output, and each table function's
+    (:data:`mlsql._front.examples.TABLES`), computed now."""
     import mlsql.polars as mp
+    from mlsql._front.examples import TABLES
     from mlsql.polars import _build
 
-    return {name: _build.run(s, mp) for name, s in sorted(mp._EXAMPLES.items())}
+    statements = dict(mp._EXAMPLES)
+    statements.update((n, _build.frame_example(n, e)) for n, e in TABLES.items())
+    return {name: _build.run(s, mp) for name, s in sorted(statements.items())}
 
 
 def example_outputs_module(found: Mapping[str, str]) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, Protocol
 
+from mlsql._front.examples import FrameExample
 from mlsql._registry import Measure
 
 
@@ -109,6 +110,11 @@ class Engine(Protocol):
 
     def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
         """The ``Examples`` lines of a generated function's docstring (may be empty)."""
+        ...
+
+    def frame_example(self, name: str, example: FrameExample) -> list[str]:
+        """The doctest statements (without ``>>>``) of ``example``, a call of function
+        ``name`` over a frame, the last one printing what it shows."""
         ...
 
 

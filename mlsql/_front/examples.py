@@ -12,9 +12,11 @@ too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from mlsql._registry import Measure
+from mlsql.measures import label_based as LB
 from mlsql.measures import ranking as R
 from mlsql.measures.scores import ROLES
 
@@ -209,3 +211,71 @@ def example(measure: Measure) -> Example | None:
     """
     family = FAMILIES.get(measure.family)
     return None if family is None else family(measure)
+
+
+@dataclass(frozen=True)
+class FrameExample:
+    """The example of a function over a frame: the frame's ``columns``, the call's column
+    arguments ``args`` and keyword ``params``, the columns it shows (``select``; all where
+    empty) and how: every row (``"rows"``), the first row (``"first"``) or its one value
+    (``"item"``). An engine writes it as its own statements (the ``frame_example`` of
+    :class:`mlsql._front.engine.Engine`)."""
+
+    columns: dict[str, list[Any]]
+    args: tuple[str, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    select: tuple[str, ...] = ()
+    show: Literal["rows", "first", "item"] = "rows"
+
+
+#: three rows of two classes, and two documents' tags
+_CLASSES: dict[str, list[Any]] = {"a": ["x", "x", "y"], "p": ["x", "y", "y"]}
+_TAGS: dict[str, list[Any]] = {
+    "actual": [["cat", "bird"], ["dog"]],
+    "predicted": [["cat"], ["dog", "cat"]],
+}
+_TIED: dict[str, list[Any]] = {"y": [1, 0, 1], "s": [0.9, 0.4, 0.4]}
+
+#: the table functions' examples; what each prints is computed by Polars with the measures'
+#: (:mod:`mlsql._front.example_outputs`)
+TABLES: dict[str, FrameExample] = {
+    "class_distribution": FrameExample({"y": ["a", "b", "a", None]}, ("y",)),
+    "confusion_matrix": FrameExample(_CLASSES, ("a", "p")),
+    "confusion_matrix_wide": FrameExample(_CLASSES, ("a", "p")),
+    "class_metrics": FrameExample(_CLASSES, ("a", "p"), select=("class", "precision", "recall")),
+    "label_metrics": FrameExample(
+        _TAGS, ("actual", "predicted"), select=("label", "tp", "fp", "fn", "tn")
+    ),
+    "multilabel_report": FrameExample(
+        _TAGS, ("actual", "predicted"), select=("n_rows", "macro_recall", "wlp"), show="first"
+    ),
+    "calibration_table": FrameExample(
+        {"actual": [1, 0, 1], "prob": [0.9, 0.8, 0.2]}, ("actual", "prob"), {"n_bins": 2}
+    ),
+    "label_thresholds": FrameExample(
+        LABEL_SCORES, ("actual", "scores"), select=("label", "threshold", "fbeta")
+    ),
+    "precision_recall_curve": FrameExample(_TIED, ("y", "s")),
+    "roc_curve": FrameExample(_TIED, ("y", "s")),
+    "det_curve": FrameExample({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]}, ("y", "s")),
+    "confusion_matrix_at_thresholds": FrameExample(
+        {"y": [0, 1, 1, 0], "s": [0.1, 0.5, 0.5, 0.9], "w": [1, 2, 1, 1]},
+        ("y", "s"),
+        {"sample_weight": "w"},
+    ),
+}
+
+
+def standalone(with_beta: bool) -> FrameExample:
+    """The example of a ``multilabel_report`` column offered as a table function of its own
+    (:func:`mlsql._front.tables.standalone`): the report's tags, beta 2 where it takes one
+    (``with_beta``), its one value shown (written exactly in
+    :data:`~mlsql.measures.label_based.STANDALONE_OUTPUTS`).
+
+    Examples
+    --------
+    >>> standalone(True).params
+    {'beta': 2.0}
+    """
+    given = {"beta": LB.STANDALONE_EXAMPLE_BETA} if with_beta else {}
+    return FrameExample(LB.STANDALONE_EXAMPLE, ("actual", "predicted"), given, show="item")

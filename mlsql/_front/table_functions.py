@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _params as P
+from mlsql._front import examples
 from mlsql._front.docs import table_docstring, table_returns
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, measures
@@ -105,7 +106,6 @@ def table_function(
     engine: Engine,
     name: str,
     compute: Callable[..., Any],
-    example: str,
     result: str | None = None,
     returns: str | None = None,
 ) -> Callable[..., Any]:
@@ -113,7 +113,7 @@ def table_function(
     type, calling ``compute(source, call)`` with the :class:`TableCall` of the arguments
     (defaults filled in, parameters checked); its docstring
     :func:`~mlsql._front.docs.table_docstring` of ``returns`` (default:
-    :func:`~mlsql._front.docs.table_returns`) and ``example``."""
+    :func:`~mlsql._front.docs.table_returns`) and :func:`table_example`."""
     signature = table_signature(name, engine.frame_type, result)
     m = REGISTRY[name]
     inputs = [i for i in m.inputs if i != "source"]
@@ -135,6 +135,28 @@ def table_function(
 
     table.__name__ = table.__qualname__ = name
     table.__module__ = engine.module
-    table.__doc__ = table_docstring(engine, name, returns or table_returns(engine, name), example)
+    returned = returns or table_returns(engine, name)
+    table.__doc__ = table_docstring(engine, name, returned, table_example(engine, name))
     table.__signature__ = signature  # type: ignore[attr-defined]
     return table
+
+
+def table_example(engine: Engine, name: str) -> str:
+    """The doctest text of table function ``name``'s example in ``engine``: its engine-neutral
+    example (:data:`mlsql._front.examples.TABLES`) as ``engine`` writes it, then what it
+    prints (:data:`mlsql._front.example_outputs.OUTPUTS`, computed by Polars).
+
+    Examples
+    --------
+    >>> from mlsql.polars._engine import POLARS
+    >>> for line in table_example(POLARS, "roc_curve").splitlines()[-3:]:
+    ...     print(line.removeprefix(">>> "))
+    df = pl.DataFrame({'y': [1, 0, 1], 's': [0.9, 0.4, 0.4]})
+    mp.roc_curve(df, 'y', 's').rows()
+    [(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
+    """
+    from mlsql._front.example_outputs import OUTPUTS
+
+    statements = engine.frame_example(name, examples.TABLES[name])
+    output = OUTPUTS.get(name, "<no output written: run python -m mlsql._stubs>")
+    return "\n".join([*(f">>> {s}" for s in statements), output])

@@ -15,6 +15,7 @@ from typing import Any
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front import examples
 from mlsql._front.docs import standalone_docstring
 from mlsql._front.engine import Engine
 from mlsql.measures import curves as CV
@@ -165,15 +166,14 @@ def standalone(
     engine: Engine,
     module: str,
     annotation: str,
-    example: Callable[[str, dict[str, Any]], list[str]],
 ) -> Callable[..., Any]:
     """The public function of the ``name`` column of ``report`` (``multilabel_report``).
 
     ``pick(report_frame, groups, name)`` selects the group columns and the
     column; ``annotation`` is the type of ``source`` and of the result, as the
-    engine's module spells it; ``example(name, params)`` the doctest statements of the
-    docstring's example over :data:`~mlsql.measures.label_based.STANDALONE_EXAMPLE`, its
-    output :data:`~mlsql.measures.label_based.STANDALONE_OUTPUTS`' value.
+    engine's module spells it. Its docstring's example is
+    :func:`mlsql._front.examples.standalone`, written by ``engine``, its output
+    :data:`~mlsql.measures.label_based.STANDALONE_OUTPUTS`' value.
     """
     with_beta = "fbeta" in name
 
@@ -208,10 +208,10 @@ def standalone(
     measure.__name__ = measure.__qualname__ = name
     measure.__module__ = module
     measure.__annotations__["source"] = measure.__annotations__["return"] = annotation
-    params = {"beta": LB.STANDALONE_EXAMPLE_BETA} if with_beta else {}
+    statements = engine.frame_example(name, examples.standalone(with_beta))
     output = repr(float(LB.STANDALONE_OUTPUTS[name]))
     measure.__doc__ = standalone_docstring(
-        engine, name, summary, with_beta, [*(f">>> {s}" for s in example(name, params)), output]
+        engine, name, summary, with_beta, [*(f">>> {s}" for s in statements), output]
     )
     return measure
 
@@ -223,7 +223,6 @@ def standalones(
     engine: Engine,
     module: str,
     annotation: str,
-    example: Callable[[str, dict[str, Any]], list[str]],
 ) -> dict[str, Callable[..., Any]]:
     """:func:`standalone` of every measure of :data:`~mlsql.measures.label_based.STANDALONE`."""
     return {
@@ -235,7 +234,6 @@ def standalones(
             engine=engine,
             module=module,
             annotation=annotation,
-            example=example,
         )
         for name, summary in LB.STANDALONE.items()
     }

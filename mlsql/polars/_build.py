@@ -33,6 +33,7 @@ import polars as pl
 
 from mlsql import _weights as W
 from mlsql._front import build as front
+from mlsql._front.examples import FrameExample
 from mlsql._registry import Measure
 from mlsql.polars import _lowering as S
 from mlsql.polars.ops import PolarsOps
@@ -151,6 +152,29 @@ def example(
     else:
         out.append(f"df.select(mp.{name}({args})).item()")
     return out
+
+
+def frame_example(name: str, example: FrameExample) -> list[str]:
+    """Doctest statements showing ``name`` over the frame of ``example`` (its output:
+    :func:`run`).
+
+    Examples
+    --------
+    >>> from mlsql._front.examples import TABLES
+    >>> frame_example("class_metrics", TABLES["class_metrics"])[-1]
+    "mp.class_metrics(df, 'a', 'p').select('class', 'precision', 'recall').rows()"
+    """
+    args = [*map(repr, example.args), *(f"{k}={v!r}" for k, v in example.params.items())]
+    call = f"mp.{name}({', '.join(['df', *args])})"
+    if example.select:
+        call += f".select({', '.join(map(repr, example.select))})"
+    shown = {"rows": ".rows()", "first": ".row(0)", "item": ".item()"}[example.show]
+    return [
+        "import polars as pl",
+        "import mlsql.polars as mp",
+        f"df = pl.DataFrame({example.columns!r})",
+        call + shown,
+    ]
 
 
 def run(statements: list[str], mp: Any) -> str:

@@ -9,9 +9,10 @@ from typing import Any, ClassVar
 import polars as pl
 
 from mlsql import _label_types as LT
+from mlsql._front.examples import FrameExample
 from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
-from mlsql.polars import families
+from mlsql.polars import _build, families
 from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import Check, IntoExpr, bounds, guarded, kind, same_kind
 from mlsql.polars._weights import weighted_check
@@ -105,6 +106,10 @@ class PolarsEngine:
     def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
         """None here: :mod:`mlsql.polars` appends the examples with their written outputs."""
         return ()
+
+    def frame_example(self, name: str, example: FrameExample) -> list[str]:
+        """The statements of ``example`` (:func:`_build.frame_example`)."""
+        return _build.frame_example(name, example)
 
 
 POLARS = PolarsEngine()

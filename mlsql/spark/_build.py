@@ -24,6 +24,7 @@ from pyspark.sql import Column
 from mlsql._front import build as front
 from mlsql._front import examples
 from mlsql._front.example_outputs import OUTPUTS
+from mlsql._front.examples import FrameExample
 from mlsql._registry import Measure
 from mlsql._weights import weighted
 from mlsql.spark.ops import SparkOps, column
@@ -93,6 +94,53 @@ def example(
     else:
         lines.append(f">>> df.agg(ms.{name}({args})).first()[0]")
     return [*lines, output]
+
+
+def frame_example(name: str, example: FrameExample) -> list[str]:
+    """Doctest statements showing ``name`` over the frame of ``example``, its schema read from
+    the values (:func:`spark_type`).
+
+    Examples
+    --------
+    >>> from mlsql._front.examples import TABLES
+    >>> frame_example("det_curve", TABLES["det_curve"])[-2:]
+    ["df = spark.createDataFrame([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)], 'y int, s double')", "[tuple(r) for r in ms.det_curve(df, 'y', 's').collect()]"]
+    """
+    columns = example.columns
+    rows = [tuple(_value(x) for x in row) for row in zip(*columns.values(), strict=True)]
+    schema = ", ".join(f"{n} {spark_type([_value(x) for x in v])}" for n, v in columns.items())
+    args = [*map(repr, example.args), *(f"{k}={v!r}" for k, v in example.params.items())]
+    call = f"ms.{name}({', '.join(['df', *args])})"
+    if example.select:
+        call += f".select({', '.join(map(repr, example.select))})"
+    shown = {
+        "rows": f"[tuple(r) for r in {call}.collect()]",
+        "first": f"tuple({call}.first())",
+        "item": f"{call}.first()[0]",
+    }[example.show]
+    return [
+        "from pyspark.sql import SparkSession",
+        "import mlsql.spark as ms",
+        "spark = SparkSession.builder.getOrCreate()",
+        f"df = spark.createDataFrame({rows!r}, {schema!r})",
+        shown,
+    ]
+
+
+def spark_type(values: Sequence[Any]) -> str:
+    """The Spark type of a column of Python ``values`` (an example's), as DDL.
+
+    Examples
+    --------
+    >>> spark_type([None, 2]), spark_type([["a"], []]), spark_type([{"a": 0.5}])
+    ('int', 'array<string>', 'map<string, double>')
+    """
+    x = next(v for v in values if v is not None and v != [])
+    if isinstance(x, dict):
+        return f"map<{spark_type(list(x))}, {spark_type(list(x.values()))}>"
+    if isinstance(x, list):
+        return f"array<{spark_type([e for v in values if v for e in v])}>"
+    return {bool: "boolean", int: "int", float: "double", str: "string"}[type(x)]
 
 
 #: a family's example: its rows, their DDL schema, the parameters and the printed output

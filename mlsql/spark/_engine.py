@@ -11,9 +11,10 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from mlsql import _label_types as LT
+from mlsql._front.examples import FrameExample
 from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
-from mlsql.spark import families
+from mlsql.spark import _build, families
 from mlsql.spark._build import OPS, Check, IntoColumn, example, run
 from mlsql.spark._types import check_label_lists, checked_label_value, checked_universe, to_column
 from mlsql.spark._weights import weighted_check
@@ -131,6 +132,10 @@ class SparkEngine:
             return ()
         rows, schema, params, output = found
         return example(measure.name, measure.kind, rows, schema, measure.inputs, params, output)
+
+    def frame_example(self, name: str, example: FrameExample) -> list[str]:
+        """The statements of ``example`` (:func:`_build.frame_example`)."""
+        return _build.frame_example(name, example)
 
 
 SPARK = SparkEngine()

@@ -375,60 +375,16 @@ def _curve(source: Frame, call: TableCall) -> Frame:
     return K.finish(out, source)
 
 
-precision_recall_curve = table_function(
-    POLARS,
-    "precision_recall_curve",
-    _curve,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"y": [1, 0, 1], "s": [0.9, 0.4, 0.4]})
-    >>> mp.precision_recall_curve(df, "y", "s").rows()
-    [(inf, 1.0, 0.0), (0.9, 1.0, 0.5), (0.4, 0.6666666666666666, 1.0)]
-    """,
-)
+precision_recall_curve = table_function(POLARS, "precision_recall_curve", _curve)
 
 
-roc_curve = table_function(
-    POLARS,
-    "roc_curve",
-    _curve,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"y": [1, 0, 1], "s": [0.9, 0.4, 0.4]})
-    >>> mp.roc_curve(df, "y", "s").rows()
-    [(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
-    """,
-)
+roc_curve = table_function(POLARS, "roc_curve", _curve)
 
 
-det_curve = table_function(
-    POLARS,
-    "det_curve",
-    _curve,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
-    >>> mp.det_curve(df, "y", "s").rows()
-    [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
-    """,
-)
+det_curve = table_function(POLARS, "det_curve", _curve)
 
 
-confusion_matrix_at_thresholds = table_function(
-    POLARS,
-    "confusion_matrix_at_thresholds",
-    _curve,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"y": [0, 1, 1, 0], "s": [0.1, 0.5, 0.5, 0.9], "w": [1, 2, 1, 1]})
-    >>> mp.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").rows()
-    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
-    """,
-)
+confusion_matrix_at_thresholds = table_function(POLARS, "confusion_matrix_at_thresholds", _curve)
 
 
 __all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]

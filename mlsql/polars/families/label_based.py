@@ -345,18 +345,7 @@ def _label_metrics(source: Frame, call: TableCall) -> Frame:
     return _finish(out.select(*shown, *columns), source)
 
 
-label_metrics = table_function(
-    POLARS,
-    "label_metrics",
-    _label_metrics,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
-    >>> mp.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").rows()
-    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
-    """,
-)
+label_metrics = table_function(POLARS, "label_metrics", _label_metrics)
 
 
 def report(source: Frame, call: TableCall, in_memory: bool | None = None) -> Frame:
@@ -395,33 +384,11 @@ def report(source: Frame, call: TableCall, in_memory: bool | None = None) -> Fra
     return _finish(out.select(*shown, *LB.report_columns(beta is not None)), source)
 
 
-multilabel_report = table_function(
-    POLARS,
-    "multilabel_report",
-    report,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
-    >>> mp.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").row(0)
-    (2, 0.6666666666666666, 0.3333333333333333)
-    """,
-)
+multilabel_report = table_function(POLARS, "multilabel_report", report)
 
 
 def _pick(report: Frame, groups: list[str], name: str) -> Frame:
     return report.select(*groups, name)
-
-
-def _example(name: str, params: dict[str, Any]) -> list[str]:
-    """The doctest statements of a standalone measure's example (:func:`T.standalone`)."""
-    args = ", ".join(["df", "'actual'", "'predicted'", *(f"{k}={v!r}" for k, v in params.items())])
-    return [
-        "import polars as pl",
-        "import mlsql.polars as mp",
-        f"df = pl.DataFrame({LB.STANDALONE_EXAMPLE!r})",
-        f"mp.{name}({args}).item()",
-    ]
 
 
 _STANDALONE = T.standalones(
@@ -430,7 +397,6 @@ _STANDALONE = T.standalones(
     engine=POLARS,
     module=__name__,
     annotation="Frame",
-    example=_example,
 )
 globals().update(_STANDALONE)
 

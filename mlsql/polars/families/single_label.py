@@ -574,17 +574,7 @@ def _class_distribution(source: Frame, call: TableCall) -> Frame:
     return K.finish(out, source)
 
 
-class_distribution = table_function(
-    POLARS,
-    "class_distribution",
-    _class_distribution,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> mp.class_distribution(pl.DataFrame({"y": ["a", "b", "a", None]}), "y").rows()
-    [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
-    """,
-)
+class_distribution = table_function(POLARS, "class_distribution", _class_distribution)
 
 
 def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
@@ -623,18 +613,7 @@ def _confusion_matrix(source: Frame, call: TableCall) -> Frame:
     return K.finish(out, source)
 
 
-confusion_matrix = table_function(
-    POLARS,
-    "confusion_matrix",
-    _confusion_matrix,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
-    >>> mp.confusion_matrix(df, "a", "p").rows()
-    [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
-    """,
-)
+confusion_matrix = table_function(POLARS, "confusion_matrix", _confusion_matrix)
 
 
 def _confusion_matrix_wide(source: Frame, call: TableCall) -> pl.DataFrame:
@@ -657,13 +636,6 @@ confusion_matrix_wide = table_function(
         frame="polars.DataFrame",
         more="Always collected (the columns depend on the data).",
     ),
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
-    >>> mp.confusion_matrix_wide(df, "a", "p").rows()
-    [('x', 1, 1), ('y', 0, 1)]
-    """,
     result="pl.DataFrame",
 )
 
@@ -715,18 +687,7 @@ def _class_metrics(source: Frame, call: TableCall) -> Frame:
     return K.finish(out, source)
 
 
-class_metrics = table_function(
-    POLARS,
-    "class_metrics",
-    _class_metrics,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
-    >>> mp.class_metrics(df, "a", "p").select("class", "precision", "recall").rows()
-    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
-    """,
-)
+class_metrics = table_function(POLARS, "class_metrics", _class_metrics)
 
 
 for _fn in (

@@ -174,18 +174,7 @@ def _calibration_table(source: Frame, call: TableCall) -> Frame:
     return K.finish(out, source)
 
 
-calibration_table = table_function(
-    POLARS,
-    "calibration_table",
-    _calibration_table,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [1, 0, 1], "prob": [0.9, 0.8, 0.2]})
-    >>> mp.calibration_table(df, "actual", "prob", n_bins=2).rows()
-    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
-    """,
-)
+calibration_table = table_function(POLARS, "calibration_table", _calibration_table)
 
 
 def _label_thresholds(source: Frame, call: TableCall) -> Frame:
@@ -267,22 +256,7 @@ def _label_thresholds(source: Frame, call: TableCall) -> Frame:
     return K.finish(out, source)
 
 
-label_thresholds = table_function(
-    POLARS,
-    "label_thresholds",
-    _label_thresholds,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> scores = [{"cat": 0.9, "dog": 0.3}, {"cat": 0.6, "dog": 0.4}, {"cat": 0.7, "dog": 0.8}]
-    >>> df = pl.DataFrame({
-    ...     "actual": [["cat"], ["cat", "dog"], ["dog"]],
-    ...     "scores": [[{"label": k, "score": v} for k, v in s.items()] for s in scores],
-    ... })
-    >>> mp.label_thresholds(df, "actual", "scores").select("label", "threshold", "fbeta").rows()
-    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
-    """,
-)
+label_thresholds = table_function(POLARS, "label_thresholds", _label_thresholds)
 
 
 for _fn in (calibration_table, label_thresholds):

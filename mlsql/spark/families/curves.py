@@ -223,64 +223,16 @@ def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
     )
 
 
-precision_recall_curve = table_function(
-    SPARK,
-    "precision_recall_curve",
-    _curve,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.4), (1, 0.4)], "y int, s double")
-    >>> [tuple(r) for r in ms.precision_recall_curve(df, "y", "s").collect()]
-    [(inf, 1.0, 0.0), (0.9, 1.0, 0.5), (0.4, 0.6666666666666666, 1.0)]
-    """,
-)
+precision_recall_curve = table_function(SPARK, "precision_recall_curve", _curve)
 
 
-roc_curve = table_function(
-    SPARK,
-    "roc_curve",
-    _curve,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.4), (1, 0.4)], "y int, s double")
-    >>> [tuple(r) for r in ms.roc_curve(df, "y", "s").collect()]
-    [(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
-    """,
-)
+roc_curve = table_function(SPARK, "roc_curve", _curve)
 
 
-det_curve = table_function(
-    SPARK,
-    "det_curve",
-    _curve,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)], "y int, s double")
-    >>> [tuple(r) for r in ms.det_curve(df, "y", "s").collect()]
-    [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]
-    """,
-)
+det_curve = table_function(SPARK, "det_curve", _curve)
 
 
-confusion_matrix_at_thresholds = table_function(
-    SPARK,
-    "confusion_matrix_at_thresholds",
-    _curve,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(0, 0.1, 1), (1, 0.5, 2), (1, 0.5, 1), (0, 0.9, 1)], "y int, s double, w int")
-    >>> [tuple(r) for r in ms.confusion_matrix_at_thresholds(df, "y", "s", sample_weight="w").collect()]
-    [(0.9, 1.0, 1.0, 3.0, 0.0), (0.5, 1.0, 1.0, 0.0, 3.0), (0.1, 0.0, 2.0, 0.0, 3.0)]
-    """,
-)
+confusion_matrix_at_thresholds = table_function(SPARK, "confusion_matrix_at_thresholds", _curve)
 
 
 __all__ = ["confusion_matrix_at_thresholds", "det_curve", "precision_recall_curve", "roc_curve"]

@@ -349,22 +349,7 @@ def _label_metrics(source: DataFrame, call: TableCall) -> DataFrame:
     return query(frame, build)
 
 
-label_metrics = table_function(
-    SPARK,
-    "label_metrics",
-    _label_metrics,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
-    ...     "actual array<string>, predicted array<string>",
-    ... )
-    >>> [tuple(r) for r in ms.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").collect()]
-    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
-    """,
-)
+label_metrics = table_function(SPARK, "label_metrics", _label_metrics)
 
 
 def _multilabel_report(source: DataFrame, call: TableCall) -> DataFrame:
@@ -381,22 +366,7 @@ def _multilabel_report(source: DataFrame, call: TableCall) -> DataFrame:
     )
 
 
-multilabel_report = table_function(
-    SPARK,
-    "multilabel_report",
-    _multilabel_report,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
-    ...     "actual array<string>, predicted array<string>",
-    ... )
-    >>> tuple(ms.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").first())
-    (2, 0.6666666666666666, 0.3333333333333333)
-    """,
-)
+multilabel_report = table_function(SPARK, "multilabel_report", _multilabel_report)
 
 
 def reports(
@@ -480,26 +450,12 @@ def _pick(report: DataFrame, groups: list[str], name: str) -> DataFrame:
     return report.select(*(_quoted(g) for g in groups), name)
 
 
-def _example(name: str, params: dict[str, Any]) -> list[str]:
-    """The doctest statements of a standalone measure's example (:func:`TB.standalone`)."""
-    rows = list(zip(*LB.STANDALONE_EXAMPLE.values(), strict=True))
-    args = ", ".join(["df", "'actual'", "'predicted'", *(f"{k}={v!r}" for k, v in params.items())])
-    return [
-        "from pyspark.sql import SparkSession",
-        "import mlsql.spark as ms",
-        "spark = SparkSession.builder.getOrCreate()",
-        f"df = spark.createDataFrame({rows!r}, 'actual array<string>, predicted array<string>')",
-        f"ms.{name}({args}).first()[0]",
-    ]
-
-
 _STANDALONE = TB.standalones(
     multilabel_report,
     _pick,
     engine=SPARK,
     module="mlsql.spark",
     annotation="DataFrame",
-    example=_example,
 )
 globals().update(_STANDALONE)
 

@@ -1321,19 +1321,7 @@ def _class_distribution(source: DataFrame, call: TableCall) -> DataFrame:
     return _ordered(out, [*groups, "class"]).select(*shown, "class", "count", "share")
 
 
-class_distribution = table_function(
-    SPARK,
-    "class_distribution",
-    _class_distribution,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([("a",), ("b",), ("a",), (None,)], "y string")
-    >>> [tuple(r) for r in ms.class_distribution(df, "y").collect()]
-    [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
-    """,
-)
+class_distribution = table_function(SPARK, "class_distribution", _class_distribution)
 
 
 def _long(rows: DataFrame, groups: list[str], sample_weight: str | None = None) -> DataFrame:
@@ -1369,19 +1357,7 @@ def _confusion_matrix(source: DataFrame, call: TableCall) -> DataFrame:
     )
 
 
-confusion_matrix = table_function(
-    SPARK,
-    "confusion_matrix",
-    _confusion_matrix,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
-    >>> [tuple(r) for r in ms.confusion_matrix(df, "a", "p").collect()]
-    [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
-    """,
-)
+confusion_matrix = table_function(SPARK, "confusion_matrix", _confusion_matrix)
 
 
 def _confusion_matrix_wide(source: DataFrame, call: TableCall) -> DataFrame:
@@ -1408,14 +1384,6 @@ confusion_matrix_wide = table_function(
         "confusion_matrix_wide",
         more="The classes are read first (one Spark job), as ``pivot`` needs them.",
     ),
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
-    >>> [tuple(r) for r in ms.confusion_matrix_wide(df, "a", "p").collect()]
-    [('x', 1, 1), ('y', 0, 1)]
-    """,
 )
 
 
@@ -1446,19 +1414,7 @@ def _class_metrics(source: DataFrame, call: TableCall) -> DataFrame:
     return _ordered(out, [*groups, "class"]).select(*shown, "class", *values)
 
 
-class_metrics = table_function(
-    SPARK,
-    "class_metrics",
-    _class_metrics,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
-    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
-    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
-    """,
-)
+class_metrics = table_function(SPARK, "class_metrics", _class_metrics)
 
 
 # ------------------------------------------------------------------ public functions

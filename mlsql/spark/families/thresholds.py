@@ -176,19 +176,7 @@ def _calibration_table(source: DataFrame, call: TableCall) -> DataFrame:
     return _finish(out, groups, internal, ["bin", *values])
 
 
-calibration_table = table_function(
-    SPARK,
-    "calibration_table",
-    _calibration_table,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.8), (1, 0.2)], "actual int, prob double")
-    >>> [tuple(r) for r in ms.calibration_table(df, "actual", "prob", n_bins=2).collect()]
-    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
-    """,
-)
+calibration_table = table_function(SPARK, "calibration_table", _calibration_table)
 
 
 def _label_thresholds(source: DataFrame, call: TableCall) -> DataFrame:
@@ -285,24 +273,7 @@ def _label_thresholds(source: DataFrame, call: TableCall) -> DataFrame:
     return _finish(out, groups, internal, list(TH.THRESHOLD_COLUMNS))
 
 
-label_thresholds = table_function(
-    SPARK,
-    "label_thresholds",
-    _label_thresholds,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(["cat"], {"cat": 0.9, "dog": 0.3}), (["cat", "dog"], {"cat": 0.6, "dog": 0.4}),
-    ...      (["dog"], {"cat": 0.7, "dog": 0.8})],
-    ...     "actual array<string>, scores map<string, double>",
-    ... )
-    >>> out = ms.label_thresholds(df, "actual", "scores")
-    >>> [tuple(r) for r in out.select("label", "threshold", "fbeta").collect()]
-    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
-    """,
-)
+label_thresholds = table_function(SPARK, "label_thresholds", _label_thresholds)
 
 
 __all__ = ["calibration_table", "label_thresholds"]
