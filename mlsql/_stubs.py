@@ -234,13 +234,13 @@ def module_stub(
 # ---------------------------------------------------------------- examples
 def example_outputs() -> dict[str, str]:
     """Each generated Polars example's output, and each table function's
-    (:data:`mlsql._front.examples.TABLES`), computed now."""
+    (:data:`mlsql._front.examples.FRAMES`), computed now."""
     import mlsql.polars as mp
-    from mlsql._front.examples import TABLES
+    from mlsql._front.examples import FRAMES
     from mlsql.polars import _build
 
     statements = dict(mp._EXAMPLES)
-    statements.update((n, _build.frame_example(n, e)) for n, e in TABLES.items())
+    statements.update((n, _build.frame_example(n, e)) for n, e in FRAMES.items())
     return {name: _build.run(s, mp) for name, s in sorted(statements.items())}
 
 

@@ -31,6 +31,7 @@ from mlsql._duckdb import evaluate_regression as ER
 from mlsql._duckdb import evaluate_sets as ES
 from mlsql._duckdb.families.evaluate import by_position
 from mlsql._evaluate import front as EV
+from mlsql._front.docs import shared_entries
 from mlsql._sqlexpr import lit, quote_ident
 
 
@@ -135,6 +136,7 @@ def _joined(wide: str, more: str, groups: Sequence[str], picked: Sequence[str]) 
     return f"SELECT {columns} FROM ({wide}) AS w JOIN ({more}) AS x ON {on}"
 
 
+@shared_entries("parameters", EV.PARAMETERS)
 def evaluate(
     data: Any,
     actual: str,
@@ -157,20 +159,7 @@ def evaluate(
         families lowered to ibis so far (label sets, binary, regression, single labels:
         docs/guides/ibis.md says which of them), and gives an ibis
         table of the same columns.
-    actual, predicted : str
-        The columns of the truth and of the prediction (labels, label lists,
-        numbers or scores, as each measure takes them; a measure of one column,
-        such as prevalence, reads ``actual``).
-    measures : sequence
-        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
-        measure of mlsql (the reference lists them), of any family, even
-        several families at once when the columns suit them all, and the
-        per-label averages of label lists (macro_*, weighted_*,
-        label_accuracy_micro/macro, clp, mlp, wlp).
-    by : str or sequence of str, optional
-        Grouping columns (not named ``measure`` or ``estimate``).
-    sample_weight : str, optional
-        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
+    <parameters>
     con : duckdb.DuckDBPyConnection, optional
         The connection that reads ``data`` (a fresh ``mlsql.connect()`` if None).
 

@@ -17,20 +17,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 import duckdb
 
 from mlsql import _label_types as LT
 from mlsql._duckdb.label_tables import source_text
 from mlsql._duckdb.threads import in_this_thread
+from mlsql._front.docs import shared_entries
 from mlsql._resample import front, run
 from mlsql._resample.numbers import CLASS_SCORE_STATS
 from mlsql._sqlexpr import lit, quote_ident
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 _INTEGER = re.compile(r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?")
 
@@ -158,14 +157,7 @@ def _check(
     )
 
 
-def _with_draws(fn: F) -> F:
-    """``fn`` with the resampling's own parameters (:func:`front.draws`, the entries every
-    engine's ``bootstrap`` shares) written where its docstring's ``<draws>`` line stands."""
-    fn.__doc__ = (fn.__doc__ or "").replace("    <draws>", front.draws("str", "    "))
-    return fn
-
-
-@_with_draws
+@shared_entries("draws", front.draws("str"))
 def bootstrap(
     data: Any,
     actual: str,

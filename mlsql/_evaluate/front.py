@@ -12,7 +12,7 @@ import inspect
 import textwrap
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
@@ -21,6 +21,9 @@ from mlsql._front.build import checked_params
 from mlsql._front.tables import check_by_names, check_columns
 from mlsql._registry import REGISTRY, Measure, measures
 from mlsql.measures import label_based as LB
+
+if TYPE_CHECKING:
+    from mlsql._front.engine import Engine
 
 FUNC = "evaluate"
 #: the result columns after the ``by`` columns
@@ -300,19 +303,21 @@ def inputs(item: Item, names: Mapping[str, Any]) -> list[Any]:
 
 # ---------------------------------------------------------------- docstrings
 SUMMARY = "Measures per group, one row per group and measure, from one pass over the data."
-#: the ``Parameters`` entries after the frame (``{weight_type}``: the engine's weight type)
+#: the ``Parameters`` entries after the frame, in every engine (DuckDB's too)
 PARAMETERS = """\
 actual, predicted : str
     The columns of the truth and of the prediction (labels, label lists,
     numbers or scores, as each measure takes them; a measure of one column,
     such as prevalence, reads ``actual``).
 measures : sequence
-    Measure names or ``(name, {{parameter: value}})`` pairs: any aggregate
-    measure of mlsql, and the per-label averages of label lists (macro_*,
-    weighted_*, label_accuracy_micro/macro, clp, mlp, wlp).
+    Measure names or ``(name, {parameter: value})`` pairs: any aggregate
+    measure of mlsql (the reference lists them), of any family, even
+    several families at once when the columns suit them all, and the
+    per-label averages of label lists (macro_*, weighted_*,
+    label_accuracy_micro/macro, clp, mlp, wlp).
 by : str or sequence of str, optional
     Grouping columns (not named ``measure`` or ``estimate``).
-sample_weight : {weight_type}, optional
+sample_weight : str, optional
     A column of row weights (finite numbers >= 0; a NULL weight skips the row)."""
 #: the ``Returns`` text (``{head}``: the engine's words before the ``by`` columns,
 #: ``{double}``: its name of the estimate's type)
@@ -323,53 +328,60 @@ RETURNS = (
 )
 
 
-def docstring(words: Mapping[str, str], example: str, notes: str = "") -> str:
-    """The numpydoc docstring of a DataFrame engine's ``evaluate``.
+def docstring(engine: Engine, method: str = "", notes: str = "") -> str:
+    """The numpydoc docstring of a DataFrame engine's ``evaluate``, in ``engine``'s words
+    (:attr:`~mlsql._front.engine.Engine.words`: the frame's parameter and type, which is the
+    result's, and the estimate's type), its example the engine-neutral one
+    (:data:`mlsql._front.examples.FRAMES`) as the engine writes it.
 
-    ``words`` are the engine's: ``frame`` names the first parameter, of type
-    ``frame_type``; ``method`` follows the summary; ``weight_type`` is the type of
-    ``sample_weight``, ``result_type`` that of the result, ``result_head`` what the
-    ``Returns`` text begins with and ``double`` the estimate's type. ``notes`` (the
-    engine's ``Notes`` section, if any) and ``example`` (its doctest) are its own.
+    ``method`` (a sentence after the one that says the result is DuckDB's) and ``notes``
+    (the engine's ``Notes`` section, if any) are the engine's own.
 
     Examples
     --------
-    >>> words = {"frame": "df", "frame_type": "X", "method": "As at DuckDB.",
-    ...          "weight_type": "str", "result_type": "X", "result_head": "The", "double": "double"}
-    >>> docstring(words, ">>> 1").splitlines()[2:7]
-    ['As at DuckDB.', '', 'Parameters', '----------', 'df : X']
+    >>> from mlsql.polars._engine import POLARS
+    >>> docstring(POLARS).splitlines()[2:7]
+    ["The result and the method are those of DuckDB's ``mlsql.evaluate``.", '', 'Parameters', '----------', 'frame : polars.DataFrame or polars.LazyFrame']
     """
-    returns = textwrap.fill(RETURNS.format(head=words["result_head"], double=words["double"]), 72)
+    from mlsql._front.example_outputs import OUTPUTS
+    from mlsql._front.examples import FRAMES
+
+    words = engine.words
+    head = f"The kind of ``{words['frame_param']}``: the" if words["lazy"] else "The"
+    returns = textwrap.fill(RETURNS.format(head=head, double=words["double"]), 72)
+    said = " ".join(["The result and the method are those of DuckDB's ``mlsql.evaluate``.", method])
+    statements = engine.frame_example("evaluate", FRAMES["evaluate"])
+    output = OUTPUTS.get("evaluate", "<no output written: run python -m mlsql._stubs>")
     lines = [
         SUMMARY,
         "",
-        *words["method"].splitlines(),
+        *textwrap.wrap(said, 84),
         "",
         "Parameters",
         "----------",
-        f"{words['frame']} : {words['frame_type']}",
+        f"{words['frame_param']} : {words['frame']}",
         "    The predictions.",
-        *PARAMETERS.format(weight_type=words["weight_type"]).splitlines(),
+        *PARAMETERS.splitlines(),
         "",
         "Returns",
         "-------",
-        words["result_type"],
+        words["frame"],
         *(f"    {line}" for line in returns.splitlines()),
     ]
     if notes:
         lines += ["", "Notes", "-----", *inspect.cleandoc(notes).splitlines()]
-    lines += ["", "Examples", "--------", *inspect.cleandoc(example).splitlines()]
+    lines += ["", "Examples", "--------", *(f">>> {s}" for s in statements), output]
     return "\n".join(lines)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def documented(words: Mapping[str, str], example: str, notes: str = "") -> Callable[[F], F]:
+def documented(engine: Engine, method: str = "", notes: str = "") -> Callable[[F], F]:
     """Give the decorated ``evaluate`` its docstring (:func:`docstring`)."""
 
     def document(fn: F) -> F:
-        fn.__doc__ = docstring(words, example, notes)
+        fn.__doc__ = docstring(engine, method, notes)
         return fn
 
     return document

@@ -399,11 +399,26 @@ def standalone_docstring(
     return "\n".join([*lines, "", "Examples", "--------", *example])
 
 
-def table(engine: Engine, returns: str, example: str) -> Callable[[F], F]:
-    """Give the decorated table function its docstring (:func:`table_docstring`)."""
+def shared_entries(marker: str, text: str) -> Callable[[F], F]:
+    """Write ``text``, ``Parameters`` entries a function shares with another engine's, into
+    the decorated function's docstring where its line ``<marker>`` stands (indented as
+    that line).
 
-    def document(fn: F) -> F:
-        fn.__doc__ = table_docstring(engine, fn.__name__, returns, example)
+    Examples
+    --------
+    >>> def f(seed):
+    ...     "Parameters\\n    ----------\\n    <draws>\\n"
+    >>> f = shared_entries("draws", "seed : int\\n    The seed.")(f)
+    >>> f.__doc__.splitlines()[-2:]
+    ['    seed : int', '        The seed.']
+    """
+
+    def write(fn: F) -> F:
+        doc = fn.__doc__ or ""
+        line = next(x for x in doc.splitlines() if x.strip() == f"<{marker}>")
+        indent = line[: len(line) - len(line.lstrip())]
+        entries = "\n".join(indent + x if x else x for x in text.splitlines())
+        fn.__doc__ = doc.replace(line, entries, 1)
         return fn
 
-    return document
+    return write

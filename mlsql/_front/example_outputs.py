@@ -80,6 +80,7 @@ OUTPUTS = {
     "dcg": "0.8154648767857287",
     "det_curve": "[(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 0.0)]",
     "error_rate": "0.25",
+    "evaluate": "[('A', 'accuracy', 1.0), ('A', 'fbeta_score(beta=2)', 1.0), ('B', 'accuracy', 0.5), ('B', 'fbeta_score(beta=2)', 0.4166666666666667)]",
     "expected_calibration_error": "0.16666666666666666",
     "explained_variance": "0.9571734475374732",
     "f1_at": "0.5333333333333333",

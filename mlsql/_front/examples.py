@@ -236,9 +236,9 @@ _TAGS: dict[str, list[Any]] = {
 }
 _TIED: dict[str, list[Any]] = {"y": [1, 0, 1], "s": [0.9, 0.4, 0.4]}
 
-#: the table functions' examples; what each prints is computed by Polars with the measures'
-#: (:mod:`mlsql._front.example_outputs`)
-TABLES: dict[str, FrameExample] = {
+#: the examples of the functions over a frame (the table functions, ``evaluate``); what each
+#: prints is computed by Polars with the measures' (:mod:`mlsql._front.example_outputs`)
+FRAMES: dict[str, FrameExample] = {
     "class_distribution": FrameExample({"y": ["a", "b", "a", None]}, ("y",)),
     "confusion_matrix": FrameExample(_CLASSES, ("a", "p")),
     "confusion_matrix_wide": FrameExample(_CLASSES, ("a", "p")),
@@ -262,6 +262,15 @@ TABLES: dict[str, FrameExample] = {
         {"y": [0, 1, 1, 0], "s": [0.1, 0.5, 0.5, 0.9], "w": [1, 2, 1, 1]},
         ("y", "s"),
         {"sample_weight": "w"},
+    ),
+    "evaluate": FrameExample(
+        {
+            "model": ["A", "A", "B", "B"],
+            "actual": ["x", "y", "x", "y"],
+            "predicted": ["x", "y", "y", "y"],
+        },
+        ("actual", "predicted"),
+        {"measures": ["accuracy", ("fbeta_score", {"beta": 2})], "by": "model"},
     ),
 }
 

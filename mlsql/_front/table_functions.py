@@ -143,7 +143,7 @@ def table_function(
 
 def table_example(engine: Engine, name: str) -> str:
     """The doctest text of table function ``name``'s example in ``engine``: its engine-neutral
-    example (:data:`mlsql._front.examples.TABLES`) as ``engine`` writes it, then what it
+    example (:data:`mlsql._front.examples.FRAMES`) as ``engine`` writes it, then what it
     prints (:data:`mlsql._front.example_outputs.OUTPUTS`, computed by Polars).
 
     Examples
@@ -157,6 +157,6 @@ def table_example(engine: Engine, name: str) -> str:
     """
     from mlsql._front.example_outputs import OUTPUTS
 
-    statements = engine.frame_example(name, examples.TABLES[name])
+    statements = engine.frame_example(name, examples.FRAMES[name])
     output = OUTPUTS.get(name, "<no output written: run python -m mlsql._stubs>")
     return "\n".join([*(f">>> {s}" for s in statements), output])

@@ -353,17 +353,15 @@ sample_weight : {weight_type}, optional
     each row weighs its weight times its Poisson(1) draw."""
 
 
-def draws(weight_type: str, indent: str = "") -> str:
-    """:data:`DRAWS` for an engine whose weight is a ``weight_type``, each line after
-    ``indent``.
+def draws(weight_type: str) -> str:
+    """:data:`DRAWS` for an engine whose weight is a ``weight_type``.
 
     Examples
     --------
     >>> print(draws("str").splitlines()[0])
     by : str or sequence of str, optional
     """
-    text = DRAWS.format(weight_type=weight_type)
-    return "\n".join(indent + line for line in text.splitlines())
+    return DRAWS.format(weight_type=weight_type)
 
 
 #: the ``Parameters`` entries of ``compare`` alone

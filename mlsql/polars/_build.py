@@ -160,8 +160,8 @@ def frame_example(name: str, example: FrameExample) -> list[str]:
 
     Examples
     --------
-    >>> from mlsql._front.examples import TABLES
-    >>> frame_example("class_metrics", TABLES["class_metrics"])[-1]
+    >>> from mlsql._front.examples import FRAMES
+    >>> frame_example("class_metrics", FRAMES["class_metrics"])[-1]
     "mp.class_metrics(df, 'a', 'p').select('class', 'precision', 'recall').rows()"
     """
     args = [*map(repr, example.args), *(f"{k}={v!r}" for k, v in example.params.items())]

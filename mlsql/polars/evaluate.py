@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from mlsql._evaluate import front as EV
+from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -29,35 +30,7 @@ MEASURES: dict[str, Callable[..., Any]] = {}
 _group = EV.group_column
 
 
-#: the words of ``evaluate``'s docstring (:func:`mlsql._evaluate.front.docstring`)
-_WORDS = {
-    "frame": "frame",
-    "frame_type": "polars.DataFrame or polars.LazyFrame",
-    "method": "The result and the method are those of DuckDB's ``mlsql.evaluate``.",
-    "weight_type": "str",
-    "result_type": "polars.DataFrame or polars.LazyFrame",
-    "result_head": "The kind of ``frame``: the",
-    "double": "Float64",
-}
-
-
-@EV.documented(
-    _WORDS,
-    example="""
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"model": ["A", "A", "B", "B"], "actual": ["x", "y", "x", "y"],
-    ...                    "predicted": ["x", "y", "y", "y"]})
-    >>> out = mp.evaluate(df, "actual", "predicted", ["accuracy", ("fbeta_score", {"beta": 2})],
-    ...                   by="model")
-    >>> for row in out.rows():
-    ...     print(row)
-    ('A', 'accuracy', 1.0)
-    ('A', 'fbeta_score(beta=2)', 1.0)
-    ('B', 'accuracy', 0.5)
-    ('B', 'fbeta_score(beta=2)', 0.4166666666666667)
-    """,
-)
+@EV.documented(POLARS)
 def evaluate(
     frame: Frame,
     actual: str,

@@ -102,8 +102,8 @@ def frame_example(name: str, example: FrameExample) -> list[str]:
 
     Examples
     --------
-    >>> from mlsql._front.examples import TABLES
-    >>> frame_example("det_curve", TABLES["det_curve"])[-2:]
+    >>> from mlsql._front.examples import FRAMES
+    >>> frame_example("det_curve", FRAMES["det_curve"])[-2:]
     ["df = spark.createDataFrame([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)], 'y int, s double')", "[tuple(r) for r in ms.det_curve(df, 'y', 's').collect()]"]
     """
     columns = example.columns

@@ -48,6 +48,7 @@ from mlsql.spark import evaluate_cells2x2 as E22
 from mlsql.spark import evaluate_ranks as ERK
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark import jvm
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
 from mlsql.spark.families._memory import UNBOUNDED_WITHOUT_JAR
@@ -78,34 +79,9 @@ MEASURES: dict[str, Callable[..., Any]] = {}
 _group = EV.group_column
 
 
-#: the words of ``evaluate``'s docstring (:func:`mlsql._evaluate.front.docstring`)
-_WORDS = {
-    "frame": "df",
-    "frame_type": "pyspark.sql.DataFrame",
-    "method": (
-        "The result and the method are those of DuckDB's ``mlsql.evaluate``; no row\n"
-        "is collected to the driver."
-    ),
-    "weight_type": "str",
-    "result_type": "pyspark.sql.DataFrame",
-    "result_head": "The",
-    "double": "double",
-}
-
-
 @EV.documented(
-    _WORDS,
-    example="""
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [("A", "x", "x"), ("A", "y", "y"), ("B", "x", "y"), ("B", "y", "y")],
-    ...     ["model", "actual", "predicted"])
-    >>> out = ms.evaluate(df, "actual", "predicted", ["accuracy", "f1_score"], by="model")
-    >>> [tuple(r) for r in out.collect()]
-    [('A', 'accuracy', 1.0), ('A', 'f1_score', 1.0), ('B', 'accuracy', 0.5), ('B', 'f1_score', 0.3333333333333333)]
-    """,
+    SPARK,
+    method="No row is collected to the driver.",
     notes="""
     The single-label class measures count their confusion cells in mlsql's Java
     aggregate where its jar is used and the classes are text, integers, booleans
