@@ -9,14 +9,25 @@ read, but never to be wrong about precedence.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, ClassVar
+
+from sqlglot import exp
+
+from mlsql import _sqldialects as D
+from mlsql._sqltext import quote_ident
+
+__all__ = ["Sql", "call", "expand_calls", "lit", "operand", "qualify_calls", "quote_ident", "when"]
 
 
 class Sql:
-    """A SQL expression.
+    """A SQL expression: a sqlglot tree, written in the class's dialect
+    (:mod:`mlsql._sqldialects`; DuckDB's here).
+
+    Text given as SQL is a leaf (:class:`~mlsql._sqldialects.Raw`) written as it
+    is; a Python operand is a value the dialect writes. So one formula over
+    these operands is one tree, whatever dialect writes it.
 
     Examples
     --------
@@ -27,92 +38,119 @@ class Sql:
     '((tp = 0) AND (NOT (fp > 1)))'
     """
 
-    __slots__ = ("text",)
+    __slots__ = ("_text", "node")
+    #: the dialect its text is written in
+    dialect: ClassVar[D.Dialect] = D.DUCKDB
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, text: str | exp.Expression) -> None:
+        if isinstance(text, str):
+            self.node: exp.Expression = D.Raw(this=text)
+            self._text: str | None = text
+        else:
+            self.node, self._text = text, None
+
+    @property
+    def text(self) -> str:
+        """The expression as SQL text of its dialect."""
+        if self._text is None:
+            self._text = self.dialect.write(self.node)
+        return self._text
 
     def __str__(self) -> str:
         return self.text
 
     def __repr__(self) -> str:
-        return f"Sql({self.text!r})"
+        return f"{type(self).__name__}({self.text!r})"
 
     def __hash__(self) -> int:
         return hash(self.text)
 
-    def _literal(self, value: Any) -> Sql:
-        """``value`` as an operand of this expression (:func:`lit`; a dialect's subclass may
-        write Python values its own way). Operators keep the subclass."""
-        return lit(value)
+    def _literal(self, value: Any) -> exp.Expression:
+        """``value``'s tree as an operand of this expression (:func:`operand`)."""
+        return operand(value, self.dialect)
 
-    def _op(self, op: str, other: Any, *, reverse: bool = False) -> Sql:
+    def _op(self, op: type[exp.Binary], other: Any, *, reverse: bool = False) -> Sql:
         value = self._literal(other)
-        left, right = (value, self) if reverse else (self, value)
-        return type(self)(f"({left} {op} {right})")
+        left, right = (value, self.node) if reverse else (self.node, value)
+        return type(self)(exp.Paren(this=op(this=left, expression=right)))
 
     def __add__(self, other: Any) -> Sql:
-        return self._op("+", other)
+        return self._op(exp.Add, other)
 
     def __radd__(self, other: Any) -> Sql:
-        return self._op("+", other, reverse=True)
+        return self._op(exp.Add, other, reverse=True)
 
     def __sub__(self, other: Any) -> Sql:
-        return self._op("-", other)
+        return self._op(exp.Sub, other)
 
     def __rsub__(self, other: Any) -> Sql:
-        return self._op("-", other, reverse=True)
+        return self._op(exp.Sub, other, reverse=True)
 
     def __mul__(self, other: Any) -> Sql:
-        return self._op("*", other)
+        return self._op(exp.Mul, other)
 
     def __rmul__(self, other: Any) -> Sql:
-        return self._op("*", other, reverse=True)
+        return self._op(exp.Mul, other, reverse=True)
 
     def __truediv__(self, other: Any) -> Sql:
-        return self._op("/", other)
+        return self._op(exp.Div, other)
 
     def __rtruediv__(self, other: Any) -> Sql:
-        return self._op("/", other, reverse=True)
+        return self._op(exp.Div, other, reverse=True)
 
     def __pow__(self, other: Any) -> Sql:
-        return type(self)(f"pow({self}, {self._literal(other)})")
+        return type(self)(exp.Pow(this=self.node, expression=self._literal(other)))
 
     def __neg__(self) -> Sql:
-        return type(self)(f"(- {self})")
+        return type(self)(exp.Paren(this=exp.Neg(this=self.node)))
 
     def __eq__(self, other: Any) -> Sql:  # type: ignore[override]
-        return self._op("=", other)
+        return self._op(exp.EQ, other)
 
     def __ne__(self, other: Any) -> Sql:  # type: ignore[override]
-        return self._op("<>", other)
+        return self._op(exp.NEQ, other)
 
     def __lt__(self, other: Any) -> Sql:
-        return self._op("<", other)
+        return self._op(exp.LT, other)
 
     def __le__(self, other: Any) -> Sql:
-        return self._op("<=", other)
+        return self._op(exp.LTE, other)
 
     def __gt__(self, other: Any) -> Sql:
-        return self._op(">", other)
+        return self._op(exp.GT, other)
 
     def __ge__(self, other: Any) -> Sql:
-        return self._op(">=", other)
+        return self._op(exp.GTE, other)
 
     def __and__(self, other: Any) -> Sql:
-        return self._op("AND", other)
+        return self._op(exp.And, other)
 
     def __rand__(self, other: Any) -> Sql:
-        return self._op("AND", other, reverse=True)
+        return self._op(exp.And, other, reverse=True)
 
     def __or__(self, other: Any) -> Sql:
-        return self._op("OR", other)
+        return self._op(exp.Or, other)
 
     def __ror__(self, other: Any) -> Sql:
-        return self._op("OR", other, reverse=True)
+        return self._op(exp.Or, other, reverse=True)
 
     def __invert__(self) -> Sql:
-        return type(self)(f"(NOT {self})")
+        return type(self)(exp.Paren(this=exp.Not(this=self.node)))
+
+
+def operand(value: Any, dialect: D.Dialect) -> exp.Expression:
+    """``value`` as a node of a tree ``dialect`` writes: an expression's tree (its text, if
+    another dialect writes it), or a Python value as a :class:`~mlsql._sqldialects.Value`."""
+    if isinstance(value, Sql):
+        return value.node if value.dialect is dialect else D.Raw(this=value.text)
+    return D.Value(this=_checked(value))
+
+
+def _checked(value: Any) -> Any:
+    """``value`` if a dialect can write it as a literal (None, bool, int, float, str)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot write {type(value).__name__} as a SQL literal")
 
 
 def lit(value: Any) -> Sql:
@@ -123,23 +161,7 @@ def lit(value: Any) -> Sql:
     >>> str(lit(2)), str(lit(0.5)), str(lit("it's")), str(lit(float("nan")))
     ('2', '0.5', "'it''s'", "'nan'::DOUBLE")
     """
-    if isinstance(value, Sql):
-        return value
-    if value is None:
-        return Sql("NULL")
-    if isinstance(value, bool):
-        return Sql("true" if value else "false")
-    if isinstance(value, int):
-        return Sql(str(value))
-    if isinstance(value, float):
-        if math.isnan(value):
-            return Sql("'nan'::DOUBLE")
-        if math.isinf(value):
-            return Sql("'inf'::DOUBLE" if value > 0 else "'-inf'::DOUBLE")
-        return Sql(repr(value))
-    if isinstance(value, str):
-        return Sql("'" + value.replace("'", "''") + "'")
-    raise TypeError(f"cannot write {type(value).__name__} as a SQL literal")
+    return value if isinstance(value, Sql) else Sql(operand(value, D.DUCKDB))
 
 
 def call(name: str, *args: Any) -> Sql:
@@ -150,25 +172,14 @@ def call(name: str, *args: Any) -> Sql:
     >>> str(call("sum", Sql("x")))
     'sum(x)'
     """
-    return Sql(f"{name}({', '.join(str(lit(a)) for a in args)})")
+    return Sql(exp.Anonymous(this=name, expressions=[operand(a, Sql.dialect) for a in args]))
 
 
 def when(condition: Any, then: Any, otherwise: Any) -> Sql:
     """Return ``CASE WHEN condition THEN then ELSE otherwise END``."""
-    return Sql(f"CASE WHEN {lit(condition)} THEN {lit(then)} ELSE {lit(otherwise)} END")
-
-
-def quote_ident(name: str) -> str:
-    """Quote ``name`` as a SQL identifier (any text is safe).
-
-    Examples
-    --------
-    >>> quote_ident('x"; DROP TABLE t; --')
-    '"x""; DROP TABLE t; --"'
-    """
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"an identifier must be a non-empty string, got {name!r}")
-    return '"' + name.replace('"', '""') + '"'
+    node = exp.Case(ifs=[exp.If(this=operand(condition, D.DUCKDB), true=operand(then, D.DUCKDB))])
+    node.set("default", operand(otherwise, D.DUCKDB))
+    return Sql(node)
 
 
 #: the lexical pieces of SQL text: what cannot hold a call (whitespace, comments,

@@ -43,6 +43,8 @@ CORE = (
     "mlsql._errors",
     "mlsql._cache",
     "mlsql._sqlexpr",
+    "mlsql._sqldialects",
+    "mlsql._sqltext",
     "mlsql._native_switch",
     "mlsql._version",
     "mlsql._front",

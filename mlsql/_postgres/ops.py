@@ -18,7 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from mlsql._sqlexpr import Sql
+from mlsql import _sqldialects as D
+from mlsql._sqlexpr import Sql, operand
 
 
 def pg_lit(value: Any) -> PgSql:
@@ -29,41 +30,17 @@ def pg_lit(value: Any) -> PgSql:
     >>> str(pg_lit(float("nan"))), str(pg_lit(0.5)), str(pg_lit("it's")), str(pg_lit(None))
     ("'NaN'::float8", '0.5::float8', "'it''s'", 'NULL')
     """
-    if isinstance(value, Sql):
-        return value if isinstance(value, PgSql) else PgSql(value.text)
-    if value is None:
-        return PgSql("NULL")
-    if isinstance(value, bool):
-        return PgSql("true" if value else "false")
-    if isinstance(value, int):
-        return PgSql(str(value))
-    if isinstance(value, float):
-        if math.isnan(value):
-            return PgSql("'NaN'::float8")
-        if math.isinf(value):
-            return PgSql("'Infinity'::float8" if value > 0 else "'-Infinity'::float8")
-        return PgSql(f"{value!r}::float8")
-    if isinstance(value, str):
-        return PgSql("'" + value.replace("'", "''") + "'")
-    raise TypeError(f"cannot write {type(value).__name__} as a SQL literal")
+    if isinstance(value, PgSql):
+        return value
+    return PgSql(operand(value, D.POSTGRES))
 
 
 class PgSql(Sql):
-    """A PostgreSQL expression: :class:`~mlsql._sqlexpr.Sql` with PostgreSQL's literals."""
+    """A PostgreSQL expression: :class:`~mlsql._sqlexpr.Sql` written by
+    :data:`mlsql._sqldialects.POSTGRES` (its literals, and ``x / NULLIF(y, 0)``)."""
 
     __slots__ = ()
-
-    def _literal(self, value: Any) -> PgSql:
-        return pg_lit(value)
-
-    # PostgreSQL fails a query on x / 0 where DuckDB gives inf or NaN; a formula guards every
-    # ratio it returns (a CASE on the denominator), but a value it binds once (:meth:`RowOps.let`)
-    # is computed before the CASE that discards it, so a zero divisor gives NULL instead
-    def __truediv__(self, other: Any) -> PgSql:
-        return PgSql(f"({self} / NULLIF({pg_lit(other)}, 0))")
-
-    def __rtruediv__(self, other: Any) -> PgSql:
-        return PgSql(f"({pg_lit(other)} / NULLIF({self}, 0))")
+    dialect = D.POSTGRES
 
 
 #: how a parameter placeholder is written in a formula's text (replaced before use)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mlsql._errors import MlsqlError
-from mlsql._sqlexpr import lit, quote_ident
+from mlsql._sqltext import WRITE_DUCKDB, quote_ident
 
 if TYPE_CHECKING:
     from mlsql._resample.measures import Chosen
@@ -333,10 +333,10 @@ def value_text(value: Any) -> str:
     ("'it''s'", '2.5', '1.50', 'true')
     """
     if isinstance(value, (str, bool)):
-        return str(lit(value))
+        return WRITE_DUCKDB(value)
     if isinstance(value, numbers.Number):
         return str(value)
-    return str(lit(str(value)))
+    return WRITE_DUCKDB(str(value))
 
 
 def condition(name: str, value: Any, cuts: Sequence[Any] | None) -> str:

@@ -41,6 +41,7 @@ from types import ModuleType
 from typing import Any
 
 from mlsql import _params as P
+from mlsql import _sqltext as T
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql
@@ -64,19 +65,16 @@ def string(text: str) -> Sql:
     >>> str(string("it's"))
     "'it\\\\'s'"
     """
-    return Sql("'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
+    return Sql(T.backslashed(text))
 
 
 def number(value: Any) -> Sql:
     """A Python number as a Spark SQL literal (floats as DOUBLE, not DECIMAL)."""
     if isinstance(value, Sql):
         return value
-    if isinstance(value, bool) or value is None:
-        return Sql({True: "true", False: "false", None: "NULL"}[value])
-    if isinstance(value, float):
-        finite = value == value and abs(value) != float("inf")
-        return Sql(f"{value!r}D" if finite else f"CAST('{value!r}' AS DOUBLE)")
-    return Sql(str(value))
+    if isinstance(value, str):  # already SQL text
+        return Sql(value)
+    return Sql(T.WRITE_SPARK(value))
 
 
 def message(template: str, got: Sql) -> Sql:

@@ -26,12 +26,13 @@ from typing import Any
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from mlsql import _sqldialects as D
 from mlsql._sqlexpr import Sql
 from mlsql.spark.sql import SparkSqlOps, number
 
 
 class SparkSql(Sql):
-    """Spark SQL text whose Python operands are Spark literals (:func:`~mlsql.spark.sql.number`).
+    """Spark SQL text whose Python operands are Spark literals (:data:`mlsql._sqldialects.SPARK`).
 
     Examples
     --------
@@ -40,9 +41,7 @@ class SparkSql(Sql):
     """
 
     __slots__ = ()
-
-    def _literal(self, value: Any) -> Sql:
-        return number(value)
+    dialect = D.SPARK
 
 
 def ref(name: str) -> SparkSql:

@@ -1,0 +1,97 @@
+"""The SQL dialects mlsql writes, as sqlglot generators: what each writes its own way.
+
+A formula over :class:`mlsql._sqlexpr.Sql` operands builds a sqlglot tree
+(``exp.Paren(exp.Div(...))``, ``exp.Case``, ...) that says nothing of a
+dialect; :data:`DUCKDB`, :data:`SPARK` and :data:`POSTGRES` write it. Each is
+sqlglot's generator of that database with mlsql's differences listed in one
+place:
+
+- how a Python value is written (:class:`Value`): floats, NaN and infinities,
+  strings, booleans and NULL;
+- division: PostgreSQL fails a query on ``x / 0`` where DuckDB and Spark give
+  infinity or NaN, so its quotient is ``x / NULLIF(y, 0)``;
+- what every dialect writes as mlsql always has: text given as SQL
+  (:class:`Raw`) as it is, ``- x`` and ``pow(a, b)`` (sqlglot's own
+  ``-x`` and ``POWER(a, b)`` mean the same), function names as given.
+
+Examples
+--------
+>>> from sqlglot import exp
+>>> tree = exp.Paren(this=exp.Div(this=Raw(this="tp"), expression=Value(this=0.5)))
+>>> DUCKDB.write(tree), SPARK.write(tree), POSTGRES.write(tree)
+('(tp / 0.5)', '(tp / 0.5D)', '(tp / NULLIF(0.5::float8, 0))')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from sqlglot import exp
+from sqlglot.dialects.duckdb import DuckDB
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.dialects.spark import Spark
+from sqlglot.errors import ErrorLevel
+from sqlglot.generator import Generator
+
+from mlsql._sqltext import WRITE_DUCKDB, WRITE_POSTGRES, WRITE_SPARK
+
+
+class Raw(exp.Expression):
+    """SQL text (``this``), written as it is in every dialect."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
+class Value(exp.Expression):
+    """A Python value (``this``: None, a bool, int, float or str), written by the dialect."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
+def _mlsql(
+    base: type[Generator], value: Callable[[Any], str], extra: dict[type, Any] | None = None
+) -> type[Generator]:
+    """``base`` writing what mlsql writes its own way, its values by ``value`` (and
+    ``extra``, the dialect's other differences)."""
+    transforms = {
+        **base.TRANSFORMS,
+        Raw: lambda g, e: e.this,
+        Value: lambda g, e: value(e.this),
+        exp.Neg: lambda g, e: f"- {g.sql(e, 'this')}",
+        exp.Pow: lambda g, e: f"pow({g.sql(e, 'this')}, {g.sql(e, 'expression')})",
+        **(extra or {}),
+    }
+    return type(f"Mlsql{base.__qualname__.split('.')[0]}", (base,), {"TRANSFORMS": transforms})
+
+
+class Dialect:
+    """A dialect mlsql writes: its generator and how it writes one Python value."""
+
+    def __init__(self, name: str, generator: type[Generator], value: Callable[[Any], str]):
+        self.name = name
+        self.value = value
+        self._generator = generator(normalize_functions=False, unsupported_level=ErrorLevel.IGNORE)
+
+    def write(self, node: exp.Expression) -> str:
+        """``node`` as this dialect's SQL text."""
+        return self._generator.generate(node, copy=False)
+
+    def __repr__(self) -> str:
+        return f"Dialect({self.name!r})"
+
+
+DUCKDB = Dialect("duckdb", _mlsql(DuckDB.Generator, WRITE_DUCKDB), WRITE_DUCKDB)
+SPARK = Dialect("spark", _mlsql(Spark.Generator, WRITE_SPARK), WRITE_SPARK)
+POSTGRES = Dialect(
+    "postgres",
+    _mlsql(
+        Postgres.Generator,
+        WRITE_POSTGRES,
+        # PostgreSQL fails a query on x / 0 (DuckDB and Spark give inf or NaN): a formula
+        # guards every ratio it returns, but a value bound once is computed before the CASE
+        # that discards it, so a zero divisor gives NULL instead
+        {exp.Div: lambda g, e: f"{g.sql(e, 'this')} / NULLIF({g.sql(e, 'expression')}, 0)"},
+    ),
+    WRITE_POSTGRES,
+)
