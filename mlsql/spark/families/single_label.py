@@ -1204,8 +1204,6 @@ def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
             F.struct(actual.alias("a"), predicted.alias("p"), cost.cast("double").alias("cost")),
         )
     )
-    twice = TWICE_IN_TABLE_MESSAGE
-    pairs = lambda es: F.transform(es, lambda e: F.struct(e["a"], e["p"]))  # noqa: E731
 
     def bad(e: Column) -> Column:
         c = e["cost"]
@@ -1213,8 +1211,10 @@ def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
 
     def nested(es: Column) -> Column:
         # a pair twice, or a cost that is no finite number: the errors of every engine's costs
+        pairs = F.transform(es, lambda e: F.struct(e["a"], e["p"]))
+        twice = F.size(F.array_distinct(pairs)) < F.size(es)
         checked = (
-            F.when(F.size(F.array_distinct(pairs(es))) < F.size(es), F.raise_error(F.lit(twice)))
+            F.when(twice, F.raise_error(F.lit(TWICE_IN_TABLE_MESSAGE)))
             .when(F.exists(es, bad), F.raise_error(F.lit(COST_VALUE_MESSAGE)))
             .otherwise(es)
         )
