@@ -551,6 +551,64 @@ def test_weighted_class_estimates_equal_scikit_learn() -> None:
         assert row[1] == pytest.approx(_sklearn(entry, y, p, np.array(w)), rel=1e-12), row[0]
 
 
+@pytest.mark.parametrize("engine", _engines())
+def test_weighted_class_estimates_keep_the_classes_of_rows_weighing_0(engine: str) -> None:
+    """A class met only in rows weighing 0 is a class (without weight), as scikit-learn's
+    labels are the values seen whatever their weight: DuckDB's and Polars' estimates left it
+    out (macro precision 1 where it is 1/2)."""
+    y, p = single_label(random.Random(28), 40)
+    y += ["w", "w", "v"]
+    p += ["w", "x", "v"]
+    w = [1.0 + (i % 3) for i in range(40)] + [0.0, 0.0, 0.0]
+    got = run_engine(
+        engine, "bootstrap", table(y, p, w=w), "actual", "predicted", CLASS,
+        n_resamples=5, sample_weight="w",
+    )  # fmt: skip
+    for row, entry in zip(got, CLASS, strict=True):
+        assert row[1] == pytest.approx(_sklearn(entry, y, p, np.array(w)), rel=1e-12), row[0]
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_rows_that_all_weigh_0_give_the_zero_division_value(engine: str) -> None:
+    """As ``evaluate`` and the aggregates give it (the semantics guide's sample weights):
+    DuckDB's and Polars' bootstrap, compare and slices gave NULL, taking rows of weight 0
+    for no rows."""
+    sets = {"actual": [["a"], ["b"]], "predicted": [["a"], ["c"]], "w": [0.0, 0.0]}
+    chosen = [("micro_f1", {"zero_division": 1}), "samples_f1"]
+    got = run_engine(
+        engine, "bootstrap", pa.table(sets), "actual", "predicted", chosen,
+        n_resamples=5, sample_weight="w",
+    )  # fmt: skip
+    assert [r[1] for r in got] == [1.0, 0.0]  # tp = fp = fn = 0; the samples' F of each row 0
+    single = pa.table({"actual": ["a", "b"], "predicted": ["a", "c"], "w": [0.0, 0.0]})
+    classes = ["f1_score", ("precision_score", {"zero_division": 1}), "matthews_corrcoef"]
+    got = run_engine(
+        engine, "bootstrap", single, "actual", "predicted", classes,
+        n_resamples=5, sample_weight="w",
+    )  # fmt: skip
+    assert [r[1] for r in got] == [0.0, 1.0, 0.0]
+    paired = pa.table(
+        {"id": [1, 2, 1, 2], "model": ["A", "A", "B", "B"], "actual": [["a"], ["b"]] * 2,
+         "predicted": [["a"], ["c"], ["a"], ["b"]], "w": [0.0, 0.0, 1.0, 1.0]}
+    )  # fmt: skip
+    (row,) = run_engine(
+        engine, "compare", paired, "actual", "predicted", ["micro_f1"],
+        n_resamples=5, sample_weight="w",
+    )  # fmt: skip
+    assert row[:5] == ("B", "micro_f1", 0.0, 1.0, 1.0)  # baseline's micro F1 of no weight: 0
+    n = 40
+    sliced = table(
+        [["a"], ["a", "b"]] * (n // 2), [["b"], ["a"]] * (n // 2),
+        lang=["de", "en"] * (n // 2), w=[0.0, 2.0] * (n // 2),
+    )  # fmt: skip
+    got = run_engine(
+        engine, "slices", sliced, "actual", "predicted", "lang", "micro_f1",
+        n_resamples=20, min_rows=5, sample_weight="w",
+    )  # fmt: skip
+    estimates = {r[0]: r[2] for r in got}
+    assert estimates == {"lang = 'de'": 0.0, "lang = 'en'": pytest.approx(2 / 3, rel=1e-12)}
+
+
 def test_weighted_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
     """Each row weighs its weight times its own Poisson(1) draw."""
     actual, predicted = simulate(random.Random(24), 400)

@@ -314,9 +314,9 @@ def agreement(ops: WeightedOps, columns: Columns) -> SL.Agreement:
 def class_stats(ops: WeightedOps, columns: Columns) -> SL.ClassStats:
     """The weighted confusion counts of every class present, as the class formulas take them.
 
-    Classes are those seen on either side in each resample (a class whose rows
-    all got weight 0 is not there, as in the engines); positions are over the
-    classes present, sorted.
+    Classes are those seen on either side in each resample (a class none of whose rows
+    was drawn is not there, as in the engines; one whose rows weigh 0 is); positions are
+    over the classes present, sorted.
     """
     a, p = columns["actual"], columns["predicted"]
     known = ~(np.ma.getmaskarray(a) | np.ma.getmaskarray(p))
@@ -330,7 +330,18 @@ def class_stats(ops: WeightedOps, columns: Columns) -> SL.ClassStats:
     a_hot, p_hot = np.eye(k)[a_code], np.eye(k)[p_code]
     actual, predicted = w @ a_hot, w @ p_hot
     correct = w @ (a_hot * (a_code == p_code)[:, None])
-    present = (actual + predicted) > 0
+    # weighted, the classes are those of the rows drawn (draws, or m) whatever their weight,
+    # and the known rows' number is given, as the engines' class statistics (and
+    # scikit-learn's labels) have them: a class of rows weighing 0 is a class without weight,
+    # and rows that all weigh 0 give the measures' undefined value, not NULL
+    drawn = ops.rows if isinstance(ops.rows, np.ndarray) else None
+    if drawn is None:
+        present = (actual + predicted) > 0
+        rows = None
+    else:
+        d = np.broadcast_to(drawn * known, weights.shape)[..., known]
+        present = (d @ a_hot + d @ p_hot) > 0
+        rows = d.sum(axis=-1)
     position = np.cumsum(present, axis=-1) - 1.0
     axis = WeightedOps(present)
     n = weights.sum(axis=-1)
@@ -361,4 +372,5 @@ def class_stats(ops: WeightedOps, columns: Columns) -> SL.ClassStats:
         axis=axis,
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        rows=rows,
     )

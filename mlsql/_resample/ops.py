@@ -97,11 +97,29 @@ class WeightedOps:
         hit_nan = ((w > 0) & nan).sum(axis=-1) > 0
         return total, present, hit_nan
 
+    def _known_rows(self, x: Any) -> np.ndarray | None:
+        """The rows of the non-NULL values of ``x`` (None where :attr:`rows` is not given)."""
+        if self.rows is None or isinstance(self.rows, Lazy):
+            return None
+        valid = ~np.ma.getmaskarray(masked(x))
+        shape = np.broadcast_shapes(self.rows.shape, valid.shape)
+        return (np.broadcast_to(self.rows, shape) * valid).sum(axis=-1)
+
     def sum(self, x: Any) -> Array:
-        """SQL ``sum`` of the weighted values: NULL over no weighted non-NULL value."""
+        """SQL ``sum`` of the weighted values: NULL over no non-NULL value (with
+        :attr:`rows`, values of rows weighing 0 sum to 0, as ``sum(x * w)`` does)."""
         total, present, hit_nan = self._reduce(x)
         total = np.where(hit_nan, np.nan, total)
-        return np.ma.array(total, mask=present == 0)
+        rows = self._known_rows(x)
+        return np.ma.array(total, mask=(present if rows is None else rows) == 0)
+
+    def weightless(self, x: Any) -> Any:
+        """True where ``x`` has non-NULL values whose weights add up to 0 (rows that all
+        weigh 0; :meth:`mlsql._weights.WeightedOps.weightless`); False without :attr:`rows`."""
+        rows = self._known_rows(x)
+        if rows is None:
+            return False
+        return (rows > 0) & (self._reduce(x)[1] == 0)
 
     def mean(self, x: Any) -> Array:
         """SQL ``avg`` of the weighted values: NULL over no weighted non-NULL value."""
