@@ -81,6 +81,8 @@ BAD_CALLS = [
     ("cochrans_q_statistic(x)", "(ARRAY['a', 'b'])"),
     ("cochrans_q_statistic(x)", "(ARRAY[1.0, 0.0])"),
     ("fleiss_kappa(x)", "(1)"),
+    ("fleiss_kappa(x)", "(ARRAY[1.0, 2.0]), (ARRAY[1.0, 1.0])"),
+    ("fleiss_kappa(x)", "(ARRAY[true, false]), (ARRAY[true, true])"),
     ("cochrans_q_statistic(x, w)", "(ARRAY[1, 0], -1.0)"),
 ]
 
@@ -94,5 +96,10 @@ def test_errors_say_what_duckdb_says(pg: Any, duck: Any, pg_call: str, rows: str
         f"SELECT {pg_call} FROM (VALUES {rows}) {columns}",
         duck,
         f"SELECT {pg_call} FROM (VALUES {duck_rows}) {columns}",
-        {"VARCHAR[].": "text[].", "DECIMAL(2,1)[].": "numeric[].", "INTEGER.": "integer."},
+        {
+            "VARCHAR[].": "text[].",
+            "DECIMAL(2,1)[].": "numeric[].",
+            "INTEGER.": "integer.",
+            "BOOLEAN[].": "boolean[].",
+        },
     )

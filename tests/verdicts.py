@@ -241,6 +241,8 @@ def _ratings() -> dict[str, pa.Table]:
         "no_rows": cols([]),
         "ints": cols([[1, 2, 2], [2, 2, None, 2], [3, 1, 1]], LI),
         "text_column": cols(["a", "b"], pa.string()),
+        "floats": cols([[1.0, 2.0], [1.0, 1.0]], pa.list_(pa.float64())),
+        "booleans": cols([[True, False], [True, True]], pa.list_(pa.bool_())),
     }  # fmt: skip
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _classification_params as CP
-from mlsql._label_types import NOT_A_LIST_MESSAGE
+from mlsql._label_types import NOT_A_LABEL_MESSAGE, NOT_A_LIST_MESSAGE
 from mlsql._postgres.forms import create_aggregates, create_type, final_name, histogram_add
 from mlsql._postgres.ops import FinalOps, Lets, PgSql, pg_lit
 from mlsql._registry import Measure
@@ -38,6 +38,9 @@ INIT = "(,0,0,0,0,{},{})"
 #: the list types Cochran's Q reads as outcomes, each its own overload (so that no implicit
 #: cast makes a call ambiguous with the refusal of any other list, ``anyarray``)
 OUTCOME_TYPES = ("boolean[]", "bigint[]", "integer[]", "smallint[]")
+#: the list types Fleiss' kappa reads as ratings, likewise (labels are text or integers: a list
+#: of floats, numerics or booleans is refused, as in every engine)
+LABEL_LIST_TYPES = ("text[]", "varchar[]", "bpchar[]", "bigint[]", "integer[]", "smallint[]")
 
 
 def included(m: Measure) -> bool:
@@ -159,8 +162,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
     out = [_final(m, w, create) for w in (False, True)]
     names = (m.name, *m.aliases)
     if m.name == "fleiss_kappa":
-        typed = {"anyarray": _ratings(m)}
-        refused = {"anynonarray": NOT_A_LIST_MESSAGE}
+        typed = {t: _ratings(m) for t in LABEL_LIST_TYPES}
+        refused = {"anynonarray": NOT_A_LIST_MESSAGE, "anyarray": NOT_A_LABEL_MESSAGE}
     else:
         typed = {t: _outcomes(m, t) for t in OUTCOME_TYPES}
         refused = {t: A.FLAGS_MESSAGE for t in ("anynonarray", "anyarray")}

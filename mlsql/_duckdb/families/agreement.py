@@ -11,10 +11,11 @@ functions over that map, bound once; the formula is the registry's
 
 from __future__ import annotations
 
+from mlsql import _label_types as LT
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.families.label_based import label_list, list_checks
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.library import Macro, Qualify, list_kind, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, lit
@@ -33,8 +34,21 @@ def _state(q: Qualify, m: Measure, weighted: bool) -> Sql:
     """SQL: {rows, n, raters, squares, total_squares} of the group (:class:`RatingStats`),
     failing with :data:`~mlsql.measures.agreement.RATERS_MESSAGE` where known rows hold
     different numbers of ratings, or fewer than 2."""
-    # one value per row is mlsql's error, not DuckDB's binder's (a list type binds the body)
-    rated = label_list(q, "ratings", str(lit(m.name)), "'ratings'")
+    # one value per row is mlsql's error, not DuckDB's binder's (a list type binds the body);
+    # a list of floats or booleans holds no labels (:data:`LT.NOT_A_LABEL_MESSAGE`)
+    func = str(lit(m.name))
+    not_labels = sql_message(
+        LT.NOT_A_LABEL_MESSAGE.format(func="{}", name="{}", type="{}"),
+        func,
+        "'ratings'",
+        "typeof(ratings)",
+    )
+    kinds = ", ".join(f"'{k}'" for k in (*LT.LABEL_KINDS, LT.NULL))
+    checked = label_list(q, "ratings", func, "'ratings'")
+    rated = (
+        f"CASE WHEN typeof(ratings) LIKE '%]' AND ({list_kind('typeof(ratings)')}) NOT IN"
+        f" ({kinds}) THEN error({not_labels}) ELSE {checked} END"
+    )
     sorted_ratings = f"list_sort(list_filter({rated}, lambda x: x IS NOT NULL))"
     known = "ratings IS NOT NULL"
     if weighted:
