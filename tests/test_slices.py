@@ -279,6 +279,47 @@ def test_duckdb_and_polars_give_the_same_table() -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("values", "texts"),
+    [
+        # -0.0 and 0.0 are one number: Spark's percentile_disc wrote the edge -0.0
+        ([1.5, -0.0, 0.0, 2.25], ["c in [0.0, 1.5)", "c in [1.5, 2.25]"]),
+        # NaN sorts above every number (as the engines sort it): Polars' max skipped it, and
+        # the edges were sorted in Python's arbitrary order of NaN
+        ([math.nan, 1.0], ["c in [nan, nan]", "c in [1.0, nan)"]),
+    ],
+)
+def test_a_numeric_candidate_s_edges_are_one_number_each(
+    engine: str, values: list[float], texts: list[str]
+) -> None:
+    """The slices' texts, which also seed their streams, are the same in every engine; each
+    slice's estimate is micro F1 of its rows (an exact fraction)."""
+    n = 40
+    data = pa.table(
+        {
+            "c": values * (n // len(values)),
+            "actual": [["a"], ["a", "b"]] * (n // 2),
+            "predicted": [["b"], ["a"]] * (n // 2),
+        }
+    )
+    got = run_slices(
+        engine, data, "actual", "predicted", "c", "micro_f1", n_resamples=20, min_rows=3
+    )
+    assert sorted(r["slice"] for r in got) == sorted(texts)
+    rows = [
+        (a, p, 1.0)
+        for a, p in zip(data["actual"].to_pylist(), data["predicted"].to_pylist(), strict=True)
+    ]
+    for r in got:
+        kept = [
+            row for row, v in zip(rows, data["c"].to_pylist(), strict=True)
+            if (math.isnan(v) if "[nan, nan]" in r["slice"] else not math.isnan(v) and (v >= 1.5) == ("[1.5" in r["slice"]))
+        ]  # fmt: skip
+        assert r["rows"] == len(kept)
+        assert r["estimate"] == pytest.approx(float(micro_f1(kept)), rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_hostile_column_names_are_only_names(engine: str) -> None:
     hostile = 'x"); DROP TABLE t; --'
     data = simulate(5, 300, weak="de")

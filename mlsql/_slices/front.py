@@ -284,11 +284,28 @@ def edges(lower: Iterable[Any], top: Any) -> list[Any]:
     --------
     >>> edges([1, 1, 4, 9], 20), edges([1, 1, 2, 2], 2)
     ([1, 4, 9, 20], [1, 2, 2])
+    >>> edges([float("nan"), -0.0, 0.0, float("nan")], float("nan"))
+    [0.0, nan, nan]
     """
-    values = sorted({v for v in lower if v is not None})
+    values = sorted({_edge(v) for v in lower if v is not None}, key=_nan_last)
     if top is None or not values:
         return []
-    return [*values, top]
+    return [*values, _edge(top)]
+
+
+def _is_nan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def _edge(v: Any) -> Any:
+    """An edge as every engine writes it: -0.0 as 0.0 (they are one number, which Spark's
+    ``percentile_disc`` may return either way), every NaN as one NaN."""
+    return math.nan if _is_nan(v) else v + 0.0 if isinstance(v, float) else v
+
+
+def _nan_last(v: Any) -> tuple[bool, Any]:
+    """The edges' order: NaN above every number, as DuckDB, Polars and Spark sort it."""
+    return (True, 0.0) if _is_nan(v) else (False, v)
 
 
 def bin_of(value: Any, cuts: Sequence[Any]) -> int | None:

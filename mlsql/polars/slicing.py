@@ -48,7 +48,9 @@ def _cuts(
         for k in range(nb):
             position = ((n * k + nb - 1) // nb - 1).clip(lower_bound=0)
             exprs.append(ordered.get(position, null_on_oob=True).alias(f"q{i}_{k}"))
-        exprs.append(col.max().alias(f"max{i}"))
+        # NaN is the largest value, as DuckDB and Spark take it (Polars' max skips it)
+        top = col.nan_max() if schema[req.candidates[i]].is_float() else col.max()
+        exprs.append(top.alias(f"max{i}"))
     row = lazy.select(exprs).collect().row(0, named=True)
     return {
         i: front.edges([row[f"q{i}_{k}"] for k in range(req.n_bins)], row[f"max{i}"])
