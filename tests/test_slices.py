@@ -320,6 +320,15 @@ def test_a_numeric_candidate_s_edges_are_one_number_each(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_an_empty_column_name_names_no_column(engine: str) -> None:
+    """Even where the frame has a column named '' (Spark raised a raw TypeError quoting it;
+    DuckDB and Polars' Arrow import rename such a column)."""
+    data = pa.table({"": ["de", "en"] * 20, "actual": [["a"]] * 40, "predicted": [["a"]] * 40})
+    with pytest.raises(MlsqlError, match="the candidates column '' is not in the source"):
+        run_slices(engine, data, "actual", "predicted", "", "micro_f1", n_resamples=5)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_hostile_column_names_are_only_names(engine: str) -> None:
     hostile = 'x"); DROP TABLE t; --'
     data = simulate(5, 300, weak="de")

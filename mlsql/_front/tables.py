@@ -39,9 +39,10 @@ def missing_column_message(func: str, role: str, name: Any, columns: Iterable[st
 
 
 def check_columns(func: str, columns: Collection[str], named: Iterable[tuple[str, Any]]) -> None:
-    """Every ``(role, name)`` of ``named`` names one of ``columns`` (the frame's)."""
+    """Every ``(role, name)`` of ``named`` names one of ``columns`` (the frame's); an empty
+    name names none (no SQL can quote it, and DuckDB renames such a column when it reads it)."""
     for role, name in named:
-        if not isinstance(name, str) or name not in columns:
+        if not isinstance(name, str) or not name or name not in columns:
             raise MlsqlError(missing_column_message(func, role, name, columns))
 
 
