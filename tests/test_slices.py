@@ -975,6 +975,21 @@ def test_sql_slices_gives_the_python_error(
     assert str(sql_error.value) == f"Invalid Input Error: {python_error.value}"
 
 
+def test_sql_slices_of_a_registered_frame_says_what_it_reads(sql_con: Any) -> None:
+    """Its cursor does not see the connection's registered frames (nor TEMP tables): the
+    error says so and names the Python call that reads them (it said only that the table
+    does not exist)."""
+    import duckdb
+
+    sql_con.register("sql_registered", simulate(6, 40))
+    try:
+        with pytest.raises(duckdb.Error, match="not TEMP tables or frames registered"):
+            sql_slices(sql_con, "sql_registered", "actual", "predicted", candidates="lang",
+                       measure="micro_f1")  # fmt: skip
+    finally:
+        sql_con.unregister("sql_registered")
+
+
 @pytest.mark.long
 def test_sql_slices_on_a_database_file_writes_nothing_into_it(tmp_path: Any) -> None:
     import duckdb

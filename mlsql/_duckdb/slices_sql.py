@@ -84,6 +84,8 @@ def call(text: str, con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     >>> text = '{"source": "nope", "actual": "a", "predicted": "p", "candidates": "x", "measure": "f1"}'
     >>> call(text, con)["error"].split(":")[0]
     "slices cannot read the table or view 'nope'"
+    >>> call(text, con)["error"].endswith("which mlsql.slices(relation, ...) reads)")
+    True
     """
     from mlsql._duckdb.slices import slices
     from mlsql._duckdb.threads import new_cursor
@@ -104,8 +106,20 @@ def call(text: str, con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         finally:
             cursor.close()
     except (MlsqlError, duckdb.Error) as exc:
-        return {"error": str(exc), "result": None}
+        message = str(exc)
+        if message.startswith("slices cannot read"):
+            message += UNSEEN
+        return {"error": message, "result": None}
     return {"error": None, "result": result}
+
+
+#: what a source the SQL ``slices`` cannot read may be (its cursor sees the database, not the
+#: connection's own TEMP tables and registered frames)
+UNSEEN = (
+    " (the SQL slices reads tables and views of the database, files and queries, through a"
+    " cursor of its own: not TEMP tables or frames registered on the connection, which"
+    " mlsql.slices(relation, ...) reads)"
+)
 
 
 def macro_sql(name: str, function: str, temporary: bool) -> str:
