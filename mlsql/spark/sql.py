@@ -41,6 +41,7 @@ from types import ModuleType
 from typing import Any
 
 from mlsql import _params as P
+from mlsql import _sqldialects as D
 from mlsql import _sqltext as T
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure, Param, measures
@@ -55,6 +56,19 @@ ZERO_DIVISIONS = {
     "ignore": P.ZeroDivision("ignore"),
 }
 LABEL_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_(), ]*")
+
+
+class SparkSql(Sql):
+    """Spark SQL text whose Python operands are Spark literals (:data:`mlsql._sqldialects.SPARK`).
+
+    Examples
+    --------
+    >>> str(SparkSql("`tp`") * 0.5 + 1)
+    '((`tp` * 0.5D) + 1)'
+    """
+
+    __slots__ = ()
+    dialect = D.SPARK
 
 
 def string(text: str) -> Sql:
@@ -95,8 +109,8 @@ class SparkSqlOps:
     'CASE WHEN x = 0 THEN 1.0D ELSE NULL END'
     """
 
-    #: the class of the expressions it returns (:class:`FrameSqlOps` writes DOUBLE operands)
-    text: type[Sql] = Sql
+    #: the class of the expressions it returns: Spark SQL, whose Python floats are DOUBLE
+    text: type[Sql] = SparkSql
 
     def when(self, condition: Any, then: Any, otherwise: Any) -> Sql:
         return self.text(

@@ -7,7 +7,7 @@ PySpark records its Python call site on each. A table such as
 Columns that was some 13,000 round trips and most of its time. Where the
 formulas' inputs are columns of a frame mlsql builds itself (not Columns a
 user passed), they are written here as Spark SQL text instead
-(:class:`FrameSqlOps`, the primitives of :class:`~mlsql.spark.sql.SparkSqlOps`),
+(:class:`~mlsql.spark.sql.SparkSqlOps`, the formulas' primitives),
 and each finished expression becomes a Column in one call (:func:`column`) or
 a whole projection in one ``selectExpr`` (:func:`select`).
 
@@ -26,22 +26,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from mlsql import _sqldialects as D
-from mlsql._sqlexpr import Sql
-from mlsql.spark.sql import SparkSqlOps, number
-
-
-class SparkSql(Sql):
-    """Spark SQL text whose Python operands are Spark literals (:data:`mlsql._sqldialects.SPARK`).
-
-    Examples
-    --------
-    >>> str(ref("tp") * 0.5 + 1)
-    '((`tp` * 0.5D) + 1)'
-    """
-
-    __slots__ = ()
-    dialect = D.SPARK
+from mlsql.spark.sql import SparkSql, SparkSqlOps, number
 
 
 def ref(name: str) -> SparkSql:
@@ -117,20 +102,6 @@ def query(frame: DataFrame, build: Callable[[str], str]) -> DataFrame:
     parts = build(token).split(token)
     escaped = "{rows}".join(p.replace("{", "{{").replace("}", "}}") for p in parts)
     return frame.sparkSession.sql(escaped, rows=frame)
-
-
-class FrameSqlOps(SparkSqlOps):
-    """:class:`~mlsql.spark.sql.SparkSqlOps` returning :class:`SparkSql` (DOUBLE operands).
-
-    Examples
-    --------
-    >>> from mlsql._params import check_zero_division
-    >>> zd = check_zero_division(0, "macro_f1")
-    >>> str(FrameSqlOps().undefined(zd, None) * ref("n"))
-    '(0.0D * `n`)'
-    """
-
-    text = SparkSql
 
 
 class GroupAggregates:
@@ -214,8 +185,8 @@ class GroupAggregates:
         return f"SELECT {listed}, {', '.join(picked)} FROM ({windowed}) GROUP BY {listed}"
 
 
-class FixedOrderSqlOps(FrameSqlOps):
-    """:class:`FrameSqlOps` whose aggregates see only the rows where ``mask`` holds and whose
+class FixedOrderSqlOps(SparkSqlOps):
+    """:class:`~mlsql.spark.sql.SparkSqlOps` whose aggregates see only the rows where ``mask`` holds and whose
     sums and means add a group's values sorted, so a result is the same on every run.
 
     Spark's ``sum`` adds partial sums per partition and merges them in the

@@ -43,11 +43,12 @@ from mlsql.spark._types import bound, to_column
 from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families import ranking as RK
-from mlsql.spark.text import FrameSqlOps, SparkSql, column, ref, select, text
+from mlsql.spark.sql import SparkSqlOps
+from mlsql.spark.text import SparkSql, column, ref, select, text
 
 FAMILIES = (CV.FAMILY,)  # tables only: no formula measure to generate
 ALL = "__mlsql_all"
-TEXT = FrameSqlOps()
+TEXT = SparkSqlOps()
 
 
 def _binary_cells(func: str, schema: dict[str, Any], a: Column, s: Column) -> tuple[Column, ...]:

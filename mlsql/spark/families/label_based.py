@@ -43,11 +43,10 @@ from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
 from mlsql.spark.exact import limb_sum_sql
-from mlsql.spark.sql import number, string
+from mlsql.spark.sql import SparkSqlOps, number, string
 from mlsql.spark.stats import label_set_sql
 from mlsql.spark.text import (
     FixedOrderSqlOps,
-    FrameSqlOps,
     GroupAggregates,
     SparkSql,
     query,
@@ -57,7 +56,7 @@ from mlsql.spark.text import (
 )
 
 FAMILIES = (LB.FAMILY,)
-TEXT = FrameSqlOps()
+TEXT = SparkSqlOps()
 ALL = "__mlsql_all"
 #: a spread element's kind: true positive, false negative (actual only), false positive
 KINDS = ("tp", "fn", "fp")
