@@ -34,7 +34,7 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
 from sqlglot.generator import Generator
 
-from mlsql._sqltext import WRITE_DUCKDB, WRITE_POSTGRES, WRITE_SPARK
+from mlsql._sqltext import WRITE_DUCKDB, WRITE_POSTGRES, WRITE_SPARK, backslashed, quoted
 
 
 class Raw(exp.Expression):
@@ -49,6 +49,33 @@ class Value(exp.Expression):
     arg_types: ClassVar[dict[str, bool]] = {"this": True}
 
 
+class NotNull(exp.Expression):
+    """``this IS NOT NULL``."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
+class IsNan(exp.Expression):
+    """Whether ``this`` is NaN (NULL stays NULL)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
+class Raise(exp.Expression):
+    """An error whose message is ``this`` (a template, one ``{}``) with ``expression``'s value
+    (written ``NULL`` where it is NULL) in the hole: the query fails where it is evaluated."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "expression": True}
+
+
+def _message(g: Generator, e: Raise, string: Callable[[str], str], text_type: str) -> list[str]:
+    """The message of ``e`` as three SQL strings to concatenate: the template's text before
+    the hole, the value as text (``'NULL'`` where NULL), the text after it."""
+    before, after = e.this.split("{}")
+    got = f"coalesce(CAST({g.sql(e, 'expression')} AS {text_type}), 'NULL')"
+    return [string(before), got, string(after)]
+
+
 def _mlsql(
     base: type[Generator], value: Callable[[Any], str], extra: dict[type, Any] | None = None
 ) -> type[Generator]:
@@ -58,6 +85,8 @@ def _mlsql(
         **base.TRANSFORMS,
         Raw: lambda g, e: e.this,
         Value: lambda g, e: value(e.this),
+        NotNull: lambda g, e: f"{g.sql(e, 'this')} IS NOT NULL",
+        IsNan: lambda g, e: f"isnan({g.sql(e, 'this')})",
         exp.Neg: lambda g, e: f"- {g.sql(e, 'this')}",
         exp.Pow: lambda g, e: f"pow({g.sql(e, 'this')}, {g.sql(e, 'expression')})",
         **(extra or {}),
@@ -81,17 +110,46 @@ class Dialect:
         return f"Dialect({self.name!r})"
 
 
-DUCKDB = Dialect("duckdb", _mlsql(DuckDB.Generator, WRITE_DUCKDB), WRITE_DUCKDB)
-SPARK = Dialect("spark", _mlsql(Spark.Generator, WRITE_SPARK), WRITE_SPARK)
+DUCKDB = Dialect(
+    "duckdb",
+    _mlsql(
+        DuckDB.Generator,
+        WRITE_DUCKDB,
+        {Raise: lambda g, e: f"error({' || '.join(_message(g, e, quoted, 'VARCHAR'))})"},
+    ),
+    WRITE_DUCKDB,
+)
+SPARK = Dialect(
+    "spark",
+    _mlsql(
+        Spark.Generator,
+        WRITE_SPARK,
+        # Spark's strings take backslash escapes
+        {
+            Raise: lambda g, e: (
+                f"raise_error(concat({', '.join(_message(g, e, backslashed, 'STRING'))}))"
+            )
+        },
+    ),
+    WRITE_SPARK,
+)
 POSTGRES = Dialect(
     "postgres",
     _mlsql(
         Postgres.Generator,
         WRITE_POSTGRES,
-        # PostgreSQL fails a query on x / 0 (DuckDB and Spark give inf or NaN): a formula
-        # guards every ratio it returns, but a value bound once is computed before the CASE
-        # that discards it, so a zero divisor gives NULL instead
-        {exp.Div: lambda g, e: f"{g.sql(e, 'this')} / NULLIF({g.sql(e, 'expression')}, 0)"},
+        {
+            # PostgreSQL fails a query on x / 0 (DuckDB and Spark give inf or NaN): a formula
+            # guards every ratio it returns, but a value bound once is computed before the
+            # CASE that discards it, so a zero divisor gives NULL instead
+            exp.Div: lambda g, e: f"{g.sql(e, 'this')} / NULLIF({g.sql(e, 'expression')}, 0)",
+            # no isnan: NaN equals NaN there
+            IsNan: lambda g, e: f"({g.sql(e, 'this')} = 'NaN'::float8)",
+            # an error is raised by mlsql's function, typed as the value it stands for
+            Raise: lambda g, e: (
+                f"_mlsql_raise({' || '.join(_message(g, e, quoted, 'text'))}, NULL::float8)"
+            ),
+        },
     ),
     WRITE_POSTGRES,
 )

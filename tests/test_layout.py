@@ -45,6 +45,7 @@ CORE = (
     "mlsql._sqlexpr",
     "mlsql._sqldialects",
     "mlsql._sqltext",
+    "mlsql._sqlops",
     "mlsql._native_switch",
     "mlsql._version",
     "mlsql._front",

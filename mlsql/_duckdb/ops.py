@@ -7,11 +7,13 @@ from functools import cache
 from typing import Any
 
 from mlsql._formulas import FORMULAS, Counts, flatten, formula_params
-from mlsql._sqlexpr import Sql, call, lit, when
+from mlsql._sqlexpr import Sql, call, lit
+from mlsql._sqlops import SqlPrimitives
 
 
-class SqlOps:
-    """Formula primitives for DuckDB; ``qualify`` names mlsql's own macros.
+class SqlOps(SqlPrimitives):
+    """Formula primitives for DuckDB (:class:`~mlsql._sqlops.SqlPrimitives`, and DuckDB's
+    own); ``qualify`` names mlsql's own macros.
 
     Examples
     --------
@@ -31,39 +33,14 @@ class SqlOps:
         """Name the formula's macro instead of inlining it."""
         return call(self.qualify(f"_mlsql_{name}"), *flatten(args))
 
-    def when(self, condition: Any, then: Any, otherwise: Any) -> Sql:
-        return when(condition, then, otherwise)
-
     def undefined(self, zero_division: Any, nothing_to_score: Any) -> Sql:
         return call(self.qualify("_mlsql_undefined"), zero_division, nothing_to_score)
-
-    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Sql:
-        """``value``, or DuckDB's ``error()`` with ``template`` ({} = ``got``) where ``condition``."""
-        before, after = (part.replace("'", "''") for part in template.split("{}"))
-        text = f"'{before}' || coalesce(CAST({lit(got)} AS VARCHAR), 'NULL') || '{after}'"
-        return when(condition, Sql(f"error({text})"), value)
-
-    def sum(self, x: Any) -> Sql:
-        return call("sum", x)
 
     def mean(self, x: Any) -> Sql:
         """``favg``: a compensated (Kahan-Babuska) mean, within a few units in the last place
         at any row count and thread count (``avg`` of DOUBLE drifted by 2e-11 relative at
         10M rows, with a different last digit from run to run)."""
         return call("favg", x)
-
-    def count(self, x: Any) -> Sql:
-        return call("count", x)
-
-    def not_null(self, x: Any) -> Sql:
-        """``x IS NOT NULL`` (the weighted primitives of :mod:`mlsql._weights` use it)."""
-        return Sql(f"({lit(x)} IS NOT NULL)")
-
-    def is_nan(self, x: Any) -> Sql:
-        return call("isnan", x)
-
-    def nan(self) -> Sql:
-        return lit(float("nan"))
 
     def skips_undefined(self, zero_division: Any) -> bool | None:
         return None  # a macro parameter: known only when the query runs
@@ -83,9 +60,6 @@ class SqlOps:
     def either(self, a: Any, b: Any) -> Sql:
         return call("list_concat", a, b)
 
-    def floor(self, x: Any) -> Sql:
-        return call("floor", x)
-
     def let(self, values: tuple[Any, ...], body: Any, name: str) -> Sql:
         """``body(*values)`` with each value computed, and bound by DuckDB, once: macro
         parameters are substituted as text, so a body naming a value thirty times (a
@@ -95,12 +69,6 @@ class SqlOps:
         packed = ", ".join(f"{f} := {lit(v)}" for f, v in zip(fields, values, strict=True))
         inner = body(*(Sql(f"{var}.{f}") for f in fields))
         return Sql(f"list_transform([struct_pack({packed})], lambda {var}: {lit(inner)})[1]")
-
-    def sqrt(self, x: Any) -> Sql:
-        return call("sqrt", x)
-
-    def exp(self, x: Any) -> Sql:
-        return call("exp", x)
 
     def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> Any:
         """:meth:`let` for a body that sums a series (Polars' differs)."""

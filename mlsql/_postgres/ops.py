@@ -20,6 +20,7 @@ from typing import Any
 
 from mlsql import _sqldialects as D
 from mlsql._sqlexpr import Sql, operand
+from mlsql._sqlops import SqlPrimitives
 
 
 def pg_lit(value: Any) -> PgSql:
@@ -73,12 +74,15 @@ class Lets:
         self.n = 0
 
 
-class RowOps:
-    """Formula primitives over one row (no aggregation).
+class RowOps(SqlPrimitives):
+    """Formula primitives over one row (no aggregation): :class:`~mlsql._sqlops.SqlPrimitives`
+    written by PostgreSQL's dialect, and PostgreSQL's own.
 
     ``zero_division`` arrives coded as a ``float8`` by ``_mlsql_check_zero_division``:
     0 or 1 (its value), NaN, 2 ('diagnose') or 3 ('ignore').
     """
+
+    text = PgSql
 
     def __init__(self, lets: Lets | None = None) -> None:
         self.lets = (
@@ -103,9 +107,6 @@ class RowOps:
         # value's text back at every mention (planning binary_kappa_p_value took 0.5 s)
         return PgSql(f"(SELECT {pg_lit(inner)} FROM (SELECT {columns} OFFSET 0) AS {alias})")
 
-    def sqrt(self, x: Any) -> PgSql:
-        return PgSql(f"sqrt({pg_lit(x)})")
-
     def exp(self, x: Any) -> PgSql:
         """exp(x), 0 below :data:`EXP_LOW` (where PostgreSQL raises an underflow error)."""
         return self.let(
@@ -114,32 +115,12 @@ class RowOps:
             "exp",
         )
 
-    def when(self, condition: Any, then: Any, otherwise: Any) -> PgSql:
-        return PgSql(
-            f"CASE WHEN {pg_lit(condition)} THEN {pg_lit(then)} ELSE {pg_lit(otherwise)} END"
-        )
-
     def undefined(self, zero_division: Any, nothing_to_score: Any) -> PgSql:
         zd = pg_lit(zero_division)
         return PgSql(
             f"CASE WHEN {zd} = 2 THEN CASE WHEN {pg_lit(nothing_to_score)} THEN 1.0::float8 "
             f"ELSE 0.0::float8 END WHEN {zd} = 3 THEN NULL::float8 ELSE {zd} END"
         )
-
-    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> PgSql:
-        """``value``, or an error with ``template`` ({} = ``got``) where ``condition``."""
-        before, after = (pg_lit(part) for part in template.split("{}"))
-        text = f"{before} || coalesce(CAST({pg_lit(got)} AS text), 'NULL') || {after}"
-        return self.when(condition, PgSql(f"_mlsql_raise({text}, NULL::float8)"), value)
-
-    def not_null(self, x: Any) -> PgSql:
-        return PgSql(f"({pg_lit(x)} IS NOT NULL)")
-
-    def is_nan(self, x: Any) -> PgSql:
-        return PgSql(f"({pg_lit(x)} = 'NaN'::float8)")
-
-    def nan(self) -> PgSql:
-        return pg_lit(float("nan"))
 
     def skips_undefined(self, zero_division: Any) -> bool | None:
         return None  # an argument: known only when the query runs
@@ -225,9 +206,6 @@ class FinalOps(RowOps):
     def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
         """:meth:`let` for a body that sums a series."""
         return self.let(values, body, name)
-
-    def floor(self, x: Any) -> PgSql:
-        return PgSql(f"floor({pg_lit(x)})")
 
     def gamma_series(self, count: Any, a0: Any, y: Any) -> PgSql:
         """Σ_{i < count} y^(a0 + i) e^-y / Γ(a0 + i + 1) (``count`` whole, ``a0`` 0 or 1/2,

@@ -46,6 +46,7 @@ from mlsql import _sqltext as T
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql
+from mlsql._sqlops import SqlPrimitives
 
 #: every zero_division convention, by the text a SQL caller's value becomes
 ZERO_DIVISIONS = {
@@ -99,8 +100,9 @@ def message(template: str, got: Sql) -> Sql:
     )
 
 
-class SparkSqlOps:
-    """Formula primitives written as Spark SQL text, with a static ``zero_division``.
+class SparkSqlOps(SqlPrimitives):
+    """Formula primitives written as Spark SQL (:class:`~mlsql._sqlops.SqlPrimitives`, and
+    Spark's own), with a static ``zero_division``.
 
     Examples
     --------
@@ -111,11 +113,6 @@ class SparkSqlOps:
 
     #: the class of the expressions it returns: Spark SQL, whose Python floats are DOUBLE
     text: type[Sql] = SparkSql
-
-    def when(self, condition: Any, then: Any, otherwise: Any) -> Sql:
-        return self.text(
-            f"CASE WHEN {number(condition)} THEN {number(then)} ELSE {number(otherwise)} END"
-        )
 
     def undefined(self, zero_division: P.ZeroDivision, nothing_to_score: Any) -> Sql:
         return zero_division.undefined(
@@ -143,37 +140,14 @@ class SparkSqlOps:
     def either(self, a: Any, b: Any) -> Sql:
         return self.text(f"array_union({a}, {b})")
 
-    def sum(self, x: Any) -> Sql:
-        return self.text(f"sum({number(x)})")
-
     def mean(self, x: Any) -> Sql:
         return self.text(f"avg({number(x)})")
-
-    def count(self, x: Any) -> Sql:
-        return self.text(f"count({number(x)})")
-
-    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Sql:
-        return self.when(
-            condition, self.text(f"raise_error({message(template, number(got))})"), value
-        )
-
-    def is_nan(self, x: Any) -> Sql:
-        return self.text(f"isnan({number(x)})")
-
-    def nan(self) -> Sql:
-        return self.text(str(number(float("nan"))))
 
     def log2(self, x: Any) -> Sql:
         return self.text(f"log2({number(x)})")
 
-    def sqrt(self, x: Any) -> Sql:
-        return self.text(f"sqrt({number(x)})")
-
     def pow(self, base: Any, exponent: Any) -> Sql:
         return self.text(f"pow({number(base)}, {number(exponent)})")
-
-    def exp(self, x: Any) -> Sql:
-        return self.text(f"exp({number(x)})")
 
     def let(self, values: tuple[Any, ...], body: Any, name: str = "") -> Sql:
         """``body(*values)`` with each value computed once however often ``body`` names it:
