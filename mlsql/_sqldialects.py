@@ -68,6 +68,19 @@ class Raise(exp.Expression):
     arg_types: ClassVar[dict[str, bool]] = {"this": True, "expression": True}
 
 
+class Let(exp.Expression):
+    """``expression`` (the body) with each of ``expressions`` computed once, the body naming
+    value i as the field ``v<i>`` of ``this`` (a name): a formula naming a value thirty
+    times, as a polynomial does, would otherwise repeat its text thirty times."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "expressions": True, "expression": True}
+
+
+def _values(g: Generator, e: Let, each: str) -> str:
+    """The values of ``e``, each written by ``each`` (``{i}``: its place, ``{v}``: its SQL)."""
+    return ", ".join(each.format(i=i, v=g.sql(v)) for i, v in enumerate(e.expressions))
+
+
 def _message(g: Generator, e: Raise, string: Callable[[str], str], text_type: str) -> list[str]:
     """The message of ``e`` as three SQL strings to concatenate: the template's text before
     the hole, the value as text (``'NULL'`` where NULL), the text after it."""
@@ -110,12 +123,22 @@ class Dialect:
         return f"Dialect({self.name!r})"
 
 
+#: a value of Spark's :class:`Let`: a DOUBLE field of a named struct
+SPARK_FIELD = "'v{i}', CAST({v} AS DOUBLE)"
+
 DUCKDB = Dialect(
     "duckdb",
     _mlsql(
         DuckDB.Generator,
         WRITE_DUCKDB,
-        {Raise: lambda g, e: f"error({' || '.join(_message(g, e, quoted, 'VARCHAR'))})"},
+        {
+            Raise: lambda g, e: f"error({' || '.join(_message(g, e, quoted, 'VARCHAR'))})",
+            # a lambda's variable is bound once (a macro's parameters are substituted as text)
+            Let: lambda g, e: (
+                f"list_transform([struct_pack({_values(g, e, 'v{i} := {v}')})],"
+                f" lambda {e.this}: {g.sql(e, 'expression')})[1]"
+            ),
+        },
     ),
     WRITE_DUCKDB,
 )
@@ -128,7 +151,12 @@ SPARK = Dialect(
         {
             Raise: lambda g, e: (
                 f"raise_error(concat({', '.join(_message(g, e, backslashed, 'STRING'))}))"
-            )
+            ),
+            # a lambda over a one-element array, as the Column form (SparkOps.let)
+            Let: lambda g, e: (
+                f"transform(array(named_struct({_values(g, e, SPARK_FIELD)})),"
+                f" {e.this} -> {g.sql(e, 'expression')})[0]"
+            ),
         },
     ),
     WRITE_SPARK,
@@ -148,6 +176,13 @@ POSTGRES = Dialect(
             # an error is raised by mlsql's function, typed as the value it stands for
             Raise: lambda g, e: (
                 f"_mlsql_raise({' || '.join(_message(g, e, quoted, 'text'))}, NULL::float8)"
+            ),
+            # a scalar subquery whose one row holds the values; OFFSET 0 keeps the planner
+            # from pulling it up, which would put each value's text back at every mention
+            # (planning binary_kappa_p_value took 0.5 s)
+            Let: lambda g, e: (
+                f"(SELECT {g.sql(e, 'expression')} FROM (SELECT {_values(g, e, '{v} AS v{i}')}"
+                f" OFFSET 0) AS {e.this})"
             ),
         },
     ),

@@ -30,7 +30,7 @@ from mlsql._sqlexpr import Sql, operand
 
 class SqlPrimitives:
     """``when``, ``sum``, ``count``, ``sqrt``, ``exp``, ``floor``, ``not_null``, ``is_nan``,
-    ``nan`` and ``error_if``, returning :attr:`text` (the class, and so the dialect, of the
+    ``nan``, ``let`` and ``error_if``, returning :attr:`text` (the class, and so the dialect, of the
     expressions: DuckDB's here)."""
 
     text: type[Sql] = Sql
@@ -71,6 +71,19 @@ class SqlPrimitives:
 
     def nan(self) -> Sql:
         return self.text(D.Value(this=math.nan))
+
+    def let(self, values: tuple[Any, ...], body: Any, name: str = "") -> Sql:
+        """``body(*values)`` with each value computed once (the dialect's
+        :class:`~mlsql._sqldialects.Let`), the values named ``<variable>.v<i>``."""
+        var = self._variable(name)
+        inner = body(*(self.text(f"{var}.v{i}") for i in range(len(values))))
+        node = D.Let(this=var, expressions=[self._node(v) for v in values])
+        node.set("expression", self._node(inner))
+        return self.text(node)
+
+    def _variable(self, name: str) -> str:
+        """The name a :meth:`let` binds its values to."""
+        return f"_mlsql_{name or 'let'}"
 
     def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Sql:
         """``value``, or the dialect's error with ``template`` ({} = ``got``) where

@@ -60,16 +60,6 @@ class SqlOps(SqlPrimitives):
     def either(self, a: Any, b: Any) -> Sql:
         return call("list_concat", a, b)
 
-    def let(self, values: tuple[Any, ...], body: Any, name: str) -> Sql:
-        """``body(*values)`` with each value computed, and bound by DuckDB, once: macro
-        parameters are substituted as text, so a body naming a value thirty times (a
-        polynomial) would bind it thirty times; a lambda variable (``_mlsql_<name>``) does not."""
-        var = f"_mlsql_{name}"
-        fields = [f"v{i}" for i in range(len(values))]
-        packed = ", ".join(f"{f} := {lit(v)}" for f, v in zip(fields, values, strict=True))
-        inner = body(*(Sql(f"{var}.{f}") for f in fields))
-        return Sql(f"list_transform([struct_pack({packed})], lambda {var}: {lit(inner)})[1]")
-
     def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> Any:
         """:meth:`let` for a body that sums a series (Polars' differs)."""
         return self.let(values, body, name)

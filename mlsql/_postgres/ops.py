@@ -89,10 +89,8 @@ class RowOps(SqlPrimitives):
             lets if lets is not None else Lets()
         )  # shared by the ops of one formula where given
 
-    def let(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
-        """``body(*values)`` with each value computed once: a scalar subquery whose one row
-        holds the values (a formula naming a value thirty times, as a polynomial does, would
-        otherwise repeat its text thirty times).
+    def _variable(self, name: str) -> str:
+        """A :meth:`let`'s alias, one per let of the formula (its subqueries nest).
 
         Examples
         --------
@@ -100,14 +98,9 @@ class RowOps(SqlPrimitives):
         '(SELECT (_mlsql_sq_1.v0 * _mlsql_sq_1.v0) FROM (SELECT a + 1 AS v0 OFFSET 0) AS _mlsql_sq_1)'
         """
         self.lets.n += 1
-        alias = f"_mlsql_{name}_{self.lets.n}"
-        columns = ", ".join(f"{pg_lit(v)} AS v{i}" for i, v in enumerate(values))
-        inner = body(*(PgSql(f"{alias}.v{i}") for i in range(len(values))))
-        # OFFSET 0 keeps the planner from pulling the subquery up, which would put each
-        # value's text back at every mention (planning binary_kappa_p_value took 0.5 s)
-        return PgSql(f"(SELECT {pg_lit(inner)} FROM (SELECT {columns} OFFSET 0) AS {alias})")
+        return f"_mlsql_{name}_{self.lets.n}"
 
-    def exp(self, x: Any) -> PgSql:
+    def exp(self, x: Any) -> Sql:
         """exp(x), 0 below :data:`EXP_LOW` (where PostgreSQL raises an underflow error)."""
         return self.let(
             (x,),
@@ -201,9 +194,9 @@ class StateOps(RowOps):
 
 
 class FinalOps(RowOps):
-    """:class:`RowOps` of a final function: a series, ``floor`` and the gamma series."""
+    """:class:`RowOps` of a final function: a series and the gamma series."""
 
-    def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> PgSql:
+    def let_series(self, values: tuple[Any, ...], body: Any, name: str) -> Sql:
         """:meth:`let` for a body that sums a series."""
         return self.let(values, body, name)
 

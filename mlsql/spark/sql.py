@@ -149,23 +149,6 @@ class SparkSqlOps(SqlPrimitives):
     def pow(self, base: Any, exponent: Any) -> Sql:
         return self.text(f"pow({number(base)}, {number(exponent)})")
 
-    def let(self, values: tuple[Any, ...], body: Any, name: str = "") -> Sql:
-        """``body(*values)`` with each value computed once however often ``body`` names it:
-        a lambda over a one-element array, as the Column form (:meth:`SparkOps.let`).
-
-        Examples
-        --------
-        >>> print(SparkSqlOps().let((Sql("a + b"),), lambda v: v * v, "sq"))
-        transform(array(named_struct('v0', CAST(a + b AS DOUBLE))), _mlsql_sq -> (_mlsql_sq.v0 * _mlsql_sq.v0))[0]
-        """
-        var = f"_mlsql_{name or 'let'}"
-        fields = [f"v{i}" for i in range(len(values))]
-        packed = ", ".join(
-            f"'{f}', CAST({number(v)} AS DOUBLE)" for f, v in zip(fields, values, strict=True)
-        )
-        inner = body(*(self.text(f"{var}.{f}") for f in fields))
-        return self.text(f"transform(array(named_struct({packed})), {var} -> {number(inner)})[0]")
-
 
 OPS = SparkSqlOps()
 
