@@ -60,7 +60,7 @@ from mlsql._cache import cache_dir
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.threads import opened
 from mlsql._errors import MlsqlError
-from mlsql._sqlexpr import lit, quote_ident
+from mlsql._sqltext import WRITE_DUCKDB, quote_ident
 
 if TYPE_CHECKING:
     from mlsql._duckdb.library import Macro
@@ -178,7 +178,7 @@ def _mark(
         name = m.name.rsplit(".", 1)[-1]
         full = ".".join(quote_ident(part) for part in (database, where)) + f".{name}"
         text = comment(name, m.doc, hashes[(name.lower(), m.table)], native)
-        marks.append(f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {full} IS {lit(text)};")
+        marks.append(f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {full} IS {WRITE_DUCKDB(text)};")
     con.execute("\n".join(marks))
 
 
@@ -400,7 +400,7 @@ def _copy_stored(con: duckdb.DuckDBPyConnection, path: Path, schema: str | None)
         return False  # (mlsql's or not)
     alias = f"__mlsql_library_{uuid.uuid4().hex}"
     target = con.execute(_CURRENT).fetchone()[0]  # type: ignore[index]
-    con.execute(f"ATTACH {lit(str(path))} AS {quote_ident(alias)} (READ_ONLY)")
+    con.execute(f"ATTACH {WRITE_DUCKDB(str(path))} AS {quote_ident(alias)} (READ_ONLY)")
     try:
         con.execute(f"COPY FROM DATABASE {quote_ident(alias)} TO {quote_ident(target)} (SCHEMA)")
     finally:

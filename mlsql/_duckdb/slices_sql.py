@@ -39,7 +39,7 @@ import duckdb
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._slices import front
-from mlsql._sqlexpr import lit, quote_ident
+from mlsql._sqltext import WRITE_DUCKDB, quote_ident
 
 #: the measures' own parameters the macro forwards (those given, not NULL, as the measure's
 #: ``(name, {parameter: value})``)
@@ -132,7 +132,7 @@ def macro_sql(name: str, function: str, temporary: bool) -> str:
     """
     params = ", ".join(f"{p} := {default}" for p, default in PARAMS)
     fields = ", ".join(
-        f"{lit(p)}, {p}" for p in ("source", "actual", "predicted", *(p for p, _ in PARAMS))
+        f"{WRITE_DUCKDB(p)}, {p}" for p in ("source", "actual", "predicted", *(p for p, _ in PARAMS))
     )
     temp = "TEMP " if temporary else ""
     return (
