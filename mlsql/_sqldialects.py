@@ -116,8 +116,10 @@ class Dialect:
         self._generator = generator(normalize_functions=False, unsupported_level=ErrorLevel.IGNORE)
 
     def write(self, node: exp.Expression) -> str:
-        """``node`` as this dialect's SQL text."""
-        return self._generator.generate(node, copy=False)
+        """``node`` as this dialect's SQL text: the generator's ``sql`` alone (its
+        ``generate`` would first preprocess the tree, rewriting queries mlsql's expressions are
+        not, at a cost per call; and a tree's nodes are shared by the trees built on it)."""
+        return self._generator.sql(node)
 
     def __repr__(self) -> str:
         return f"Dialect({self.name!r})"

@@ -142,7 +142,11 @@ def operand(value: Any, dialect: D.Dialect) -> exp.Expression:
     """``value`` as a node of a tree ``dialect`` writes: an expression's tree (its text, if
     another dialect writes it), or a Python value as a :class:`~mlsql._sqldialects.Value`."""
     if isinstance(value, Sql):
-        return value.node if value.dialect is dialect else D.Raw(this=value.text)
+        # a tree already written (or another dialect's) is its text: writing it again inside
+        # every tree that holds it would cost as much as the tree's depth
+        if value.dialect is dialect and value._text is None:
+            return value.node
+        return D.Raw(this=value.text)
     return D.Value(this=_checked(value))
 
 
