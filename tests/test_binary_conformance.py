@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pyarrow as pa
 import pytest
 
@@ -68,6 +70,33 @@ def test_two_by_two_from_stored_counts(engine, i, key, name, params, want):
         f"{name}_from_counts", counts_of(TABLES[i]), columns=("tp", "fp", "fn", "tn"), **params
     )
     assert close(got, want)
+
+
+#: weighted counts, as binary_counts gives them with sample_weight: fractions
+WEIGHTED = {"tp": Fraction(5, 2), "fp": Fraction(7, 4), "fn": Fraction(1, 2), "tn": Fraction(13, 4)}
+
+
+#: each key's name in the oracle (:func:`tests.oracle_single.two_by_two`)
+ORACLE = {
+    **{k: k for k in ("prel", "nrel", "sup", "sens", "spec", "tacc", "cov", "kappa")},
+    "error_rate": "error_rate",
+    "f1": "fbeta",
+    "f_alpha(alpha=2)": "f_alpha",
+    "err_cost(cost_fn=5, cost_fp=1)": "cost_error",
+    "class_error_rate(+)": "fnr",
+    "class_error_rate(-)": "fpr",
+}
+
+
+@pytest.mark.parametrize("key", list(KEYS))
+def test_stored_counts_may_be_fractions(engine, key):
+    """Spark truncated stored counts to whole numbers (precision 2/3 for 2.5 / 4.25)."""
+    name, params = KEYS[key]
+    needs(engine, f"{name}_from_counts")
+    table = pa.table({k: [float(v)] for k, v in WEIGHTED.items()})
+    got = engine.aggregate(f"{name}_from_counts", table, columns=("tp", "fp", "fn", "tn"), **params)
+    want = O.two_by_two(*WEIGHTED.values(), ORACLE[key], **params)
+    assert close(got, want), (got, float(want))
 
 
 @pytest.mark.parametrize(("i", "key", "name", "params", "want"), cases(), ids=str)

@@ -46,7 +46,8 @@ def cells(func: str, actual: Column, predicted: Column, weight: Column | None = 
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Table2x2:
     """Pooled cells of (actual, predicted), or one row's stored counts."""
     if measure.kind == "from_counts":
-        return Table2x2(*(x.cast("long") for x in inputs))
+        # stored counts may be weights summed (fractions): DOUBLE, as the other engines read them
+        return Table2x2(*(x.cast("double") for x in inputs))
     actual, predicted = inputs
     return cells(measure.name, actual, predicted, weight)
 

@@ -34,7 +34,8 @@ FAMILIES = (R.FAMILY,)
 def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Table2x2:
     """Pooled cells of (holds, fires) (weighted if given), or one row's stored counts."""
     if measure.kind == "from_counts":
-        return Table2x2(*(x.cast("long") for x in inputs))
+        # stored counts may be weights summed (fractions): DOUBLE, as the other engines read them
+        return Table2x2(*(x.cast("double") for x in inputs))
     holds, fires = inputs
     return cells(measure.name, holds, fires, weight)
 
