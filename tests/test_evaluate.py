@@ -198,6 +198,24 @@ def test_hostile_names(engine):
     assert close(got[0]["estimate"], 1.0) and close(got[1]["estimate"], Fraction(4, 7))
 
 
+@pytest.mark.parametrize(
+    ("measure", "actual", "predicted", "message"),
+    [
+        ("auc", ["0", "1"], [0.1, 0.4], "auc takes boolean or 0/1 values for actual."),
+        ("brier_score_loss", ["0", "1"], [0.1, 0.4], "takes boolean or 0/1 values for actual."),
+        ("mse", ["1", "2"], [1.0, 2.0], "mse takes numbers for actual."),
+        ("r2", [1.0, 2.0], ["1", "2"], "r2 takes numbers for predicted."),
+        ("binary_precision", ["1", "0"], [1, 0], "takes boolean or 0/1 values for actual."),
+    ],
+)
+def test_text_columns_are_no_numbers(engine, measure, actual, predicted, message):
+    """As the measures' functions say: Spark's evaluate cast text columns to DOUBLE ('0' and
+    '1' were labels, and the auc of text labels 0.5)."""
+    table = pa.table({"actual": actual, "predicted": predicted})
+    with pytest.raises(Exception, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", [measure])
+
+
 @pytest.mark.parametrize("by", ["measure", "estimate"])
 def test_by_named_as_an_output_is_refused(engine, by):
     table = pa.table({"actual": ["x"], "predicted": ["x"], by: [1]})

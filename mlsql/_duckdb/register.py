@@ -178,7 +178,9 @@ def _mark(
         name = m.name.rsplit(".", 1)[-1]
         full = ".".join(quote_ident(part) for part in (database, where)) + f".{name}"
         text = comment(name, m.doc, hashes[(name.lower(), m.table)], native)
-        marks.append(f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {full} IS {WRITE_DUCKDB(text)};")
+        marks.append(
+            f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {full} IS {WRITE_DUCKDB(text)};"
+        )
     con.execute("\n".join(marks))
 
 

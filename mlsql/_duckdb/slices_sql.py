@@ -132,7 +132,8 @@ def macro_sql(name: str, function: str, temporary: bool) -> str:
     """
     params = ", ".join(f"{p} := {default}" for p, default in PARAMS)
     fields = ", ".join(
-        f"{WRITE_DUCKDB(p)}, {p}" for p in ("source", "actual", "predicted", *(p for p, _ in PARAMS))
+        f"{WRITE_DUCKDB(p)}, {p}"
+        for p in ("source", "actual", "predicted", *(p for p, _ in PARAMS))
     )
     temp = "TEMP " if temporary else ""
     return (

@@ -41,6 +41,7 @@ from pyspark.sql import functions as F
 
 from mlsql._evaluate import front as EV
 from mlsql._registry import measures
+from mlsql.measures import scores as SC
 from mlsql.spark import evaluate_agreement as EA
 from mlsql.spark import evaluate_bins as EB
 from mlsql.spark import evaluate_brier as EBR
@@ -51,6 +52,7 @@ from mlsql.spark import jvm
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
+from mlsql.spark.families import _classification as K
 from mlsql.spark.families._memory import UNBOUNDED_WITHOUT_JAR
 
 _ROLES = EV.ROLES
@@ -120,6 +122,7 @@ def evaluate(
         w = weight(EV.FUNC, column, df.schema[sample_weight].dataType)
         picked.append(w.alias(_WEIGHT))
     rows = df.select(*picked)
+    _check_types(req.items, {"actual": actual, "predicted": predicted}, df.schema)
     groups = [_group(k) for k in range(len(req.by))]
     reports = EV.label_reports(req.items)
     in_reports = {i for r in reports for i, _ in r.items}
@@ -170,6 +173,20 @@ def evaluate(
         F.col("measure"),
         F.col("estimate"),
     )
+
+
+def _check_types(items: Sequence[EV.Item], columns: dict[str, str], schema: Any) -> None:
+    """The measures that take numbers or 0/1 labels refuse columns of other types with
+    mlsql's message, as their functions do: the paths below read the columns cast to DOUBLE,
+    which took text such as '0' and '1' for numbers."""
+    for item in items:
+        m = item.measure
+        if m.family not in ("regression", "scores", "binary"):
+            continue
+        for name, role in zip(m.inputs, item.roles, strict=True):
+            dtype = schema[columns[role]].dataType
+            labels = m.family == "binary" or (m.family == "scores" and SC.ROLES[name] == "label")
+            (K.binary_type if labels else K.number_type)(item.name, name, dtype)
 
 
 def _long(wide: DataFrame, groups: list[str], chosen: list[tuple[int, EV.Item, str]]) -> DataFrame:
