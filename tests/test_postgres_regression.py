@@ -147,6 +147,20 @@ def test_errors_say_what_duckdb_says(pg: Any, duck: Any, pg_call: str, duckdb_ca
     )
 
 
+@pytest.mark.parametrize("typed", ["float8", "numeric"])
+def test_a_row_with_a_null_side_is_skipped_unchecked(pg: Any, typed: str) -> None:
+    """The semantics guide's rule, as DuckDB, Polars and Spark follow it: a NaN or infinite
+    value beside a NULL is not checked (PostgreSQL refused the NaN)."""
+    rows = f"(VALUES (NULL::{typed}, 'NaN'::{typed}), ('Infinity'::float8::{typed}, NULL), (2, 2))"
+    names = ["mse", "mae", "r2", "pearson_corr"]
+    got = pg.execute(
+        f"SELECT {', '.join(f'{n}(a, p)' for n in names)} FROM {rows} v(a, p)"
+    ).fetchone()
+    # one known row (2, 2): error 0; no spread of y, so r2 and pearson_corr are undefined:
+    # zero_division's default, 0
+    assert got == (0.0, 0.0, 0.0, 0.0)
+
+
 def test_group_by_model_and_hivemall_s_order(pg: Any) -> None:
     """One value per model, from its own rows; hivemall_r2 takes (predicted, actual);
     integer and numeric columns."""

@@ -106,18 +106,22 @@ class OnRead:
 
 def _checked_inputs(numbers: bool, func: str) -> list[str]:
     """plpgsql that sets ``y`` and ``p`` to the checked inputs: numbers read as they are and
-    checked only where one is not finite (a function call a row costs about a microsecond);
-    another type fails in ``_mlsql_finite``."""
+    checked only where one is not finite (a function call a row costs about a microsecond),
+    and only where both are known (the semantics guide: a row with a NULL side is skipped
+    unchecked); another type fails in ``_mlsql_finite``."""
     if not numbers:
+        # a row with a NULL side is skipped unchecked (its type is checked all the same)
         return [
-            f"  y := _mlsql_finite(actual, 'actual', {func});",
-            f"  p := _mlsql_finite(predicted, 'predicted', {func});",
+            "  y := _mlsql_finite(CASE WHEN predicted IS NULL THEN NULL ELSE actual END,"
+            f" 'actual', {func});",
+            "  p := _mlsql_finite(CASE WHEN actual IS NULL THEN NULL ELSE predicted END,"
+            f" 'predicted', {func});",
         ]
     finite = "{0} = 'NaN'::float8 OR abs({0}) = 'Infinity'::float8"
     return [
         "  y := actual;",
         "  p := predicted;",
-        f"  IF {finite.format('y')} OR {finite.format('p')} THEN",
+        f"  IF y IS NOT NULL AND p IS NOT NULL AND ({finite.format('y')} OR {finite.format('p')}) THEN",
         f"    y := _mlsql_finite(y, 'actual', {func});",
         f"    p := _mlsql_finite(p, 'predicted', {func});",
         "  END IF;",
