@@ -165,7 +165,17 @@ HIVEMALL_TYPE_MESSAGE = (
     "fmeasure needs actual and predicted of one kind: both label arrays (text or integers), "
     "both int (1, 0, -1) or both boolean. Got actual {actual} and predicted {predicted}."
 )
-OPTIONS_PATTERN = r"\s*((--?beta\s+\S+|--?average\s+\S+)\s*)*"
+#: the blanks of an option string: ASCII's space, tab, line feed, carriage return and form feed
+#: (each engine's regex reads this class alike; Python's \s also took Unicode spaces, and
+#: PostgreSQL's a vertical tab), and a word between them
+_BLANK, _WORD = r"[ \t\n\r\f]", r"[^ \t\n\r\f]"
+OPTIONS_PATTERN = rf"{_BLANK}*((--?beta{_BLANK}+{_WORD}+|--?average{_BLANK}+{_WORD}+){_BLANK}*)*"
+#: the value of ``-beta`` and of ``-average`` (the first group) in an option string
+BETA_PATTERN = rf"--?beta{_BLANK}+({_WORD}+)"
+AVERAGE_PATTERN = rf"--?average{_BLANK}+({_WORD}+)"
+#: a beta's text: a decimal number in ASCII (Python's float() also read other scripts' digits
+#: and underscores, which DuckDB's and PostgreSQL's casts refuse)
+BETA_NUMBER = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)"
 
 
 @dataclass(frozen=True)
@@ -188,15 +198,15 @@ def parse_hivemall_options(options: str | None) -> HivemallOptions:
         return HivemallOptions()
     if not isinstance(options, str) or not re.fullmatch(OPTIONS_PATTERN, options):
         raise MlsqlError(OPTIONS_MESSAGE.format(got=repr(options)))
-    beta_match = re.search(r"--?beta\s+(\S+)", options)
+    beta_match = re.search(BETA_PATTERN, options)
     beta = 1.0
     if beta_match:
-        try:
-            beta = float(beta_match.group(1))
-        except ValueError:
-            raise MlsqlError(beta_message("fmeasure", repr(beta_match.group(1)))) from None
+        text = beta_match.group(1)
+        if not re.fullmatch(BETA_NUMBER, text, re.IGNORECASE):
+            raise MlsqlError(beta_message("fmeasure", repr(text)))
+        beta = float(text)
         check_beta(beta, "fmeasure")
-    average_match = re.search(r"--?average\s+(\S+)", options)
+    average_match = re.search(AVERAGE_PATTERN, options)
     average = average_match.group(1) if average_match else "micro"
     if average == "macro":
         raise MlsqlError(AVERAGE_MACRO_MESSAGE)

@@ -3,18 +3,19 @@
 
 -- _mlsql_hivemall_beta(options): The -beta of a Hivemall option string (default 1).
 CREATE OR REPLACE MACRO _mlsql_hivemall_beta(options) AS 
-    CASE WHEN NOT system.main.regexp_full_match(coalesce(options, ''), '\s*((--?beta\s+\S+|--?average\s+\S+)\s*)*')
+    CASE WHEN NOT system.main.regexp_full_match(coalesce(options, ''), '[ \t\n\r\f]*((--?beta[ \t\n\r\f]+[^ \t\n\r\f]+|--?average[ \t\n\r\f]+[^ \t\n\r\f]+)[ \t\n\r\f]*)*')
          THEN system.main.error('fmeasure options must look like Hivemall''s ''-beta 2. -average micro'' (options: -beta B, -average micro|binary). Got ''' || options || ''' instead.')
-         WHEN system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) = '' THEN 1.0::DOUBLE
-         WHEN TRY_CAST(system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE) IS NULL THEN system.main.error('The ''beta'' parameter of fmeasure must be a finite number > 0. Got ''' || system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) || ''' instead.')
-         ELSE _mlsql_check_beta(TRY_CAST(system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE), 'fmeasure') END;
+         WHEN system.main.regexp_extract(coalesce(options, ''), '--?beta[ \t\n\r\f]+([^ \t\n\r\f]+)', 1) = '' THEN 1.0::DOUBLE
+         WHEN NOT system.main.regexp_full_match(system.main.regexp_extract(coalesce(options, ''), '--?beta[ \t\n\r\f]+([^ \t\n\r\f]+)', 1), '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)', 'i')
+              OR TRY_CAST(system.main.regexp_extract(coalesce(options, ''), '--?beta[ \t\n\r\f]+([^ \t\n\r\f]+)', 1) AS DOUBLE) IS NULL THEN system.main.error('The ''beta'' parameter of fmeasure must be a finite number > 0. Got ''' || system.main.regexp_extract(coalesce(options, ''), '--?beta[ \t\n\r\f]+([^ \t\n\r\f]+)', 1) || ''' instead.')
+         ELSE _mlsql_check_beta(TRY_CAST(system.main.regexp_extract(coalesce(options, ''), '--?beta[ \t\n\r\f]+([^ \t\n\r\f]+)', 1) AS DOUBLE), 'fmeasure') END;
 
 -- _mlsql_hivemall_average(options): The -average of a Hivemall option string (default micro).
 CREATE OR REPLACE MACRO _mlsql_hivemall_average(options) AS 
-    CASE coalesce(system.main.nullif(system.main.regexp_extract(coalesce(options, ''), '--?average\s+(\S+)', 1), ''), 'micro')
+    CASE coalesce(system.main.nullif(system.main.regexp_extract(coalesce(options, ''), '--?average[ \t\n\r\f]+([^ \t\n\r\f]+)', 1), ''), 'micro')
          WHEN 'micro' THEN 'micro' WHEN 'binary' THEN 'binary'
          WHEN 'macro' THEN system.main.error('"-average macro" is not supported by fmeasure (as in Hivemall); use macro_fbeta or multilabel_report for the macro average.')
-         ELSE system.main.error('The -average option of fmeasure must be one of micro, binary. Got ''' || system.main.regexp_extract(coalesce(options, ''), '--?average\s+(\S+)', 1) || ''' instead.') END;
+         ELSE system.main.error('The -average option of fmeasure must be one of micro, binary. Got ''' || system.main.regexp_extract(coalesce(options, ''), '--?average[ \t\n\r\f]+([^ \t\n\r\f]+)', 1) || ''' instead.') END;
 
 -- _mlsql_hivemall_int_label(x): Hivemall's binary label: 1 stays 1; 0 and -1 are 0.
 CREATE OR REPLACE MACRO _mlsql_hivemall_int_label(x) AS 

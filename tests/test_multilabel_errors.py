@@ -69,6 +69,14 @@ def test_integer_widths_may_differ(engine):
         ("-beta 0", "'beta' parameter of fmeasure must be a finite number > 0"),
         ("-beta -2", "'beta' parameter of fmeasure must be a finite number > 0"),
         ("-gamma 1", "fmeasure options must look like Hivemall's"),
+        # the blanks are ASCII's, and beta is an ASCII decimal, in every engine (Polars and
+        # Spark took Unicode spaces, other scripts' digits and 1_0; DuckDB and PostgreSQL
+        # refused them; PostgreSQL alone took a vertical tab)
+        ("-beta\xa02", "fmeasure options must look like Hivemall's"),
+        ("-beta\u20032", "fmeasure options must look like Hivemall's"),
+        ("-beta\v2", "fmeasure options must look like Hivemall's"),
+        ("-beta \u0663", "'beta' parameter of fmeasure must be a finite number > 0"),
+        ("-beta 1_0", "'beta' parameter of fmeasure must be a finite number > 0"),
     ],
 )
 def test_hivemall_option_errors(engine, options, message):

@@ -677,8 +677,8 @@ def _counts(q: Qualify, ops: SqlOps) -> list[Macro]:
 def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
     """Hivemall's fmeasure: overloads by input kind, Hivemall's options and errors."""
     f = "hivemall.sql"
-    beta_text = "regexp_extract(coalesce(options, ''), '--?beta\\s+(\\S+)', 1)"
-    average_text = "regexp_extract(coalesce(options, ''), '--?average\\s+(\\S+)', 1)"
+    beta_text = f"regexp_extract(coalesce(options, ''), '{P.BETA_PATTERN}', 1)"
+    average_text = f"regexp_extract(coalesce(options, ''), '{P.AVERAGE_PATTERN}', 1)"
     bad_options = sql_message(P.OPTIONS_MESSAGE.format(got="'{}'"), "options")
     bad_average = sql_message(P.AVERAGE_MESSAGE.format(got="'{}'"), average_text)
     bad_beta = sql_message(P.beta_message("fmeasure", "'{}'"), beta_text)
@@ -748,7 +748,8 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f"""CASE WHEN NOT regexp_full_match(coalesce(options, ''), '{P.OPTIONS_PATTERN}')
          THEN error({bad_options})
          WHEN {beta_text} = '' THEN 1.0::DOUBLE
-         WHEN TRY_CAST({beta_text} AS DOUBLE) IS NULL THEN error({bad_beta})
+         WHEN NOT regexp_full_match({beta_text}, '{P.BETA_NUMBER}', 'i')
+              OR TRY_CAST({beta_text} AS DOUBLE) IS NULL THEN error({bad_beta})
          ELSE {q("_mlsql_check_beta")}(TRY_CAST({beta_text} AS DOUBLE), 'fmeasure') END""",
             "The -beta of a Hivemall option string (default 1).",
             public=False,

@@ -47,8 +47,8 @@ def _message(template: str, value: str) -> str:
 
 def helpers(create: str) -> list[str]:
     """The option string's checks (DuckDB's messages) and the binary label's."""
-    beta_text = "substring(coalesce(options, '') from '--?beta\\s+(\\S+)')"
-    average_text = "substring(coalesce(options, '') from '--?average\\s+(\\S+)')"
+    beta_text = f"substring(coalesce(options, '') from '{P.BETA_PATTERN}')"
+    average_text = f"substring(coalesce(options, '') from '{P.AVERAGE_PATTERN}')"
     bad_options = _message(P.OPTIONS_MESSAGE.format(got="'{}'"), "options")
     bad_beta = _message(P.beta_message("fmeasure", "'{}'"), "beta")
     bad_average = _message(P.AVERAGE_MESSAGE.format(got="'{}'"), "average")
@@ -68,6 +68,9 @@ BEGIN
     RAISE EXCEPTION USING MESSAGE = {bad_options};
   END IF;
   IF beta IS NOT NULL THEN
+    IF beta !~* {pg_lit("^(?:" + P.BETA_NUMBER + ")$")} THEN
+      RAISE EXCEPTION USING MESSAGE = {bad_beta};
+    END IF;
     BEGIN
       b := beta::float8;
     EXCEPTION WHEN invalid_text_representation THEN
