@@ -1088,6 +1088,9 @@ def test_errors_are_the_duckdb_engine_s(live: Live) -> None:
         ("brier_score_loss", pa.table({"actual": [1, 0, 0], "predicted": [0.5, 1.5, -0.1]})),
         ("logloss", pa.table({"actual": [1, -1, 0], "predicted": [0.5, 1.5, -0.1]})),
         ("expected_calibration_error", pa.table({"actual": [1, 0], "predicted": [-0.5, 2.0]})),
+        # a non-finite score of the binned measures: its bin's cast failed in the database
+        ("expected_calibration_error", pa.table({"actual": [1, 0], "predicted": [0.2, math.nan]})),
+        ("binned_auc", pa.table({"actual": [1, 0], "predicted": [math.inf, 0.1]})),
     ):
         st = live.table(scores)
         got = _message(lambda t=st, n=name: mlsql.evaluate(t, "actual", "predicted", [n]))

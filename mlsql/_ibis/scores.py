@@ -112,9 +112,12 @@ def passes(items: list[EV.Item], table: ir.Table, groups: list[str], weighted: b
     neg = known.ifelse(w * (1 - y), null())
     every = known.ifelse(w, null())
     ops = IbisOps(Checks(), None)  # type: ignore[arg-type]  # row formulas: no aggregate
+    # a NaN or infinite score has no bin: the checks refuse it with mlsql's message, where
+    # the database's cast of its bin failed first (DuckDB's ConversionException)
+    binned = known & ~s.isnan() & ~s.isinf()
     added: dict[str, Any] = {}
     for name, thresholds in _rank_keys(items).items():
-        r = s if thresholds is None else known.ifelse(SC.grid_bin(ops, s, thresholds), null())
+        r = s if thresholds is None else binned.ifelse(SC.grid_bin(ops, s, thresholds), null())
         up = ibis.window(group_by=groups, order_by=[r], range=(None, 0))
         down = ibis.window(group_by=groups, order_by=[r.desc()], range=(None, 0))
         tie = ibis.window(group_by=[*groups, r])
@@ -130,7 +133,7 @@ def passes(items: list[EV.Item], table: ir.Table, groups: list[str], weighted: b
         if thresholds is not None:
             added[f"__mlsql_{name}_top"] = known & (r == thresholds - 1)
     for n_bins in sorted({_n_bins(i) for i in items if i.name == "expected_calibration_error"}):
-        b = known.ifelse(SC.calibration_bin(ops, s, n_bins), null())
+        b = binned.ifelse(SC.calibration_bin(ops, s, n_bins), null())
         in_bin = ibis.window(group_by=[*groups, b])
         added[f"__mlsql_b{n_bins}_gap"] = (every * (s - y)).sum().over(in_bin).abs()
         added[f"__mlsql_b{n_bins}_size"] = every.sum().over(in_bin)
