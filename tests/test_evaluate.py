@@ -198,6 +198,25 @@ def test_hostile_names(engine):
     assert close(got[0]["estimate"], 1.0) and close(got[1]["estimate"], Fraction(4, 7))
 
 
+@pytest.mark.parametrize("kind", ["int", "bool"])
+def test_fmeasure_of_binary_labels_is_hivemall_s(engine, kind):
+    """Hivemall's fmeasure of int (1, 0, -1) and boolean labels, every option of the
+    conformance data: Spark's evaluate took every fmeasure for label arrays (a raw
+    array_except error, or '-average binary' refused as if the inputs were arrays)."""
+    from tests.test_hivemall import DATA, binary_table
+
+    chosen = [
+        (
+            "fmeasure",
+            {"options": e.removeprefix("fmeasure(actual, predicted, '").removesuffix("')")},
+        )
+        for e in DATA["expected"]
+    ]
+    got = run(engine, binary_table(kind), "actual", "predicted", chosen)
+    for row, want in zip(got, DATA["expected"].values(), strict=True):
+        assert close(row["estimate"], want), row
+
+
 @pytest.mark.parametrize(
     ("measure", "actual", "predicted", "message"),
     [

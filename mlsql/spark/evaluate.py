@@ -254,12 +254,16 @@ def _others(
         wide = ER.values(rows, groups, chosen, weighted_rows)
     else:
         # the single-label Columns typed (the rows' own): only the form their classes take
-        # is planned (a name plans the Java cells and the collected rows, one folded away)
-        column = (lambda c: bound(rows, c)) if single_label else F.col
+        # is planned (a name plans the Java cells and the collected rows, one folded away);
+        # Hivemall's fmeasure reads the type to take label arrays or binary labels
+        def column(item: EV.Item) -> Callable[[str], Column]:
+            typed = single_label or item.measure.family == "hivemall"
+            return (lambda c: bound(rows, c)) if typed else F.col
+
         values = [
             MEASURES[item.name](
-                *(column(c) for c in EV.inputs(item, _ROLES)),
-                **({"sample_weight": column(_WEIGHT)} if weighted else {}),
+                *(column(item)(c) for c in EV.inputs(item, _ROLES)),
+                **({"sample_weight": column(item)(_WEIGHT)} if weighted else {}),
                 **item.params,
             ).alias(f"__mlsql_v{i}")
             for i, item in chosen
