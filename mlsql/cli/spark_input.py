@@ -201,6 +201,10 @@ def read(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
             escape=dialect.quote or "\\",
             header=dialect.header,
             inferSchema=False,
+            # a quoted value may hold a line break, as DuckDB and Polars read it (without,
+            # Spark split the record: other rows and labels). Each file is then read by one
+            # task, not split; Parquet is the format of the data Spark is for
+            multiLine=True,
         )
         if len(names) == 1:  # DuckDB's names (column0.. without a header, deduplicated ones)
             frame = frame.toDF(*opened.columns)
