@@ -90,7 +90,7 @@ def _message(g: Generator, e: Raise, string: Callable[[str], str], text_type: st
 
 
 def _mlsql(
-    base: type[Generator], value: Callable[[Any], str], extra: dict[type, Any] | None = None
+    base: type[Generator], value: Callable[[Any], str], extra: dict[type, Any]
 ) -> type[Generator]:
     """``base`` writing what mlsql writes its own way, its values by ``value`` (and
     ``extra``, the dialect's other differences)."""
@@ -102,17 +102,25 @@ def _mlsql(
         IsNan: lambda g, e: f"isnan({g.sql(e, 'this')})",
         exp.Neg: lambda g, e: f"- {g.sql(e, 'this')}",
         exp.Pow: lambda g, e: f"pow({g.sql(e, 'this')}, {g.sql(e, 'expression')})",
-        **(extra or {}),
+        **extra,
     }
     return type(f"Mlsql{base.__qualname__.split('.')[0]}", (base,), {"TRANSFORMS": transforms})
 
 
 class Dialect:
-    """A dialect mlsql writes: its generator and how it writes one Python value."""
+    """A dialect mlsql writes: sqlglot's generator of the database (``base``) writing what
+    mlsql writes its own way, its Python values by ``value`` and its other ``differences``
+    (node type -> how the dialect writes it)."""
 
-    def __init__(self, name: str, generator: type[Generator], value: Callable[[Any], str]):
+    def __init__(
+        self,
+        name: str,
+        base: type[Generator],
+        value: Callable[[Any], str],
+        differences: dict[type, Any],
+    ) -> None:
         self.name = name
-        self.value = value
+        generator = _mlsql(base, value, differences)
         self._generator = generator(normalize_functions=False, unsupported_level=ErrorLevel.IGNORE)
 
     def write(self, node: exp.Expression) -> str:
@@ -130,63 +138,54 @@ SPARK_FIELD = "'v{i}', CAST({v} AS DOUBLE)"
 
 DUCKDB = Dialect(
     "duckdb",
-    _mlsql(
-        DuckDB.Generator,
-        WRITE_DUCKDB,
-        {
-            Raise: lambda g, e: f"error({' || '.join(_message(g, e, quoted, 'VARCHAR'))})",
-            # a lambda's variable is bound once (a macro's parameters are substituted as text)
-            Let: lambda g, e: (
-                f"list_transform([struct_pack({_values(g, e, 'v{i} := {v}')})],"
-                f" lambda {e.this}: {g.sql(e, 'expression')})[1]"
-            ),
-        },
-    ),
+    DuckDB.Generator,
     WRITE_DUCKDB,
+    {
+        Raise: lambda g, e: f"error({' || '.join(_message(g, e, quoted, 'VARCHAR'))})",
+        # a lambda's variable is bound once (a macro's parameters are substituted as text)
+        Let: lambda g, e: (
+            f"list_transform([struct_pack({_values(g, e, 'v{i} := {v}')})],"
+            f" lambda {e.this}: {g.sql(e, 'expression')})[1]"
+        ),
+    },
 )
 SPARK = Dialect(
     "spark",
-    _mlsql(
-        Spark.Generator,
-        WRITE_SPARK,
-        # Spark's strings take backslash escapes
-        {
-            Raise: lambda g, e: (
-                f"raise_error(concat({', '.join(_message(g, e, backslashed, 'STRING'))}))"
-            ),
-            # a lambda over a one-element array, as the Column form (SparkOps.let)
-            Let: lambda g, e: (
-                f"transform(array(named_struct({_values(g, e, SPARK_FIELD)})),"
-                f" {e.this} -> {g.sql(e, 'expression')})[0]"
-            ),
-        },
-    ),
+    Spark.Generator,
     WRITE_SPARK,
+    # Spark's strings take backslash escapes
+    {
+        Raise: lambda g, e: (
+            f"raise_error(concat({', '.join(_message(g, e, backslashed, 'STRING'))}))"
+        ),
+        # a lambda over a one-element array, as the Column form (SparkOps.let)
+        Let: lambda g, e: (
+            f"transform(array(named_struct({_values(g, e, SPARK_FIELD)})),"
+            f" {e.this} -> {g.sql(e, 'expression')})[0]"
+        ),
+    },
 )
 POSTGRES = Dialect(
     "postgres",
-    _mlsql(
-        Postgres.Generator,
-        WRITE_POSTGRES,
-        {
-            # PostgreSQL fails a query on x / 0 (DuckDB and Spark give inf or NaN): a formula
-            # guards every ratio it returns, but a value bound once is computed before the
-            # CASE that discards it, so a zero divisor gives NULL instead
-            exp.Div: lambda g, e: f"{g.sql(e, 'this')} / NULLIF({g.sql(e, 'expression')}, 0)",
-            # no isnan: NaN equals NaN there
-            IsNan: lambda g, e: f"({g.sql(e, 'this')} = 'NaN'::float8)",
-            # an error is raised by mlsql's function, typed as the value it stands for
-            Raise: lambda g, e: (
-                f"_mlsql_raise({' || '.join(_message(g, e, quoted, 'text'))}, NULL::float8)"
-            ),
-            # a scalar subquery whose one row holds the values; OFFSET 0 keeps the planner
-            # from pulling it up, which would put each value's text back at every mention
-            # (planning binary_kappa_p_value took 0.5 s)
-            Let: lambda g, e: (
-                f"(SELECT {g.sql(e, 'expression')} FROM (SELECT {_values(g, e, '{v} AS v{i}')}"
-                f" OFFSET 0) AS {e.this})"
-            ),
-        },
-    ),
+    Postgres.Generator,
     WRITE_POSTGRES,
+    {
+        # PostgreSQL fails a query on x / 0 (DuckDB and Spark give inf or NaN): a formula
+        # guards every ratio it returns, but a value bound once is computed before the
+        # CASE that discards it, so a zero divisor gives NULL instead
+        exp.Div: lambda g, e: f"{g.sql(e, 'this')} / NULLIF({g.sql(e, 'expression')}, 0)",
+        # no isnan: NaN equals NaN there
+        IsNan: lambda g, e: f"({g.sql(e, 'this')} = 'NaN'::float8)",
+        # an error is raised by mlsql's function, typed as the value it stands for
+        Raise: lambda g, e: (
+            f"_mlsql_raise({' || '.join(_message(g, e, quoted, 'text'))}, NULL::float8)"
+        ),
+        # a scalar subquery whose one row holds the values; OFFSET 0 keeps the planner
+        # from pulling it up, which would put each value's text back at every mention
+        # (planning binary_kappa_p_value took 0.5 s)
+        Let: lambda g, e: (
+            f"(SELECT {g.sql(e, 'expression')} FROM (SELECT {_values(g, e, '{v} AS v{i}')}"
+            f" OFFSET 0) AS {e.this})"
+        ),
+    },
 )
