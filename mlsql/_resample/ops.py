@@ -110,8 +110,12 @@ class WeightedOps:
         :attr:`rows`, values of rows weighing 0 sum to 0, as ``sum(x * w)`` does)."""
         total, present, hit_nan = self._reduce(x)
         total = np.where(hit_nan, np.nan, total)
-        rows = self._known_rows(x)
-        return np.ma.array(total, mask=(present if rows is None else rows) == 0)
+        empty = present == 0
+        if empty.any():  # weightless values: NULL only where no row holds one
+            rows = self._known_rows(x)
+            if rows is not None:
+                empty &= rows == 0
+        return np.ma.array(total, mask=empty)
 
     def weightless(self, x: Any) -> Any:
         """True where ``x`` has non-NULL values whose weights add up to 0 (rows that all
