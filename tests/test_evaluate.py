@@ -283,6 +283,35 @@ def test_parameters_are_checked_as_the_measures_check_them(engine):
         run(engine, table, "actual", "predicted", [("micro_f1", {"sample_weight": "w"})])
 
 
+#: the regression measures evaluate takes over (actual, predicted)
+SMALL_REGRESSION = ("mse", "rmse", "mae", "mape", "rse", "rrse", "rae", "r2", "explained_variance")
+
+
+@pytest.mark.parametrize("scale", [2.0**-35, 2.0**-62])
+def test_regression_of_small_values_keeps_the_contract(engine, scale):
+    # values near 3e-11 (and 2e-19, below mape's floor of |y|) and weights near 1e-9: Spark's
+    # exact sums kept each term to 2**-64, so its mse there was 0 and its r2 off by 1e-3
+    rng = random.Random(11)
+    y = [rng.randint(-1000, 1000) / 8 * scale for _ in range(120)]
+    p = [v + rng.randint(-40, 40) / 8 * scale for v in y]
+    whole = [rng.randint(1, 4) for _ in y]
+    table = pa.table(
+        {"actual": y, "predicted": p, "w": [c * 2.0**-30 for c in whole], "g": [0] * len(y)}
+    )
+    calls = [(name, {}) for name in SMALL_REGRESSION]
+    plain = run(engine, table, "actual", "predicted", calls)
+    weighted = run(engine, table, "actual", "predicted", calls, sample_weight="w")
+    repeated = pa.table(
+        {
+            "actual": [v for v, c in zip(y, whole, strict=True) for _ in range(c)],
+            "predicted": [v for v, c in zip(p, whole, strict=True) for _ in range(c)],
+        }
+    )
+    for got, reference in ((plain, table), (weighted, repeated)):
+        want = [(None, name, REFERENCES[name].expected(reference, {})) for name, _ in calls]
+        _compare(got, want, reference)
+
+
 def test_a_bad_weight_is_refused_in_evaluates_words(engine):
     table = pa.table({"actual": ["x", "y"], "predicted": ["x", "x"], "w": [1.0, -2.0]})
     message = "The 'sample_weight' parameter of evaluate must be a finite number >= 0"

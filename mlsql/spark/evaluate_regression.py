@@ -6,7 +6,9 @@ Column it must hold the group's values until the mean is known
 (``collect_list``). ``evaluate`` knows the whole query, so it runs the same
 statistics as grouped passes over the rows instead:
 
-1. the (weighted) means of y, ŷ and y - ŷ per group (:func:`~mlsql.spark.families.regression.mean_columns`);
+1. the (weighted) means of y, ŷ and y - ŷ per group (:func:`~mlsql.spark.families.regression.mean_columns`),
+   and the powers of two that move its small values up before they are summed exactly
+   (:func:`~mlsql.spark.families.regression.scale_columns`);
 2. with ``rae``: the mean of y - mean(y) per group (the correction of the mean's
    rounding that Σ|y - mean(y)| takes), over the rows joined to their means;
 3. every measure's statistics as sums over the rows joined to their group's
@@ -37,6 +39,7 @@ from mlsql.spark.families import regression as R
 
 _MEAN = "__mlsql_m_"
 _SHIFT = "__mlsql_shift"
+_SCALE = "__mlsql_scale_"
 _KEY = "__mlsql_k"
 _STAT = "__mlsql_s_"
 #: the join strategy of the grouped passes (see :func:`_joined`)
@@ -160,17 +163,23 @@ def values(
     )  # fmt: skip
     y, p = F.col("__mlsql_y"), F.col("__mlsql_pr")
     w = None if w is None else F.col("__mlsql_wk")
+    # exact sums of terms named as columns (in any order), or DOUBLE sums in arrange's order
+    terms = Terms("__mlsql_t") if arrange is None else None
+    scaled = terms is not None and not centred  # small values moved up for the exact sums
     if not centred:
-        means = R.mean_columns(y, p, w)
-        rows = _joined(rows, groups, {_MEAN + k: m for k, m in means.items()}, arrange)
+        first_pass = {_MEAN + k: m for k, m in R.mean_columns(y, p, w).items()}
+        if scaled:
+            first_pass |= {_SCALE + k: s for k, s in R.scale_columns(y, p, w).items()}
+        rows = _joined(rows, groups, first_pass, arrange)
     joined_means = {k: F.col(name) for k, name in centre_names().items()}
     shift = None
     if any(item.name == "rae" for item in items):
         rows = _joined(rows, groups, {_SHIFT: R.shift_column(y, w, joined_means["y"])}, arrange)
         shift = F.col(_SHIFT)
-    # exact sums of terms named as columns (in any order), or DOUBLE sums in arrange's order
-    terms = Terms("__mlsql_t") if arrange is None else None
-    stats = R.centred_stats(y, p, w, joined_means, shift, F.sum if terms is None else terms)
+    scales = None
+    if scaled:
+        scales = {k: F.col(_SCALE + k) for k in ("v", "r", *(["w"] if weighted else []))}
+    stats = R.centred_stats(y, p, w, joined_means, shift, F.sum if terms is None else terms, scales)
     # the statistics are aggregated once, as columns, and the formulas read them: written
     # into each formula, the sums made generated code past the JVM's 64 KB a method
     named = {

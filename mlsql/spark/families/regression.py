@@ -224,6 +224,40 @@ def mean_columns(y: Column, p: Column, w: Column | None) -> dict[str, Column]:
     return {"y": F.sum(w * y) / n, "p": F.sum(w * p) / n, "e": F.sum(w * (y - p)) / n}
 
 
+#: the most bits :func:`scale_columns` moves a group's values up by (2**1000 is finite)
+MOST_SCALE_BITS = 1000
+
+
+def _ratio(err: Column, y: Column, floor: Column) -> Column:
+    """mape's term |y - ŷ| / max(|y|, floor) (``floor``: the registry's epsilon, scaled as y)."""
+    return F.abs(err) / F.greatest(F.abs(y), floor)
+
+
+def _scale_up(largest: Column) -> Column:
+    """2**k for the least whole k ≥ 0 (at most :data:`MOST_SCALE_BITS`) that takes ``largest``
+    to 1 or more; 1 for 0 or NULL."""
+    k = F.least(F.greatest(-F.floor(F.log2(largest)), F.lit(0)), F.lit(MOST_SCALE_BITS))
+    return F.pow(F.lit(2.0), F.coalesce(k, F.lit(0)))
+
+
+def scale_columns(y: Column, p: Column, w: Column | None) -> dict[str, Column]:
+    """Per group, powers of two that :func:`centred_stats` multiplies small values by before
+    it sums them exactly, and divides the sums by after: "v" of y and ŷ (the largest |y| or
+    |ŷ| goes to [1, 2)), "r" of mape's ratios and, weighted, "w" of the weights; 1 where they
+    reach 1 already. A first pass computes them beside the means (:func:`mean_columns`).
+
+    An exact sum (:class:`~mlsql.spark.exact.Terms`) keeps each term to 2**-64: values near
+    1e-10 lost their squares, and so mse and r2. A power of two moves only the exponent, so
+    the statistics are the same numbers moved, and the same in any order."""
+    out = {
+        "v": _scale_up(F.max(F.greatest(F.abs(y), F.abs(p)))),
+        "r": _scale_up(F.max(_ratio(y - p, y, F.lit(RG.EPSILON)))),
+    }
+    if w is not None:
+        out["w"] = _scale_up(F.max(w))
+    return out
+
+
 def centred_stats(
     y: Column,
     p: Column,
@@ -231,6 +265,7 @@ def centred_stats(
     means: dict[str, Column],
     shift: Column | None,
     summed: Callable[[Column], Column] = F.sum,
+    scales: dict[str, Column] | None = None,
 ) -> RG.RegressionStats:
     """The statistics of :func:`stats` (``w`` None) or :func:`weighted_stats` as streaming
     sums over rows that carry their group's means (``means``: Columns of the joined first
@@ -239,7 +274,18 @@ def centred_stats(
     memory is a few numbers per group, however many rows it has. y, ŷ and w are NULL on
     rows that are not known. ``summed``: the aggregate each sum is, of its term: exact sums
     (a :class:`~mlsql.spark.exact.Terms`, whose columns the caller projects; the same in any
-    order), or DOUBLE sums (``F.sum``) for rows the caller sorts."""
+    order), or DOUBLE sums (``F.sum``) for rows the caller sorts. ``scales``: the group's
+    powers of two of :func:`scale_columns` (joined columns), or None for none."""
+    # the values moved up (the statistics are moved back below); None: not moved
+    sv = sr = sw = None
+    if scales is not None:
+        sv, sr = scales["v"], scales["r"]
+        y, p = y * sv, p * sv
+        if w is not None:
+            sw = scales["w"]
+            w = w * sw
+        means = {k: m * sv for k, m in means.items()}
+        shift = None if shift is None else shift * sv
     err = y - p
 
     def total(
@@ -247,39 +293,44 @@ def centred_stats(
     ) -> Column:  # exact and order-free: a DOUBLE sum drifted 4e-11 at 1.25M rows
         return summed(term if w is None else w * term)
 
+    def down(total: Column, *moved: Column | None) -> Column:  # a statistic moved back
+        factors = [F.max(s) for s in moved if s is not None]  # one value per group
+        return total / _product(factors) if factors else total
+
     def d(k: str) -> Column:
         return (err if k == "e" else {"y": y, "p": p}[k]) - means[k]
 
     n = F.count(y) if w is None else F.sum(w)
 
     def comoment(a: str, b: str) -> Column:  # centred on the rounded means, as the lists are
-        return RG.centred_comoment(OPS, total(d(a) * d(b)), total(d(a)), total(d(b)), n)
+        return down(
+            RG.centred_comoment(OPS, total(d(a) * d(b)), total(d(a)), total(d(b)), n), sv, sv
+        )
 
     sad = F.lit(None).cast("double") if shift is None else total(F.abs(d("y") - shift))
-    if w is None:
-        return RG.RegressionStats(
-            n=n,
-            sse=summed(err * err),
-            sae=summed(F.abs(err)),
-            sape=summed(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
-            var_actual=comoment("y", "y"),
-            var_predicted=comoment("p", "p"),
-            covariance=comoment("y", "p"),
-            var_error=F.var_pop(err),
-            sad_actual=sad,
-        )
+    eps = F.lit(RG.EPSILON)
+    ratio = _ratio(err, y, eps)
+    if sv is not None and sr is not None:  # the unmoved values' ratio, moved up
+        ratio = _ratio(err, y, eps * sv) * sr
     return RG.RegressionStats(
-        n=n,
-        sse=total(err * err),
-        sae=total(F.abs(err)),
-        sape=total(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+        n=down(n, sw),
+        sse=down(total(err * err), sw, sv, sv),
+        sae=down(total(F.abs(err)), sw, sv),
+        sape=down(total(ratio), sw, sr),
         var_actual=comoment("y", "y"),
         var_predicted=comoment("p", "p"),
         covariance=comoment("y", "p"),
-        var_error=comoment("e", "e"),
-        sad_actual=sad,
-        rows=F.count(w),
+        var_error=down(F.var_pop(err), sv, sv) if w is None else comoment("e", "e"),
+        sad_actual=sad if shift is None else down(sad, sw, sv),
+        rows=None if w is None else F.count(w),
     )
+
+
+def _product(factors: Sequence[Column]) -> Column:
+    out = factors[0]
+    for f in factors[1:]:
+        out = out * f
+    return out
 
 
 def shift_column(y: Column, w: Column | None, mean_y: Column) -> Column:
