@@ -23,7 +23,7 @@ CREATE OR REPLACE MACRO _mlsql_label_value(x, name, value, param, func) AS
          THEN system.main.error('The ''' || param || ''' parameter of ' || func || ' is ' || CAST(value AS VARCHAR) || ', which the column''s label type (' || system.main.typeof(x) || ') cannot hold: it holds integers from ' || CAST((CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
          ELSE value END;
 
--- _mlsql_cost_keys(x, name, costs, func): costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row and that the costs' labels are of x's label kind.
+-- _mlsql_cost_keys(x, name, costs, func): costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row, that the costs' labels are of x's label kind and that each cost is a finite number.
 CREATE OR REPLACE MACRO _mlsql_cost_keys(x, name, costs, func) AS 
     CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
          WHEN system.main.typeof(costs) = '"NULL"' THEN costs
@@ -59,6 +59,10 @@ CREATE OR REPLACE MACRO _mlsql_cost_keys(x, name, costs, func) AS
          WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
          WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
          WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN system.main.chr(39) || system.main.map_keys(system.main.map_values(costs)[1])[1] || system.main.chr(39) ELSE CAST(system.main.map_keys(system.main.map_values(costs)[1])[1] AS VARCHAR) END || ' instead.')
+         WHEN system.main.list_bool_or(system.main.list_transform(system.main.map_values(costs), lambda m: m IS NULL
+              OR system.main.list_bool_or(system.main.list_transform(system.main.map_values(m),
+                  lambda c: c IS NULL OR NOT system.main.isfinite(CAST(c AS DOUBLE))))))
+         THEN system.main.error('' || func || ' takes finite numbers as costs. Got a NULL, NaN or infinite cost.')
          ELSE costs END;
 
 -- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).

@@ -303,6 +303,37 @@ def test_a_cost_table_giving_a_pair_twice_or_no_number_is_an_error(engine, costs
     assert message in str(raised.value)
 
 
+@pytest.mark.parametrize("cost", [float("nan"), float("-inf"), None])
+def test_a_map_of_costs_holding_no_number_is_an_error(engine, cost):
+    """Costs given as a map (DuckDB SQL's MAP, Spark's map Column; Polars' dict) are checked
+    as a cost table is: DuckDB and Spark read NaN and infinity as costs, and a NULL one as a
+    missing pair (its default cost), where Polars refused them."""
+    needs(engine, "cost_error")
+    table = pairs(["x", "x", "y", "y"], ["x", "y", "x", "y"])
+    sql_cost = {None: "NULL::DOUBLE", "nan": "'nan'::DOUBLE", "-inf": "'-inf'::DOUBLE"}
+    with pytest.raises(Exception) as raised:
+        if engine.name == "duckdb":
+            engine.con.register("t", table)
+            try:
+                given = sql_cost[None if cost is None else str(cost)]
+                sql = f"SELECT cost_error(actual, predicted, MAP {{'x': MAP {{'y': {given}}}}}) FROM t"
+                engine.con.execute(sql).fetchall()
+            finally:
+                engine.con.unregister("t")
+        elif engine.name == "spark":
+            from pyspark.sql import functions as F
+
+            import mlsql.spark as ms
+            from tests.engines.spark_engine import frame
+
+            value = F.lit(cost).cast("double")
+            costs = F.create_map(F.lit("x"), F.create_map(F.lit("y"), value))
+            frame(table).agg(ms.cost_error("actual", "predicted", costs=costs)).collect()
+        else:
+            engine.aggregate("cost_error", table, costs={"x": {"y": cost}})
+    assert "finite numbers" in str(raised.value)
+
+
 def test_the_cost_table_of_the_dict(engine):
     """The same costs as a table and as a dict give the same cost_error (x -> y costs 5:
     (0 + 5 + 1 + 0) / 4)."""

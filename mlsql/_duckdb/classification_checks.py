@@ -39,7 +39,7 @@ from mlsql._duckdb.source_sql import (
     renamed_body_sql,
     source_text_sql,
 )
-from mlsql._front.inputs import LABEL_MESSAGE
+from mlsql._front.inputs import COST_VALUE_MESSAGE, LABEL_MESSAGE
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
 
@@ -154,6 +154,7 @@ def _checks() -> list[Macro]:
         return sql_message(template, "func", name, name, f"typeof({x})")
 
     outer, inner = "map_keys(costs)[1]", "map_keys(map_values(costs)[1])[1]"
+    not_a_cost = sql_message(COST_VALUE_MESSAGE.format(func="{}"), "func")
 
     def cost_key(key: str) -> str:
         return sql_message(
@@ -207,9 +208,14 @@ def _checks() -> list[Macro]:
          WHEN typeof(costs) = '"NULL"' THEN costs
          WHEN {other_kind(outer)} THEN error({cost_key(outer)})
          WHEN {other_kind(inner)} THEN error({cost_key(inner)})
+         WHEN list_bool_or(list_transform(map_values(costs), lambda m: m IS NULL
+              OR list_bool_or(list_transform(map_values(m),
+                  lambda c: c IS NULL OR NOT isfinite(CAST(c AS DOUBLE))))))
+         THEN error({not_a_cost})
          ELSE costs END""",
             "costs (a map actual -> predicted -> cost), after checking that x (input name) holds "
-            "one label per row and that the costs' labels are of x's label kind.",
+            "one label per row, that the costs' labels are of x's label kind and that each cost "
+            "is a finite number.",
             public=False,
         ),
         Macro(

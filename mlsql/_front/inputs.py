@@ -9,9 +9,10 @@ from mlsql._errors import MlsqlError
 
 #: a list (or array, map, struct) where one label per row belongs
 LABEL_MESSAGE = "{func} takes one label per row for {name}. Got {name} {type}."
-#: a cost table's cost that is no finite number (DuckDB's cost_map; the other engines read
-#: the table as the ``costs`` parameter, whose message says so)
-COST_VALUE_MESSAGE = "cost_map takes finite numbers as costs. Got a NULL, NaN or infinite cost."
+#: a cost that is no finite number where the costs are SQL values: a cost table's (DuckDB's and
+#: Spark's cost_map) or a map of costs (cost_error's in DuckDB SQL, Spark's map Column); the
+#: engines' ``costs`` parameter given in Python has its own message, which says so
+COST_VALUE_MESSAGE = "{func} takes finite numbers as costs. Got a NULL, NaN or infinite cost."
 #: costs that give one (actual, predicted) pair twice
 TWICE_MESSAGE = (
     "The 'costs' of cost_error give one cost per (actual, predicted) pair. Got the pair"

@@ -652,7 +652,7 @@ def _hand_written(q: Qualify) -> list[Macro]:
     # a pair twice, or a cost that is no finite number: the errors of every engine's costs
     pairs = "list_transform(entries, lambda e: struct_pack(a := e.a, p := e.p))"
     twice = lit(TWICE_IN_TABLE_MESSAGE)
-    finite = lit(COST_VALUE_MESSAGE)
+    finite = lit(COST_VALUE_MESSAGE.format(func="cost_map"))
     cost_map = f"""CASE WHEN len(list_distinct({pairs})) < len(entries) THEN error({twice})
          WHEN len(list_filter(entries, lambda e: e.cost IS NULL
               OR NOT isfinite(CAST(e.cost AS DOUBLE)))) > 0 THEN error({finite})

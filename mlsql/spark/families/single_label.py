@@ -826,6 +826,20 @@ def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None)
     return SL.OneVsRest(_weighed(ok, weight), table, rows)
 
 
+def _finite_costs(table: Column) -> Column:
+    """A map Column of costs (actual -> predicted -> cost), or the error of a cost (or a map of
+    them) that is NULL, NaN or infinite: a missing pair has its default cost, a NULL one is
+    no cost, as in DuckDB's SQL."""
+
+    def bad(c: Column) -> Column:
+        c = c.cast("double")
+        return c.isNull() | F.isnan(c) | (F.abs(c) == float("inf"))
+
+    invalid = F.exists(F.map_values(table), lambda m: m.isNull() | F.exists(F.map_values(m), bad))
+    message = F.lit(COST_VALUE_MESSAGE.format(func="cost_error"))
+    return F.when(invalid, F.raise_error(message)).otherwise(table)
+
+
 def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) -> SL.CostStats:
     """Known rows and Σ cost(actual, predicted) (1 per error unless a cost is given), each
     row's cost times its weight if given."""
@@ -837,7 +851,7 @@ def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) 
 
     def total_cost(costs: Costs) -> Column:
         if costs.table is not None:
-            given = costs.table[actual][predicted].cast("double")
+            given = _finite_costs(costs.table)[actual][predicted].cast("double")
             return F.sum(F.when(ok, F.coalesce(given, default) * w))
         out = F.sum(F.when(ok, default * w))
         # compared as text: costs of the other kind must reach the check's error when the
@@ -1215,7 +1229,9 @@ def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
         twice = F.size(F.array_distinct(pairs)) < F.size(es)
         checked = (
             F.when(twice, F.raise_error(F.lit(TWICE_IN_TABLE_MESSAGE)))
-            .when(F.exists(es, bad), F.raise_error(F.lit(COST_VALUE_MESSAGE)))
+            .when(
+                F.exists(es, bad), F.raise_error(F.lit(COST_VALUE_MESSAGE.format(func="cost_map")))
+            )
             .otherwise(es)
         )
         return let(checked, _nested)
