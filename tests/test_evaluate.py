@@ -217,6 +217,22 @@ def test_fmeasure_of_binary_labels_is_hivemall_s(engine, kind):
         assert close(row["estimate"], want), row
 
 
+@pytest.mark.parametrize("measure", ["micro_f1", "samples_jaccard", "macro_f1", "fmeasure"])
+def test_label_lists_of_two_kinds_are_refused_alike(engine, measure):
+    # Spark's analyzer failed on its set functions (array_intersect of bigint and string)
+    table = pa.table(
+        {
+            "actual": pa.array([[1, 2], [3]], pa.list_(pa.int64())),
+            "predicted": pa.array([["1"], ["3"]], pa.list_(pa.string())),
+        }
+    )
+    with pytest.raises(Exception, match=r"Got actual .+ and predicted .+") as raised:
+        run(engine, table, "actual", "predicted", [(measure, {})])
+    said = str(raised.value)
+    assert f"{measure} needs actual and predicted of " in said, said
+    assert "the same label type" in said or "one kind" in said, said
+
+
 @pytest.mark.parametrize(
     ("measure", "actual", "predicted", "message"),
     [

@@ -38,6 +38,7 @@ from typing import Any
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from mlsql._evaluate import front as EV
 from mlsql._registry import measures
@@ -50,7 +51,7 @@ from mlsql.spark import evaluate_ranks as ERK
 from mlsql.spark import evaluate_regression as ER
 from mlsql.spark import jvm
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import bound
+from mlsql.spark._types import bound, check_label_array_types
 from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families._memory import UNBOUNDED_WITHOUT_JAR
@@ -175,12 +176,22 @@ def evaluate(
     )
 
 
+#: the families whose measures take two lists of labels (Hivemall's fmeasure: where both are)
+LABEL_LISTS = ("multilabel", "label_based", "hivemall")
+
+
 def _check_types(items: Sequence[EV.Item], columns: dict[str, str], schema: Any) -> None:
     """The measures that take numbers or 0/1 labels refuse columns of other types with
     mlsql's message, as their functions do: the paths below read the columns cast to DOUBLE,
-    which took text such as '0' and '1' for numbers."""
+    which took text such as '0' and '1' for numbers. The measures of two label lists refuse
+    lists of two label kinds so too (Spark's analyzer failed on its set functions)."""
     for item in items:
         m = item.measure
+        if m.family in LABEL_LISTS:
+            types = [schema[columns[role]].dataType for role in item.roles]
+            if all(isinstance(t, T.ArrayType) for t in types):
+                check_label_array_types(item.name, list(item.roles), types)
+            continue
         if m.family not in ("regression", "scores", "binary"):
             continue
         for name, role in zip(m.inputs, item.roles, strict=True):
