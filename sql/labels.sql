@@ -171,15 +171,15 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         FROM k)
     ORDER BY __mlsql_g, label);
 
--- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row's sets are first intersected with them (labels outside are ignored, as scikit-learn's labels=). Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).
--- multilabel_report(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row's sets are first intersected with them (labels outside are ignored, as scikit-learn's labels=). Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).
-CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+-- _mlsql_report(source, actual, predicted, labels, beta, zero_division, "by", func): multilabel_report's table, its errors naming func (the table macro called).
+-- _mlsql_report(source, actual, predicted, sample_weight, labels, beta, zero_division, "by", func): multilabel_report's table, its errors naming func (the table macro called).
+CREATE OR REPLACE MACRO _mlsql_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL, func := 'multilabel_report') AS TABLE 
     (WITH params AS (
-        SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b
-        WHERE _mlsql_check_by("by", 'multilabel_report', ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
+        SELECT _mlsql_check_zero_division(zero_division, func) AS zd,
+               coalesce(_mlsql_check_table_beta(beta, func), 1.0) AS b
+        WHERE _mlsql_check_by("by", func, ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), _mlsql_by_names("by"), 'multilabel_report')),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, func), _mlsql_by_names("by"), func)),
     groups AS (
         SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -196,7 +196,7 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
+        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, func), [(SELECT label FROM seen LIMIT 0)], func))) AS label
         FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
@@ -306,13 +306,13 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         LEFT JOIN by_row ON by_row.g = groups.g
         LEFT JOIN by_label ON by_label.g IS NOT DISTINCT FROM groups.g)
     ORDER BY __mlsql_g),
-    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL, func := 'multilabel_report') AS TABLE 
     (WITH params AS (
-        SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b
-        WHERE _mlsql_check_by("by", 'multilabel_report', ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
+        SELECT _mlsql_check_zero_division(zero_division, func) AS zd,
+               coalesce(_mlsql_check_table_beta(beta, func), 1.0) AS b
+        WHERE _mlsql_check_by("by", func, ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), _mlsql_by_names("by"), 'multilabel_report', sample_weight)),
+        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, func), _mlsql_by_names("by"), func, sample_weight)),
     groups AS (
         SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -329,7 +329,7 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
+        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, func), [(SELECT label FROM seen LIMIT 0)], func))) AS label
         FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
@@ -440,192 +440,201 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         LEFT JOIN by_label ON by_label.g IS NOT DISTINCT FROM groups.g)
     ORDER BY __mlsql_g);
 
+-- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row's sets are first intersected with them (labels outside are ignored, as scikit-learn's labels=). Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).
+-- multilabel_report(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row's sets are first intersected with them (labels outside are ignored, as scikit-learn's labels=). Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).
+CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (FROM _mlsql_report(source, actual, predicted, labels := labels, beta := beta,
+        zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (FROM _mlsql_report(source, actual, predicted, labels := labels, beta := beta,
+        zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
 -- macro_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label precision.
 CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'macro_precision')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'macro_precision'));
 
 -- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
 -- macro_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label recall.
 CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'macro_recall')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'macro_recall'));
 
 -- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 -- macro_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'macro_f1')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'macro_f1'));
 
 -- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 -- macro_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", func := 'macro_fbeta')),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'macro_fbeta'));
 
 -- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 -- macro_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'macro_jaccard')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'macro_jaccard'));
 
 -- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 -- macro_f1_of_means(source, actual, predicted, sample_weight, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'macro_f1_of_means')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'macro_f1_of_means'));
 
 -- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 -- macro_fbeta_of_means(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", func := 'macro_fbeta_of_means')),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'macro_fbeta_of_means'));
 
 -- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
 -- weighted_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label precision averaged with support weights.
 CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'weighted_precision')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'weighted_precision'));
 
 -- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
 -- weighted_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label recall averaged with support weights.
 CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'weighted_recall')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'weighted_recall'));
 
 -- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 -- weighted_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'weighted_f1')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'weighted_f1'));
 
 -- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 -- weighted_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", func := 'weighted_fbeta')),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'weighted_fbeta'));
 
 -- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 -- weighted_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'weighted_jaccard')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'weighted_jaccard'));
 
 -- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 -- label_accuracy_macro(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'label_accuracy_macro')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'label_accuracy_macro'));
 
 -- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 -- label_accuracy_micro(source, actual, predicted, sample_weight, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'label_accuracy_micro')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'label_accuracy_micro'));
 
 -- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 -- clp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'clp')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'clp'));
 
 -- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 -- mlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'mlp')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'mlp'));
 
 -- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 -- wlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by")),
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", func := 'wlp')),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(_mlsql_by_lowered("by"), system.main.lower(c)))
-    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+    FROM _mlsql_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight, func := 'wlp'));
 
 -- _mlsql_label_state(actual, predicted, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.
 CREATE OR REPLACE MACRO _mlsql_label_state(actual, predicted, func) AS 

@@ -131,6 +131,26 @@ def test_standalone_value(engine, file, key, column, params, want):
     assert close(only_row(table)[column], want)
 
 
+@pytest.mark.parametrize("name", ["macro_f1", "weighted_jaccard", "macro_fbeta_of_means", "clp"])
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({"zero_division": "x"}, "The 'zero_division' parameter of {name} must be"),
+        ({"labels": [1, 2]}, "The 'labels' parameter of {name} must hold labels"),
+        ({"columns": ("actual", "nope")}, "{name}"),
+    ],
+    ids=["zero_division", "labels", "column"],
+)
+def test_a_standalone_table_s_errors_name_it(engine, name, params, said):
+    """DuckDB's standalone tables read multilabel_report's, and named it in their errors."""
+    needs(engine, name)
+    table = label_table([(["a"], ["a", "b"]), (["b"], ["b"])])
+    with pytest.raises(Exception) as raised:
+        engine.table_function(name, table, **params)
+    assert said.format(name=name) in str(raised.value), raised.value
+    assert "multilabel_report" not in str(raised.value), raised.value
+
+
 @pytest.mark.parametrize("file", FILES)
 def test_per_label_counts(engine, file):
     needs(engine, "label_metrics")

@@ -380,7 +380,7 @@ def _check_schema(
     if universe is not None and kinds[side] == LT.INTEGER:
         common = _common_element(con, [_kind(types[n.lower()])[1] for n in (actual, predicted)])  # type: ignore[index]
         LT.check_universe_range(universe, integer_bounds(common), f"{common}[]", func)
-    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
+    outputs = LB.LABEL_COLUMNS if func == "label_metrics" else LB.REPORT_COLUMNS
     for name in by or []:
         if name.lower() in outputs:
             raise MlsqlError(P.BY_OUTPUT_MESSAGE.format(func=func, name=name))

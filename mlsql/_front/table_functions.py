@@ -115,23 +115,12 @@ def table_function(
     :func:`~mlsql._front.docs.table_docstring` of ``returns`` (default:
     :func:`~mlsql._front.docs.table_returns`) and :func:`table_example`."""
     signature = table_signature(name, engine.frame_type, result)
-    m = REGISTRY[name]
-    inputs = [i for i in m.inputs if i != "source"]
-    first = CHECKED_FIRST.get(name, ())
-    params = sorted((p for p in m.params if p.name != "by"), key=lambda p: p.name not in first)
 
     def table(*args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         given = bound.arguments
-        call = TableCall(
-            name,
-            {i: given[i] for i in inputs},
-            {p.name: P.check(p, given[p.name], name) for p in params},
-            given["by"],
-            given["sample_weight"],
-        )
-        return compute(given["source"], call)
+        return compute(given["source"], table_call(name, given))
 
     table.__name__ = table.__qualname__ = name
     table.__module__ = engine.module
@@ -139,6 +128,33 @@ def table_function(
     table.__doc__ = table_docstring(engine, name, returned, table_example(engine, name))
     table.__signature__ = signature  # type: ignore[attr-defined]
     return table
+
+
+def table_call(name: str, given: dict[str, Any], func: str | None = None) -> TableCall:
+    """The :class:`TableCall` of table function ``name`` given every argument (``given``: by
+    name, defaults filled in), its parameters checked; its messages name ``func`` (default:
+    ``name``), the function called (a standalone report column reads the report's table).
+
+    Examples
+    --------
+    >>> given = {"actual": "a", "predicted": "p", "labels": None, "beta": None,
+    ...          "zero_division": 2, "by": None, "sample_weight": None}
+    >>> table_call("multilabel_report", given, func="macro_f1")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'zero_division' parameter of macro_f1 must be one of 0, 1, nan, 'diagnose', 'ignore'. Got 2 instead.
+    """
+    m = REGISTRY[name]
+    first = CHECKED_FIRST.get(name, ())
+    params = sorted((p for p in m.params if p.name != "by"), key=lambda p: p.name not in first)
+    named = func or name
+    return TableCall(
+        named,
+        {i: given[i] for i in m.inputs if i != "source"},
+        {p.name: P.check(p, given[p.name], named) for p in params},
+        given["by"],
+        given["sample_weight"],
+    )
 
 
 def table_example(engine: Engine, name: str) -> str:

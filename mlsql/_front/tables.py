@@ -18,6 +18,7 @@ from mlsql._errors import MlsqlError
 from mlsql._front import examples
 from mlsql._front.docs import standalone_docstring
 from mlsql._front.engine import Engine
+from mlsql._front.table_functions import table_call
 from mlsql.measures import curves as CV
 from mlsql.measures import label_based as LB
 
@@ -67,7 +68,7 @@ def checked_arguments(
     universe = LT.check_universe(labels, func)
     named = {"actual": actual, "predicted": predicted}
     check_columns(func, columns, [*named.items(), *(("by", b) for b in groups)])
-    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
+    outputs = LB.LABEL_COLUMNS if func == "label_metrics" else LB.REPORT_COLUMNS
     check_by_names(func, groups, outputs)
     return groups, universe
 
@@ -168,7 +169,9 @@ def standalone(
     module: str,
     annotation: str,
 ) -> Callable[..., Any]:
-    """The public function of the ``name`` column of ``report`` (``multilabel_report``).
+    """The public function of the ``name`` column of ``multilabel_report``: ``report(source,
+    call)`` computes the report's table (the engine's, as :func:`table_function
+    <mlsql._front.table_functions.table_function>` calls it) for a call named ``name``.
 
     ``pick(report_frame, groups, name)`` selects the group columns and the
     column; ``annotation`` is the type of ``source`` and of the result, as the
@@ -193,17 +196,16 @@ def standalone(
             raise TypeError(f"{name}() got unexpected keyword arguments {sorted(beta)}")
         # no beta (or None, as DuckDB's NULL) is 1, the rule of the report's beta
         given = (1.0 if beta.get("beta") is None else beta["beta"]) if with_beta else None
-        weight = {} if sample_weight is None else {"sample_weight": sample_weight}
-        out = report(
-            source,
-            actual,
-            predicted,
-            labels=labels,
-            beta=given,
-            zero_division=zero_division,
-            by=by,
-            **weight,
-        )
+        arguments = {
+            "actual": actual,
+            "predicted": predicted,
+            "labels": labels,
+            "beta": given,
+            "zero_division": zero_division,
+            "by": by,
+            "sample_weight": sample_weight,
+        }
+        out = report(source, table_call("multilabel_report", arguments, func=name))
         return pick(out, P.check_by(by, name), name)
 
     measure.__name__ = measure.__qualname__ = name

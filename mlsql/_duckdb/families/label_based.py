@@ -292,11 +292,13 @@ def _check_labels() -> Macro:
     )
 
 
-def _counts_ctes(q: Qualify, func: str, weighted: bool = False) -> str:
+def _counts_ctes(q: Qualify, func: str, weighted: bool = False, named: str | None = None) -> str:
     """CTEs ``params`` (zd, b), ``spread``, ``groups`` (g, n_rows), ``seen`` and ``k``
     (g, label, tp, fp, fn, n_rows, zd, b): one row per label of each group's universe.
-    ``weighted``: the counts are sums of the ``sample_weight`` column's weights (DOUBLE)."""
-    labels = f"{q('_mlsql_check_labels')}(labels, '{func}')"
+    ``weighted``: the counts are sums of the ``sample_weight`` column's weights (DOUBLE).
+    ``named``: the SQL of the name the errors give (default: ``func``'s)."""
+    name = named or f"'{func}'"
+    labels = f"{q('_mlsql_check_labels')}(labels, {name})"
     flag = {"both": LB.FLAG_BOTH, "actual": LB.FLAG_ACTUAL, "predicted": LB.FLAG_PREDICTED}
     count = f"CAST(coalesce(sum(n) FILTER (WHERE {{}}), 0) AS {_COUNT_TYPE[weighted]})"
     spread = q("_mlsql_label_spread_by_weight" if weighted else "_mlsql_label_spread")
@@ -304,13 +306,13 @@ def _counts_ctes(q: Qualify, func: str, weighted: bool = False) -> str:
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
     by = by_names(q)
     example = "[(SELECT label FROM seen LIMIT 0)]"  # a list of the label column's type
-    typed = f"{q('_mlsql_typed_universe')}({labels}, {example}, '{func}')"
+    typed = f"{q('_mlsql_typed_universe')}({labels}, {example}, {name})"
     return f"""WITH params AS (
-        SELECT {q("_mlsql_check_zero_division")}(zero_division, '{func}') AS zd,
-               coalesce({q("_mlsql_check_table_beta")}(beta, '{func}'), 1.0) AS b
-        WHERE {check_by(q, f"'{func}'", outputs)}),
+        SELECT {q("_mlsql_check_zero_division")}(zero_division, {name}) AS zd,
+               coalesce({q("_mlsql_check_table_beta")}(beta, {name}), 1.0) AS b
+        WHERE {check_by(q, name, outputs)}),
     spread AS (
-        FROM {spread}(source, actual, predicted, {labels}, {by}, '{func}'{weight})),
+        FROM {spread}(source, actual, predicted, {labels}, {by}, {name}{weight})),
     groups AS (
         SELECT g, {count.format("f < 0")} AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -413,7 +415,7 @@ def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
             outer.append(name)
     select_outer = ",\n               ".join(outer)
     keep = _keep(LB.report_columns(False), LB.report_columns(True))
-    body = f"""{_counts_ctes(q, "multilabel_report", weighted)},
+    body = f"""{_counts_ctes(q, "multilabel_report", weighted, named="func")},
     label_values AS (
         SELECT g, n_rows, zd,
                {_select(per_label)}
@@ -444,9 +446,24 @@ def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
     ORDER BY __mlsql_g"""
     return Macro(
         FILE,
+        "_mlsql_report",
+        (*_signature(weighted), "func := 'multilabel_report'"),
+        body,
+        "multilabel_report's table, its errors naming func (the table macro called).",
+        public=False,
+        table=True,
+    )
+
+
+def _report_entry(q: Qualify, weighted: bool = False) -> Macro:
+    """``multilabel_report``: ``_mlsql_report`` (:func:`_report`) under its own name."""
+    weight = f", {SAMPLE_WEIGHT} := {SAMPLE_WEIGHT}" if weighted else ""
+    return Macro(
+        FILE,
         "multilabel_report",
         _signature(weighted),
-        body,
+        f"""FROM {q("_mlsql_report")}(source, actual, predicted, labels := labels, beta := beta,
+        zero_division := zero_division, "by" := "by"{weight})""",
         "One row per group: n_rows, n_labels, micro, macro (mean over the label universe), "
         "macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, "
         "subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta "
@@ -467,8 +484,8 @@ def _standalone(q: Qualify) -> list[Macro]:
         for weighted in (False, True):
             weight = f", {SAMPLE_WEIGHT} := {SAMPLE_WEIGHT}" if weighted else ""
             body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({lowered}, lower(c)))
-    FROM {q("multilabel_report")}(source, actual, predicted, labels := labels, beta := {beta},
-                           zero_division := zero_division, "by" := "by"{weight})"""
+    FROM {q("_mlsql_report")}(source, actual, predicted, labels := labels, beta := {beta},
+                           zero_division := zero_division, "by" := "by"{weight}, func := '{name}')"""
             out.append(
                 Macro(FILE, name, _signature(weighted, signature), body, summary, table=True)
             )
@@ -718,6 +735,8 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         _label_metrics(qualify, ops, weighted=True),
         _report(qualify, ops),
         _report(qualify, ops, weighted=True),
+        _report_entry(qualify),
+        _report_entry(qualify, weighted=True),
         *_standalone(qualify),
         *_aggregates(qualify, ops),
         *_indicators(qualify),

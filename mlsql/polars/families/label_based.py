@@ -392,7 +392,7 @@ def _pick(report: Frame, groups: list[str], name: str) -> Frame:
 
 
 _STANDALONE = T.standalones(
-    multilabel_report,
+    report,
     _pick,
     engine=POLARS,
     module=__name__,

@@ -450,7 +450,7 @@ def _pick(report: DataFrame, groups: list[str], name: str) -> DataFrame:
 
 
 _STANDALONE = TB.standalones(
-    multilabel_report,
+    _multilabel_report,
     _pick,
     engine=SPARK,
     module="mlsql.spark",
