@@ -217,6 +217,39 @@ def test_fmeasure_of_binary_labels_is_hivemall_s(engine, kind):
         assert close(row["estimate"], want), row
 
 
+@pytest.mark.parametrize(
+    ("measure", "param"),
+    [("prevalence", "positive"), ("class_error_rate", "label"), ("cost_error", "costs")],
+)
+def test_a_missing_class_parameter_is_named_alike(engine, measure, param):
+    # DuckDB's macro call did not bind: a raw "does not support the supplied arguments"
+    table = pa.table({"actual": ["a", "b", "a"], "predicted": ["a", "a", "b"]})
+    with pytest.raises(MlsqlError, match=f"^{measure} needs the '{param}' parameter \\("):
+        run(engine, table, "actual", "predicted", [measure])
+
+
+@pytest.mark.parametrize(
+    "measure", ["coverage_error", "multilabel_roc_auc", "multiclass_brier_score", "ndcg_score"]
+)
+@pytest.mark.parametrize(
+    "scores", [pa.array([["a"], ["b"]]), pa.array(["a", "b"]), pa.array([0.5, 0.2])]
+)
+def test_scores_that_are_no_map_are_refused_alike(engine, measure, scores):
+    # DuckDB's and Spark's map functions did not bind: raw binder and analyzer errors
+    truth = ["a", "b"] if measure == "multiclass_brier_score" else [["a"], ["b"]]
+    table = pa.table({"actual": truth, "predicted": scores})
+    said = f"{measure} takes scores as a map or a list of (label, score) structs per row"
+    with pytest.raises(MlsqlError, match=re.escape(said)):
+        run(engine, table, "actual", "predicted", [measure])
+
+
+def test_label_lists_checked_beside_a_single_label_measure(engine):
+    # DuckDB wrote the list measure beside accuracy's class lists: a raw GROUP BY error
+    table = pa.table({"actual": ["a", "b", "a"], "predicted": ["a", "a", "a"]})
+    with pytest.raises(Exception, match="macro_f1 takes a list of labels per row for actual"):
+        run(engine, table, "actual", "predicted", ["accuracy", "macro_f1"])
+
+
 @pytest.mark.parametrize("measure", ["micro_f1", "samples_jaccard", "macro_f1", "fmeasure"])
 def test_label_lists_of_two_kinds_are_refused_alike(engine, measure):
     # Spark's analyzer failed on its set functions (array_intersect of bigint and string)

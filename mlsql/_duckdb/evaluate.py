@@ -30,9 +30,47 @@ from mlsql._duckdb import evaluate_classes as EC
 from mlsql._duckdb import evaluate_regression as ER
 from mlsql._duckdb import evaluate_sets as ES
 from mlsql._duckdb.families.evaluate import by_position
+from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._front.docs import shared_entries
+from mlsql._front.inputs import check_required
 from mlsql._sqlexpr import lit, quote_ident
+from mlsql.measures import ranking as RK
+
+#: the families of measures of two label lists (the label averages: macro_f1, ...), whose
+#: types are checked before the query, whatever else it computes (beside a single-label
+#: measure's lists, a wrong type made a raw GROUP BY error)
+LABEL_LISTS = ("multilabel", "label_based")
+
+
+#: DuckDB's type ids of numbers (and of NULL), the scores a score map may hold
+NUMBER_IDS = frozenset(
+    {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint"}
+    | {"uinteger", "ubigint", "uhugeint", "float", "double", "decimal", "null"}
+)
+
+
+def check_scores(func: str, dtype: Any) -> None:
+    """Raise the scores' :class:`MlsqlError` unless ``dtype`` is a map of numbers or a list of
+    structs whose second field is a number, as every engine's score maps are.
+
+    Examples
+    --------
+    >>> import duckdb
+    >>> check_scores("coverage_error", duckdb.sqltype("MAP(VARCHAR, DOUBLE)"))
+    >>> check_scores("coverage_error", duckdb.sqltype("VARCHAR[]"))
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: coverage_error takes scores as a map or a list of (label, score) structs per row, the score a number. Got scores VARCHAR[].
+    """
+    value = None
+    if dtype.id == "map":
+        value = dtype.children[1][1]
+    elif dtype.id == "list" and dtype.children[0][1].id == "struct":
+        fields = dtype.children[0][1].children
+        value = fields[1][1] if len(fields) >= 2 else None
+    if value is None or value.id not in NUMBER_IDS:
+        raise MlsqlError(RK.SCORES_MESSAGE.format(func=func, name="scores", type=dtype))
 
 
 def call_sql(
@@ -207,8 +245,19 @@ def evaluate(
     given = con
     with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)
-        sets = [item.measure.name for item in req.items if ES.applies(item)]
-        if sets:  # the types the label-set macros take, as they would check them
+        for item in req.items:  # the macro's arguments would not bind: say which is missing
+            defaults = {p.name: p.default for p in item.measure.params}
+            check_required(item.name, {**defaults, **item.params})
+        scored = next((item for item in req.items if "scores" in item.measure.inputs), None)
+        if scored is not None:  # not a map: its map functions would not bind
+            probe = con.sql(f"SELECT {quote_ident(predicted)} {clause} LIMIT 0", params=params)
+            check_scores(scored.name, probe.types[0])
+        sets = [
+            item.measure.name
+            for item in req.items
+            if ES.applies(item) or item.measure.family in LABEL_LISTS
+        ]
+        if sets:  # the types the label-list macros take, as they would check them
             ES.check_lists(con, clause, params, actual, predicted, sets[0])
         sql = evaluate_sql(req, clause, actual, predicted, con)
         table = con.sql(sql, params=params).to_arrow_table()

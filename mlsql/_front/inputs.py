@@ -7,6 +7,32 @@ from typing import Any
 
 from mlsql._errors import MlsqlError
 
+#: the single-label parameters without a default, and what they are; the costs' forms are
+#: each engine's (Polars a DataFrame too, Spark a map Column, DuckDB a MAP)
+REQUIRED = {
+    "positive": "the class whose share is wanted",
+    "label": "the class whose error rate is wanted",
+    "costs": "a mapping actual -> {predicted: cost}",
+}
+
+
+def check_required(func: str, given: dict[str, Any], costs: str = "") -> None:
+    """Raise :class:`MlsqlError` if a parameter of :data:`REQUIRED` in ``given`` is None
+    (``costs``: the engine's other forms of costs, after the mapping).
+
+    Examples
+    --------
+    >>> check_required("prevalence", {"positive": None})
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: prevalence needs the 'positive' parameter (the class whose share is wanted).
+    """
+    for name, value in given.items():
+        if name in REQUIRED and value is None:
+            what = REQUIRED[name] + (costs if name == "costs" else "")
+            raise MlsqlError(f"{func} needs the '{name}' parameter ({what}).")
+
+
 #: a list (or array, map, struct) where one label per row belongs
 LABEL_MESSAGE = "{func} takes one label per row for {name}. Got {name} {type}."
 #: a cost that is no finite number where the costs are SQL values: a cost table's (DuckDB's and

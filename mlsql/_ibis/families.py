@@ -32,7 +32,7 @@ from mlsql._errors import MlsqlError
 from mlsql._evaluate import front as EV
 from mlsql._formulas import RowStats
 from mlsql._front.build import checked_params
-from mlsql._front.inputs import mapping_costs
+from mlsql._front.inputs import REQUIRED, check_required, mapping_costs
 from mlsql._ibis import (
     agreement,
     backend_name,
@@ -238,13 +238,6 @@ AGREEMENT = ("accuracy", "error_rate")
 #: table of its classes' counts (weights)
 ONE_COLUMN = ("majority_error", "prevalence")
 LABEL_1, LABELS, LABEL_COUNT = "__mlsql_l1", "labels", "__mlsql_n"
-#: parameters that name a class, and what they are (their message when missing, as Polars'
-#: and Spark's)
-REQUIRED = {
-    "positive": "the class whose share is wanted",
-    "label": "the class whose error rate is wanted",
-    "costs": "a mapping actual -> {predicted: cost}",
-}
 #: the forms of ``costs`` ibis takes (each engine names its own: Polars a DataFrame too,
 #: Spark a Column of maps, DuckDB a MAP)
 COSTS_MESSAGE = (
@@ -279,11 +272,10 @@ def _check_classes(item: EV.Item, dtype: Any) -> None:
     bounds = None
     if dtype.is_integer():
         bounds = LT.integer_bounds(dtype.nbytes * 8, dtype.is_signed_integer())
-    for name, what in REQUIRED.items():
+    check_required(item.name, params)
+    for name in REQUIRED:
         if name not in params:
             continue
-        if params[name] is None:
-            raise MlsqlError(f"{item.name} needs the '{name}' parameter ({what}).")
         if name == "costs" and mapping_costs(params[name]) is None:
             raise MlsqlError(COSTS_MESSAGE.format(func=item.name, got=repr(params[name])))
         limits = None if name == "costs" else bounds  # costs: kinds only, as Polars'

@@ -55,6 +55,7 @@ from mlsql.spark._types import bound, check_label_array_types
 from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families._memory import UNBOUNDED_WITHOUT_JAR
+from mlsql.spark.families.ranking import score_fields
 
 _ROLES = EV.ROLES
 _WEIGHT, _ORDER = EV.WEIGHT, EV.ORDER
@@ -187,6 +188,10 @@ def _check_types(items: Sequence[EV.Item], columns: dict[str, str], schema: Any)
     lists of two label kinds so too (Spark's analyzer failed on its set functions)."""
     for item in items:
         m = item.measure
+        if "scores" in m.inputs:  # a score per label: not a map, its map functions fail
+            role = item.roles[m.inputs.index("scores")]
+            score_fields(item.name, "scores", schema[columns[role]].dataType)
+            continue
         if m.family in LABEL_LISTS:
             types = [schema[columns[role]].dataType for role in item.roles]
             if all(isinstance(t, T.ArrayType) for t in types):

@@ -22,7 +22,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function
 from mlsql._front.docs import CLASS_PARAM_DOCS
-from mlsql._front.inputs import LABEL_MESSAGE
+from mlsql._front.inputs import LABEL_MESSAGE, check_required
 from mlsql._registry import Measure
 from mlsql.polars._build import evaluate
 from mlsql.polars._checks import checked
@@ -114,22 +114,12 @@ def total(x: pl.Expr) -> pl.Expr:
 
 
 # ------------------------------------------------------------------ parameters
-#: parameters without a default, and what they are
-REQUIRED = {
-    "positive": "the class whose share is wanted",
-    "label": "the class whose error rate is wanted",
-    "costs": "a mapping actual -> {predicted: cost}, or a DataFrame actual, predicted, cost",
-}
-
-
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
     """Require this family's parameters that have no default (positive, label, costs).
 
     The others are checked against their registry constraints (:mod:`mlsql._params`).
     """
-    for name, value in given.items():
-        if name in REQUIRED and value is None:
-            raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
+    check_required(measure.name, given, ", or a DataFrame actual, predicted, cost")
     return given
 
 

@@ -41,7 +41,7 @@ from mlsql.measures import scores as SC
 from mlsql.spark._build import OPS, Example, shared_example
 from mlsql.spark._types import compatible, data_type
 from mlsql.spark.families import _classification as K
-from mlsql.spark.families.ranking import _fields_of, _label_type, _score_fields, score_entries
+from mlsql.spark.families.ranking import _fields_of, _label_type, score_entries, score_fields
 from mlsql.spark.families.scores import in_range, over_bins_of
 from mlsql.spark.ops import exact_sum
 
@@ -55,7 +55,7 @@ def _check(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Colu
     (a_name, s_name), (a_col, s_col) = names, cols
     s_type = data_type(s_col)
     if s_type is not None and not isinstance(s_type, T.NullType):
-        _score_fields(func, s_name, s_type)
+        score_fields(func, s_name, s_type)
     a_type = data_type(a_col)
     if a_type is not None and not isinstance(a_type, LABEL_TYPES):
         raise MlsqlError(

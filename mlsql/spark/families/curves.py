@@ -108,7 +108,7 @@ def _curve(source: DataFrame, call: TableCall) -> DataFrame:
     selected = named_keys or [F.lit(0).alias(ALL)]
     per_label = isinstance(schema[score], (T.MapType, T.ArrayType))
     if per_label:
-        fields = RK._score_fields(func, "score", schema[score])
+        fields = RK.score_fields(func, "score", schema[score])
         if not isinstance(schema[actual], (T.ArrayType, T.NullType)):
             raise MlsqlError(
                 RK.NOT_A_LIST_MESSAGE.format(

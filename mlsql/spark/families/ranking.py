@@ -159,7 +159,7 @@ def _graded_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
             )
 
 
-def _score_fields(func: str, name: str, dtype: T.DataType) -> tuple[str, str, T.DataType] | None:
+def score_fields(func: str, name: str, dtype: T.DataType) -> tuple[str, str, T.DataType] | None:
     """(label field, score field, label type) of an array of structs; None for a map.
 
     Raises :class:`MlsqlError` for any other type.
@@ -189,7 +189,7 @@ def _scores_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
     s_name, s_col = names[-1], cols[-1]
     s_type = data_type(s_col)
     if s_type is not None and not isinstance(s_type, T.NullType):
-        _score_fields(func, s_name, s_type)
+        score_fields(func, s_name, s_type)
     if len(cols) == 1:
         return
     a_type = data_type(cols[0])
@@ -375,7 +375,7 @@ def _fields_of(func: str, scores: Column) -> tuple[str, str, T.DataType] | None:
     dtype = data_type(scores)
     if dtype is None or isinstance(dtype, T.NullType):
         return None
-    return _score_fields(func, "scores", dtype)
+    return score_fields(func, "scores", dtype)
 
 
 RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")

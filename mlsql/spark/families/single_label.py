@@ -98,6 +98,7 @@ from mlsql._front.inputs import (
     COST_VALUE_MESSAGE,
     LABEL_MESSAGE,
     TWICE_IN_TABLE_MESSAGE,
+    check_required,
     finite_costs,
     mapping_costs,
 )
@@ -130,13 +131,6 @@ COSTS_MESSAGE = (
     "(actual, predicted) -> cost, a DataFrame with columns actual, predicted, cost, or a map "
     "Column (cost_map), the costs finite numbers. Got {got} instead."
 )
-#: parameters without a default, and what they are
-REQUIRED = {
-    "positive": "the class whose share is wanted",
-    "label": "the class whose error rate is wanted",
-    "costs": "a mapping actual -> {predicted: cost}, a DataFrame actual, predicted, cost, "
-    "or a cost_map Column",
-}
 
 
 # ------------------------------------------------------------------ inputs
@@ -216,10 +210,11 @@ def check_costs(costs: Any, func: str) -> Costs:
 
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
     """Validate this family's parameters that have no registry constraint (positive, label, costs)."""
+    check_required(
+        measure.name, given, ", a DataFrame actual, predicted, cost, or a cost_map Column"
+    )
     out = dict(given)
     for name, value in given.items():
-        if name in REQUIRED and value is None:
-            raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
         if name == "costs":
             out[name] = check_costs(value, measure.name)
     return out
