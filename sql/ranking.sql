@@ -51,10 +51,11 @@ CREATE OR REPLACE MACRO _mlsql_score_lists(scores, actual) AS
 CREATE OR REPLACE MACRO _mlsql_n_top(scored, among) AS 
     system.main.list_transform([system.main.list_aggr(scored, 'max')], lambda top: system.main.len(system.main.list_filter(among, lambda v: v = top)))[1];
 
--- _mlsql_ranked_labels(entries): Labels of (key, value) entries, best score first, ties by label.
+-- _mlsql_ranked_labels(entries): Labels of (key, value) entries, best score first (NaN the best, as it sorts), ties by label.
 CREATE OR REPLACE MACRO _mlsql_ranked_labels(entries) AS 
     system.main.list_transform(
-        system.main.list_sort(system.main.list_transform(entries, lambda e: {'neg_score': - CAST(e.value AS DOUBLE), 'label': e.key})),
+        system.main.list_sort(system.main.list_transform(entries, lambda e: {'nan': NOT system.main.isnan(CAST(e.value AS DOUBLE)),
+            'neg_score': - CAST(e.value AS DOUBLE), 'label': e.key})),
         lambda e: e.label);
 
 -- _mlsql_first_n(items, n): The first n of a list (all of it when n is NULL).

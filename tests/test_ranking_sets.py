@@ -135,3 +135,17 @@ def test_sets_match_the_oracle(engine, scores, k, threshold):
     assert run(engine, "top_k", scores, **params) == oracle.top_k(scores, k)
     got = run(engine, "top_k_above", scores, k=k, threshold=threshold)
     assert got == oracle.top_k_above(scores, k, threshold)
+
+
+@pytest.mark.parametrize("form", oracle.FORMS)
+def test_a_nan_score_ranks_first_in_every_engine(engine, form):
+    """NaN is the largest score, as every engine sorts it and as coverage_error ranks it, and
+    so NaN >= any threshold: DuckDB and Spark ranked it last while keeping it above the
+    threshold, where Polars ranked it first."""
+    nan = float("nan")
+    entries = [("y", 0.2), ("x", nan), ("z", 0.9), ("w", nan)]
+    scores = entries if form == "list" else dict(entries)
+    assert run(engine, "top_k", scores, form) == ["w", "x", "z", "y"]
+    assert run(engine, "top_k", scores, form, k=1) == ["w"]
+    assert run(engine, "above_threshold", scores, form, threshold=0.5) == ["w", "x", "z"]
+    assert run(engine, "top_k_above", scores, form, k=3, threshold=0.15) == ["w", "x", "z"]

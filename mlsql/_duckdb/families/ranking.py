@@ -360,9 +360,10 @@ def _sets(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             "_mlsql_ranked_labels",
             ("entries",),
             "list_transform(\n"
-            "        list_sort(list_transform(entries, lambda e: {'neg_score': - CAST(e.value AS DOUBLE), 'label': e.key})),\n"
+            "        list_sort(list_transform(entries, lambda e: {'nan': NOT isnan(CAST(e.value AS DOUBLE)),\n"
+            "            'neg_score': - CAST(e.value AS DOUBLE), 'label': e.key})),\n"
             "        lambda e: e.label)",
-            "Labels of (key, value) entries, best score first, ties by label.",
+            "Labels of (key, value) entries, best score first (NaN the best, as it sorts), ties by label.",
             public=False,
         ),
         Macro(

@@ -461,13 +461,18 @@ def _score_stats(scores: Column, actual: Column, k: int | None, g: dict[str, Col
 
 # ------------------------------------------------------------------ scores to label lists
 def ranked_labels(entries: Column, threshold: float | None = None) -> Column:
-    """Labels of a row's :func:`score_entries` best score first (ties by label), optionally
-    only those scored >= threshold."""
+    """Labels of a row's :func:`score_entries` best score first (NaN the best, as Spark sorts
+    it; ties by label), optionally only those scored >= threshold."""
     if threshold is not None:
         entries = F.filter(entries, lambda e: e["score"] >= F.lit(threshold))
-    keyed = F.transform(
-        entries, lambda e: F.struct((-e["score"]).alias("neg_score"), e["label"].alias("label"))
-    )
+
+    def key(e: Column) -> Column:
+        score = e["score"].cast("double")
+        return F.struct(
+            (~F.isnan(score)).alias("nan"), (-score).alias("neg_score"), e["label"].alias("label")
+        )
+
+    keyed = F.transform(entries, key)
     return F.transform(F.sort_array(keyed), lambda e: e["label"])
 
 
