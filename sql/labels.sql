@@ -171,8 +171,8 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         FROM k)
     ORDER BY __mlsql_g, label);
 
--- _mlsql_report(source, actual, predicted, labels, beta, zero_division, "by", func): multilabel_report's table, its errors naming func (the table macro called).
--- _mlsql_report(source, actual, predicted, sample_weight, labels, beta, zero_division, "by", func): multilabel_report's table, its errors naming func (the table macro called).
+-- _mlsql_report(source, actual, predicted, labels, beta, zero_division, "by", func): multilabel_report's table, its errors naming func.
+-- _mlsql_report(source, actual, predicted, sample_weight, labels, beta, zero_division, "by", func): multilabel_report's table, its errors naming func.
 CREATE OR REPLACE MACRO _mlsql_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL, func := 'multilabel_report') AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, func) AS zd,

@@ -35,7 +35,7 @@ CREATE OR REPLACE MACRO _mlsql_scores_map(entries) AS
 CREATE OR REPLACE MACRO _mlsql_scored(scores) AS 
     system.main.list_filter(system.main.map_entries(scores), lambda e: e.value IS NOT NULL);
 
--- _mlsql_score_lists(scores, actual): A row's scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.
+-- _mlsql_score_lists(scores, actual): A row's scores: of its scored labels, of its true labels (-infinity where not scored; top_true: how many are scored top) and of all its labels; NULL where an input is.
 CREATE OR REPLACE MACRO _mlsql_score_lists(scores, actual) AS 
     CASE WHEN scores IS NULL OR actual IS NULL THEN NULL ELSE
     system.main.list_transform([scores], lambda m:
@@ -43,6 +43,8 @@ CREATE OR REPLACE MACRO _mlsql_score_lists(scores, actual) AS
             lambda truth: system.main.list_transform([system.main.list_filter(CAST(system.main.map_values(m) AS DOUBLE[]), lambda v: v IS NOT NULL)],
                 lambda scored: system.main.struct_pack(
                     scored := scored,
+                    top_true := system.main.list_transform([system.main.list_aggr(scored, 'max')],
+                        lambda top: system.main.len(system.main.list_filter(truth, lambda v: v = top)))[1],
                     truth := system.main.list_transform(truth, lambda v: coalesce(v, CAST('-inf' AS DOUBLE))),
                     labels := system.main.list_concat(scored, system.main.list_transform(system.main.list_filter(truth, lambda v: v IS NULL),
                                                               lambda v: CAST('-inf' AS DOUBLE)))))[1])[1])[1] END;
@@ -51,7 +53,7 @@ CREATE OR REPLACE MACRO _mlsql_score_lists(scores, actual) AS
 CREATE OR REPLACE MACRO _mlsql_n_top(scored, among) AS 
     system.main.list_transform([system.main.list_aggr(scored, 'max')], lambda top: system.main.len(system.main.list_filter(among, lambda v: v = top)))[1];
 
--- _mlsql_ranked_labels(entries): Labels of (key, value) entries, best score first (NaN the best, as it sorts), ties by label.
+-- _mlsql_ranked_labels(entries): Labels of (key, value) entries, best score (NaN first) first, ties by label.
 CREATE OR REPLACE MACRO _mlsql_ranked_labels(entries) AS 
     system.main.list_transform(
         system.main.list_sort(system.main.list_transform(entries, lambda e: {'nan': NOT system.main.isnan(CAST(e.value AS DOUBLE)),
@@ -300,7 +302,7 @@ CREATE OR REPLACE MACRO label_ranking_average_precision_score(actual, scores STR
 
 -- _mlsql_one_error_row(actual, scores): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
 CREATE OR REPLACE MACRO _mlsql_one_error_row(actual, scores) AS 
-    system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE system.main.list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored)}], lambda f: _mlsql_one_error_of_row(f.x0, _mlsql_n_top(sr.scored, sr.truth)))[1] END)[1];
+    system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE system.main.list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored)}], lambda f: _mlsql_one_error_of_row(f.x0, sr.top_true))[1] END)[1];
 
 -- one_error(actual, scores, sample_weight): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
 CREATE OR REPLACE MACRO one_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight := NULL) AS 

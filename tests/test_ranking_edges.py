@@ -281,6 +281,23 @@ def test_null_score_maps_and_label_lists_skip_the_row(engine, name, form):
     assert close(got, oracle.SCORED[name]({"a": 0.9, "b": 0.5}, ["b"]))
 
 
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize(
+    ("scores", "truth", "want"),
+    [
+        ({"c": -math.inf}, ["a", "d", "c"], 0.0),  # c, the one scored label, is true
+        ({"c": -math.inf}, ["a"], 1.0),  # c is not true; a is not scored: no top label
+        ({"a": -math.inf, "b": -math.inf}, ["a", "b"], 0.0),
+        ({"a": -math.inf, "b": -math.inf}, ["a", "z"], 0.5),
+    ],
+)
+def test_one_error_of_a_top_score_of_minus_infinity(engine, form, scores, truth, want):
+    """An unscored true label is no top label, though it ranks as -inf: DuckDB and Spark
+    counted it among the true top labels (one_error -2), Polars took -inf for no score (1)."""
+    got = engine.aggregate("one_error", scored([(scores, truth)], form), columns=SCORED)
+    assert got == want
+
+
 @pytest.mark.parametrize("name", SCORE_MEASURES)
 def test_one_label(engine, name):
     rows = [({"a": 0.3}, ["a"]), ({"a": 0.3}, [])]

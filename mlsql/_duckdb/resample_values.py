@@ -574,9 +574,9 @@ def compare(
         macro_name("compare", kind),
         signature,
         body,
-        f"compare on the measures of {kind} ({', '.join(KINDS[kind])}): one Poisson(m) draw "
-        "per distinct pair of both rows' (actual, predicted, weight) seen m times; compare "
-        "calls it.",
+        f"compare on the measures of {kind} (those {macro_name('bootstrap', kind)} lists): one "
+        "Poisson(m) draw per distinct pair of both rows' (actual, predicted, weight) seen m "
+        "times; compare calls it.",
         public=False,
         table=True,
     )

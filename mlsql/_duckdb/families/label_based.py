@@ -449,7 +449,7 @@ def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
         "_mlsql_report",
         (*_signature(weighted), "func := 'multilabel_report'"),
         body,
-        "multilabel_report's table, its errors naming func (the table macro called).",
+        "multilabel_report's table, its errors naming func.",
         public=False,
         table=True,
     )

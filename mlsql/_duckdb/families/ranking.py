@@ -276,7 +276,9 @@ def _score_stats(q: Qualify, row: str) -> R.ScoreStats:
         n_labels=Sql(f"len({row}.labels)"),
         n_true=Sql(f"len({row}.truth)"),
         n_top=call(q("_mlsql_n_top"), Sql(f"{row}.scored"), Sql(f"{row}.scored")),
-        n_top_true=call(q("_mlsql_n_top"), Sql(f"{row}.scored"), Sql(f"{row}.truth")),
+        # from the true labels' scores before an unscored one is -inf (a score of -inf ties
+        # with it there, and an unscored label is no top label)
+        n_top_true=Sql(f"{row}.top_true"),
         over_true=over_true,
         max_over_true=max_over_true,
         over_places=lambda start, stop, term: total(
@@ -333,11 +335,14 @@ def _scores(q: Qualify) -> list[Macro]:
             lambda truth: list_transform([list_filter(CAST(map_values(m) AS DOUBLE[]), lambda v: v IS NOT NULL)],
                 lambda scored: struct_pack(
                     scored := scored,
+                    top_true := list_transform([list_max(scored)],
+                        lambda top: len(list_filter(truth, lambda v: v = top)))[1],
                     truth := list_transform(truth, lambda v: coalesce(v, CAST('-inf' AS DOUBLE))),
                     labels := list_concat(scored, list_transform(list_filter(truth, lambda v: v IS NULL),
                                                               lambda v: CAST('-inf' AS DOUBLE)))))[1])[1])[1] END""",
             "A row's scores: of its scored labels, of its true labels (-infinity where not "
-            "scored) and of all its labels; NULL when either input is NULL.",
+            "scored; top_true: how many are scored top) and of all its labels; NULL where an "
+            "input is.",
             public=False,
         ),
         Macro(
@@ -363,7 +368,7 @@ def _sets(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             "        list_sort(list_transform(entries, lambda e: {'nan': NOT isnan(CAST(e.value AS DOUBLE)),\n"
             "            'neg_score': - CAST(e.value AS DOUBLE), 'label': e.key})),\n"
             "        lambda e: e.label)",
-            "Labels of (key, value) entries, best score first (NaN the best, as it sorts), ties by label.",
+            "Labels of (key, value) entries, best score (NaN first) first, ties by label.",
             public=False,
         ),
         Macro(

@@ -311,7 +311,7 @@ RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")
 def label_scores(
     entries: pl.Expr, truth: pl.Expr, *, with_label: bool = False, with_start: bool = False
 ) -> pl.Expr:
-    """Each row's labels as ``list[struct[score, is_true]]`` (and ``label`` first, if asked;
+    """Each row's labels as ``list[struct[score, is_true, scored]]`` (and ``label`` first, if asked;
     ``start`` last, true on a row's first label, if asked).
 
     ``truth`` holds the distinct true labels. The labels are the scored ones
@@ -332,6 +332,7 @@ def label_scores(
             *([label] if with_label else []),
             score.fill_null(float("-inf")).alias("score"),
             (label.is_duplicated() | score.is_null()).alias("is_true"),
+            score.is_not_null().alias("scored"),  # an unscored label is no top label
             *start,
         ).filter(label.is_first_distinct())
     )
@@ -342,7 +343,7 @@ def score_row(actual: pl.Expr, entries: pl.Expr, k: int | None, body: Callable) 
     truth = _distinct(actual)
     labels = label_scores(entries, truth)
     score, is_true = _field("score"), _field("is_true")
-    scored = score > float("-inf")
+    scored = _field("scored")  # not score > -inf: a label may be scored -inf
     rank = R.LabelRank(
         at_or_above=score.rank("max", descending=True).cast(pl.Int64).filter(is_true),
         above=(score.rank("min", descending=True).cast(pl.Int64) - 1).filter(is_true),

@@ -411,6 +411,9 @@ def score_row(func: str, actual: Column, scores: Column, k: int | None, body: Ca
             "truth": F.transform(raw, lambda v: F.coalesce(v, F.lit(NEG_INF))),
             "labels": F.concat(f["scored"], missing),
             "top": F.array_max(f["scored"]),
+            # the true labels scored top, before an unscored one is -inf: a score of -inf ties
+            # with it there, and an unscored label is no top label
+            "top_true": F.size(F.filter(raw, lambda v: v == F.array_max(f["scored"]))),
         }
         return let_fields(row, lambda g: body(_score_stats(scores, actual, k, g)))
 
@@ -450,7 +453,7 @@ def _score_stats(scores: Column, actual: Column, k: int | None, g: dict[str, Col
         n_labels=F.size(labels),
         n_true=F.size(truth),
         n_top=F.size(F.filter(g["scored"], lambda v: v == top)),
-        n_top_true=F.size(F.filter(truth, lambda v: v == top)),
+        n_top_true=g["top_true"],
         over_true=lambda term: total(per_true_label(term)),
         max_over_true=lambda term: F.array_max(per_true_label(term)),
         over_places=over_places,
