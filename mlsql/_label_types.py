@@ -89,6 +89,18 @@ def python_kind(value: Any) -> str | None:
     return None
 
 
+def class_kind(value: Any) -> str | None:
+    """The kind of a Python value as a class of one label column: :func:`python_kind`, and
+    booleans (the single-label measures' classes may be).
+
+    Examples
+    --------
+    >>> class_kind(True), class_kind("cat"), class_kind(1.0)
+    ('boolean', 'text', None)
+    """
+    return BOOLEAN if isinstance(value, bool) else python_kind(value)
+
+
 def check_label(func: str, name: str, kind: str, type_name: str) -> None:
     """Raise :class:`MlsqlError` unless ``kind`` is a label kind (or NULL, which fits any).
 
@@ -209,11 +221,7 @@ def check_universe_labels(
     mlsql._errors.MlsqlError: The 'labels' parameter of indicators_from_labels must hold labels of the columns' type (List(Int64)): integer. Got ['z'] instead.
     """
     values = list(universe)
-
-    def kind_of(value: Any) -> str | None:  # booleans: the single-label classes' labels
-        return BOOLEAN if isinstance(value, bool) else python_kind(value)
-
-    if kind != NULL and any(v is not None and kind_of(v) != kind for v in values):
+    if kind != NULL and any(v is not None and class_kind(v) != kind for v in values):
         raise MlsqlError(
             UNIVERSE_MESSAGE.format(func=func, type=type_name, kind=kind, labels=repr(values))
         )
@@ -284,7 +292,7 @@ def check_label_value(
     """
     if kind == NULL or value is None:
         return
-    if python_kind(value) != kind:
+    if class_kind(value) != kind:
         raise MlsqlError(
             value_message(param).format(
                 param=param, func=func, type=type_name, kind=kind, value=repr(value)

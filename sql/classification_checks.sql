@@ -4,6 +4,7 @@
 -- _mlsql_label_value(x, name, value, param, func): value (parameter param, one label), after checking that x (input name) holds one label per row, that value is of x's label kind and, for integers, within the range of x's type.
 CREATE OR REPLACE MACRO _mlsql_label_value(x, name, value, param, func) AS 
     CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
+         WHEN value IS NULL THEN system.main.error('' || func || ' needs the ''' || param || ''' parameter (' || CASE param WHEN 'positive' THEN 'the class whose share is wanted' WHEN 'label' THEN 'the class whose error rate is wanted' WHEN 'costs' THEN 'a mapping actual -> {predicted: cost}' END || ').')
          WHEN '"NULL"' IN (system.main.typeof(x), system.main.typeof(value)) THEN value
          WHEN CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'

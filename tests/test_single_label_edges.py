@@ -429,3 +429,23 @@ def test_a_list_where_one_label_belongs_is_refused(engine, measure):
         match=rf"^(.*: )?{measure.name} takes one label per row for {first}\. Got {first} ",
     ):
         call(engine, measure, table)
+
+
+@pytest.mark.parametrize(
+    ("name", "inputs", "param"),
+    [
+        ("class_error_rate", ("actual", "predicted"), "label"),
+        ("prevalence", ("actual",), "positive"),
+    ],
+)
+def test_a_boolean_class_of_a_boolean_column(engine, name, inputs, param):
+    """True is a class of a boolean column (Polars refused it, naming the column's type);
+    None (SQL's NULL) is no class: DuckDB's macro gave 0 (the sixth adversarial pass)."""
+    needs(engine, name)
+    table = pa.table(
+        {"actual": [True, False, True, False], "predicted": [True, True, False, False]}
+    )
+    # class True: one of its two rows predicted wrong; two of four rows are True
+    assert engine.aggregate(name, table, columns=inputs, **{param: True}) == 0.5
+    with pytest.raises(Exception, match=f"{name} needs the '{param}' parameter \\("):
+        engine.aggregate(name, table, columns=inputs, **{param: None})

@@ -39,7 +39,8 @@ from mlsql._duckdb.source_sql import (
     renamed_body_sql,
     source_text_sql,
 )
-from mlsql._front.inputs import COST_VALUE_MESSAGE, LABEL_MESSAGE
+from mlsql._front.inputs import COST_VALUE_MESSAGE, LABEL_MESSAGE, REQUIRED_MESSAGE
+from mlsql._front.inputs import REQUIRED as REQUIRED_WORDS
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
 
@@ -154,6 +155,14 @@ def _checks() -> list[Macro]:
         return sql_message(template, "func", name, name, f"typeof({x})")
 
     outer, inner = "map_keys(costs)[1]", "map_keys(map_values(costs)[1])[1]"
+    # a class parameter given as NULL: no class (Python's None is refused so too)
+    what = " ".join(f"WHEN {lit(k)} THEN {lit(v)}" for k, v in REQUIRED_WORDS.items())
+    needs = sql_message(
+        REQUIRED_MESSAGE.format(func="{}", name="{}", what="{}"),
+        "func",
+        "param",
+        f"CASE param {what} END",
+    )
     not_a_cost = sql_message(COST_VALUE_MESSAGE.format(func="{}"), "func")
 
     def cost_key(key: str) -> str:
@@ -189,6 +198,7 @@ def _checks() -> list[Macro]:
             "_mlsql_label_value",
             ("x", "name", "value", "param", "func"),
             f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "name")})
+         WHEN value IS NULL THEN error({needs})
          WHEN '"NULL"' IN (typeof(x), typeof(value)) THEN value
          WHEN {_kind("typeof(x)")} <> {_kind("typeof(value)")} THEN error({label_value})
          WHEN {_kind("typeof(x)")} = 'integer'

@@ -16,6 +16,10 @@ REQUIRED = {
 }
 
 
+#: a parameter of :data:`REQUIRED` not given (or None, NULL)
+REQUIRED_MESSAGE = "{func} needs the '{name}' parameter ({what})."
+
+
 def check_required(func: str, given: dict[str, Any], costs: str = "") -> None:
     """Raise :class:`MlsqlError` if a parameter of :data:`REQUIRED` in ``given`` is None
     (``costs``: the engine's other forms of costs, after the mapping).
@@ -30,7 +34,7 @@ def check_required(func: str, given: dict[str, Any], costs: str = "") -> None:
     for name, value in given.items():
         if name in REQUIRED and value is None:
             what = REQUIRED[name] + (costs if name == "costs" else "")
-            raise MlsqlError(f"{func} needs the '{name}' parameter ({what}).")
+            raise MlsqlError(REQUIRED_MESSAGE.format(func=func, name=name, what=what))
 
 
 #: a list (or array, map, struct) where one label per row belongs
