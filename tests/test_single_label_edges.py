@@ -449,3 +449,19 @@ def test_a_boolean_class_of_a_boolean_column(engine, name, inputs, param):
     assert engine.aggregate(name, table, columns=inputs, **{param: True}) == 0.5
     with pytest.raises(Exception, match=f"{name} needs the '{param}' parameter \\("):
         engine.aggregate(name, table, columns=inputs, **{param: None})
+
+
+@pytest.mark.parametrize(
+    ("name", "inputs", "param"),
+    [
+        ("class_error_rate", ("actual", "predicted"), "label"),
+        ("prevalence", ("actual",), "positive"),
+    ],
+)
+def test_a_float_class_of_an_integer_column_is_refused(engine, name, inputs, param):
+    """2.0 is no label: Spark compared it to the integers (0.5 for label=2.0, 0 for 2.5)."""
+    needs(engine, name)
+    table = pa.table({"actual": [1, 2, 2, 3], "predicted": [1, 2, 3, 3]})
+    for value in (2.0, 2.5):
+        with pytest.raises(Exception, match=f"The '{param}' parameter of {name} must be a label"):
+            engine.aggregate(name, table, columns=inputs, **{param: value})

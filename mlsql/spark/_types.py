@@ -153,9 +153,8 @@ def checked_label_value(
     check into each read: a tree exponential in the number of labels, which Spark's analyzer
     walks path by path (``cost_error`` with three cost labels: 25 s of analysis on 40 rows).
     """
-    want = LT.python_kind(value)
-    if want is None:
-        return col
+    # a value of no label kind (a float): of no column's kind, so refused whatever the type
+    want = LT.class_kind(value) or "none"
     t = F.typeof(col if typed is None else typed)
     text = (t == F.lit("string")) | t.startswith("varchar") | t.startswith("char")
     kind_sql = (  # kind()'s names, from typeof's
