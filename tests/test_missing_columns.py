@@ -113,6 +113,6 @@ def test_a_hostile_name_that_is_a_column_is_read(engine):
 
 
 def test_the_standalone_measures_refuse_a_missing_by_column(engine):
-    """macro_f1 and its kin read multilabel_report's column, and say so."""
-    message = expected("multilabel_report", "by", "nope")
+    """macro_f1 and its kin read multilabel_report's column, and name themselves."""
+    message = expected("macro_f1", "by", "nope")
     _raises(engine, "macro_f1", message, "tags", "guess", by=["nope"])

@@ -183,8 +183,7 @@ def test_label_tables_refuse_one_value_where_a_list_belongs(engine, func, role):
     """One message for one mistake: SQL failed binding ("Invalid LIST argument"), DuckDB's
     Python tables said "needs actual to be a list of labels"."""
     columns = {"actual": "tags", "predicted": "guess", role: "cls_a"}
-    shown = "multilabel_report" if func == "macro_f1" else func  # its column of the report
-    message = f"{shown} takes a list of labels per row for {role}. Got {role} "
+    message = f"{func} takes a list of labels per row for {role}. Got {role} "
     with pytest.raises(Exception, match=re.escape(message)) as info:
         run_table(engine, func, TABLE, columns["actual"], columns["predicted"])
     assert_mlsql_error(engine, info.value)
