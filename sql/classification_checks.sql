@@ -60,9 +60,9 @@ CREATE OR REPLACE MACRO _mlsql_cost_keys(x, name, costs, func) AS
          WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
          WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
          WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN system.main.chr(39) || system.main.map_keys(system.main.map_values(costs)[1])[1] || system.main.chr(39) ELSE CAST(system.main.map_keys(system.main.map_values(costs)[1])[1] AS VARCHAR) END || ' instead.')
-         WHEN system.main.list_bool_or(system.main.list_transform(system.main.map_values(costs), lambda m: m IS NULL
-              OR system.main.list_bool_or(system.main.list_transform(system.main.map_values(m),
-                  lambda c: c IS NULL OR NOT system.main.isfinite(CAST(c AS DOUBLE))))))
+         WHEN system.main.len(system.main.list_filter(system.main.map_values(costs), lambda m: m IS NULL
+              OR system.main.len(system.main.list_filter(system.main.map_values(m),
+                  lambda c: c IS NULL OR NOT system.main.isfinite(CAST(c AS DOUBLE)))) > 0)) > 0
          THEN system.main.error('' || func || ' takes finite numbers as costs. Got a NULL, NaN or infinite cost.')
          ELSE costs END;
 

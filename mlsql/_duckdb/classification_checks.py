@@ -218,9 +218,9 @@ def _checks() -> list[Macro]:
          WHEN typeof(costs) = '"NULL"' THEN costs
          WHEN {other_kind(outer)} THEN error({cost_key(outer)})
          WHEN {other_kind(inner)} THEN error({cost_key(inner)})
-         WHEN list_bool_or(list_transform(map_values(costs), lambda m: m IS NULL
-              OR list_bool_or(list_transform(map_values(m),
-                  lambda c: c IS NULL OR NOT isfinite(CAST(c AS DOUBLE))))))
+         WHEN len(list_filter(map_values(costs), lambda m: m IS NULL
+              OR len(list_filter(map_values(m),
+                  lambda c: c IS NULL OR NOT isfinite(CAST(c AS DOUBLE)))) > 0)) > 0
          THEN error({not_a_cost})
          ELSE costs END""",
             "costs (a map actual -> predicted -> cost), after checking that x (input name) holds "
