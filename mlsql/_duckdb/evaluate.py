@@ -37,12 +37,6 @@ from mlsql._front.inputs import check_required
 from mlsql._sqlexpr import lit, quote_ident
 from mlsql.measures import ranking as RK
 
-#: the families of measures of two label lists (the label averages: macro_f1, ...), whose
-#: types are checked before the query, whatever else it computes (beside a single-label
-#: measure's lists, a wrong type made a raw GROUP BY error)
-LABEL_LISTS = ("multilabel", "label_based")
-
-
 #: DuckDB's type ids of numbers (and of NULL), the scores a score map may hold
 NUMBER_IDS = frozenset(
     {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint"}
@@ -243,19 +237,18 @@ def evaluate(
     from mlsql._duckdb.resample import _source
 
     given = con
-    with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
+    with _source(data, con, EV.FUNC) as (con, clause, params, columns, types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)
         for item in req.items:  # the macro's arguments would not bind: say which is missing
             defaults = {p.name: p.default for p in item.measure.params}
             check_required(item.name, {**defaults, **item.params})
         scored = next((item for item in req.items if "scores" in item.measure.inputs), None)
         if scored is not None:  # not a map: its map functions would not bind
-            probe = con.sql(f"SELECT {quote_ident(predicted)} {clause} LIMIT 0", params=params)
-            check_scores(scored.name, probe.types[0])
+            check_scores(scored.name, duckdb.sqltype(types[columns.index(predicted)]))
         sets = [
             item.measure.name
             for item in req.items
-            if ES.applies(item) or item.measure.family in LABEL_LISTS
+            if ES.applies(item) or item.measure.family in EV.LABEL_LISTS
         ]
         if sets:  # the types the label-list macros take, as they would check them
             ES.check_lists(con, clause, params, actual, predicted, sets[0])

@@ -52,6 +52,13 @@ LABEL_MEASURES = (
 #: the parameters ``evaluate`` takes itself, never inside a measure's
 OWN_PARAMS = ("sample_weight", "by")
 
+#: the families of measures of two label lists (the label averages: macro_f1, ...), whose
+#: types every engine checks before the query, whatever else it computes (beside a
+#: single-label measure's lists, a wrong type made a raw GROUP BY error in DuckDB and an
+#: analyzer error in Spark). Hivemall's fmeasure takes lists too, and 1/0/-1 or booleans:
+#: its own check says which, in DuckDB's macro; Spark checks it as lists where both are.
+LABEL_LISTS = ("multilabel", "label_based")
+
 UNKNOWN_MESSAGE = (
     "{func}: there is no measure {name!r}.{hint} It takes the aggregate measures: {allowed}."
 )

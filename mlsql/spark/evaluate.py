@@ -177,10 +177,6 @@ def evaluate(
     )
 
 
-#: the families whose measures take two lists of labels (Hivemall's fmeasure: where both are)
-LABEL_LISTS = ("multilabel", "label_based", "hivemall")
-
-
 def _check_types(items: Sequence[EV.Item], columns: dict[str, str], schema: Any) -> None:
     """The measures that take numbers or 0/1 labels refuse columns of other types with
     mlsql's message, as their functions do: the paths below read the columns cast to DOUBLE,
@@ -192,7 +188,7 @@ def _check_types(items: Sequence[EV.Item], columns: dict[str, str], schema: Any)
             role = item.roles[m.inputs.index("scores")]
             score_fields(item.name, "scores", schema[columns[role]].dataType)
             continue
-        if m.family in LABEL_LISTS:
+        if m.family in (*EV.LABEL_LISTS, "hivemall"):  # Hivemall's fmeasure: where both are lists
             types = [schema[columns[role]].dataType for role in item.roles]
             if all(isinstance(t, T.ArrayType) for t in types):
                 check_label_array_types(item.name, list(item.roles), types)
