@@ -33,7 +33,7 @@ CREATE OR REPLACE MACRO zero_one_loss_from_counts(counts) AS
 CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS 
     _mlsql_hamming_loss(CASE WHEN (((system.main.struct_extract(counts, 'fp') + system.main.struct_extract(counts, 'fn')) / _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts')) > system.main.struct_extract(counts, 'n_rows')) THEN system.main.error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE system.main.struct_extract(counts, 'fp') END, system.main.struct_extract(counts, 'fn'), system.main.struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
--- _mlsql_multilabel_counts_typed(actual, predicted): The body multilabel_counts's overloads on 5 types share.
+-- _mlsql_multilabel_counts_typed: The body multilabel_counts's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed(actual, predicted) AS 
     system.main.struct_pack(
     n_rows := system.main.count(_mlsql_tp(actual, predicted)),
@@ -44,7 +44,7 @@ CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed(actual, predicted) AS
     n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
     n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END));
 
--- _mlsql_multilabel_counts_typed_weighted(actual, predicted, sample_weight): The body multilabel_counts's overloads on 5 types share.
+-- _mlsql_multilabel_counts_typed_weighted: The body multilabel_counts's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed_weighted(actual, predicted, sample_weight) AS 
     system.main.struct_pack(
     n_rows := CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,

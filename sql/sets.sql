@@ -99,7 +99,7 @@ CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) A
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'false_negatives', 'actual', 'predicted');
 
--- _mlsql_true_negatives_typed(actual, predicted, n_labels): The body true_negatives's overloads on 5 types share.
+-- _mlsql_true_negatives_typed: The body true_negatives's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_true_negatives_typed(actual, predicted, n_labels) AS 
     _mlsql_true_negatives(CASE WHEN (((_mlsql_n_actual(actual, predicted) + _mlsql_n_predicted(actual, predicted)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'true_negatives')) THEN system.main.error('The ''n_labels'' parameter of true_negatives must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'true_negatives') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END, (_mlsql_n_predicted(actual, predicted) - CASE WHEN (((_mlsql_n_actual(actual, predicted) + _mlsql_n_predicted(actual, predicted)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'true_negatives')) THEN system.main.error('The ''n_labels'' parameter of true_negatives must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'true_negatives') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), (_mlsql_n_actual(actual, predicted) - CASE WHEN (((_mlsql_n_actual(actual, predicted) + _mlsql_n_predicted(actual, predicted)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'true_negatives')) THEN system.main.error('The ''n_labels'' parameter of true_negatives must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'true_negatives') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'true_negatives'));
 
@@ -117,7 +117,7 @@ CREATE OR REPLACE MACRO true_negatives(actual VARCHAR[], predicted VARCHAR[], n_
     (actual, predicted, n_labels) AS 
     _mlsql_label_type_error(actual, predicted, 'true_negatives', 'actual', 'predicted');
 
--- _mlsql_set_jaccard_typed(actual, predicted, zero_division): The body set_jaccard's overloads on 5 types share.
+-- _mlsql_set_jaccard_typed: The body set_jaccard's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_set_jaccard_typed(actual, predicted, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END;
 
@@ -135,7 +135,7 @@ CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'set_jaccard', 'actual', 'predicted');
 
--- _mlsql_row_precision_typed(actual, predicted, zero_division): The body row_precision's overloads on 5 types share.
+-- _mlsql_row_precision_typed: The body row_precision's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_row_precision_typed(actual, predicted, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END;
 
@@ -153,7 +153,7 @@ CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zer
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_precision', 'actual', 'predicted');
 
--- _mlsql_row_recall_typed(actual, predicted, zero_division): The body row_recall's overloads on 5 types share.
+-- _mlsql_row_recall_typed: The body row_recall's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_row_recall_typed(actual, predicted, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END;
 
@@ -171,7 +171,7 @@ CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_d
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_recall', 'actual', 'predicted');
 
--- _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division): The body row_fbeta's overloads on 5 types share.
+-- _mlsql_row_fbeta_typed: The body row_fbeta's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_row_fbeta_typed(actual, predicted, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END;
 

@@ -996,6 +996,11 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     return [*keep, *moved, *out[last + 1 :]]
 
 
+def _shown_params(m: Macro) -> str:
+    """``(a, b, ...)``: the parameter names of a macro's comment (defaults left out)."""
+    return f"({', '.join(p.split()[0] for p in m.params)})"
+
+
 def render(
     all_macros: list[Macro], *, temporary: bool = False, or_replace: bool = True
 ) -> dict[str, str]:
@@ -1022,10 +1027,10 @@ def render(
             group.append(all_macros[i + len(group)])
         i += len(group)
         head = group[0]
-        lines = {
-            f"-- {m.name}({', '.join(p.split()[0] for p in m.params)}): {m.doc}": None
-            for m in group
-        }
+        # an internal macro's comment does not repeat the parameters its CREATE line lists
+        # below it; a public macro's lists each overload's: the signatures users call
+        internal = len(group) == 1 and head.name.rsplit(".", 1)[-1].startswith("_")
+        lines = {f"-- {m.name}{'' if internal else _shown_params(m)}: {m.doc}": None for m in group}
         docs = "\n".join(lines)
         kind = "TABLE " if head.table else ""
         # overloads of a table macro: each query in parentheses (else the next overload's
