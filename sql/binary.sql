@@ -45,7 +45,7 @@ CREATE OR REPLACE MACRO prel(actual, predicted, zero_division := 0) AS
 
 -- binary_precision_from_counts(tp, fp, fn, tn, zero_division): binary_precision of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_precision_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision_from_counts') IS NULL THEN NULL ELSE _mlsql_precision(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'binary_precision_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision_from_counts') IS NULL THEN NULL ELSE _mlsql_precision((tp * 1e0), (fp * 1e0), (fn * 1e0), _mlsql_check_zero_division(zero_division, 'binary_precision_from_counts')) END;
 
 -- binary_recall(actual, predicted, zero_division): tp / (tp + fn): the lecture's sens.
 -- binary_recall(actual, predicted, sample_weight, zero_division): tp / (tp + fn): the lecture's sens.
@@ -63,7 +63,7 @@ CREATE OR REPLACE MACRO sens(actual, predicted, zero_division := 0) AS
 
 -- binary_recall_from_counts(tp, fp, fn, tn, zero_division): binary_recall of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_recall_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall_from_counts') IS NULL THEN NULL ELSE _mlsql_recall(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'binary_recall_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall_from_counts') IS NULL THEN NULL ELSE _mlsql_recall((tp * 1e0), (fp * 1e0), (fn * 1e0), _mlsql_check_zero_division(zero_division, 'binary_recall_from_counts')) END;
 
 -- binary_specificity(actual, predicted, zero_division): tn / (tn + fp): the lecture's spec.
 -- binary_specificity(actual, predicted, sample_weight, zero_division): tn / (tn + fp): the lecture's spec.
@@ -81,7 +81,7 @@ CREATE OR REPLACE MACRO spec(actual, predicted, zero_division := 0) AS
 
 -- binary_specificity_from_counts(tp, fp, fn, tn, zero_division): binary_specificity of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_specificity_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity_from_counts') IS NULL THEN NULL ELSE _mlsql_specificity(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_specificity_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity_from_counts') IS NULL THEN NULL ELSE _mlsql_specificity((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_zero_division(zero_division, 'binary_specificity_from_counts')) END;
 
 -- binary_negative_predictive_value(actual, predicted, zero_division): tn / (tn + fn): the lecture's nrel.
 -- binary_negative_predictive_value(actual, predicted, sample_weight, zero_division): tn / (tn + fn): the lecture's nrel.
@@ -99,7 +99,7 @@ CREATE OR REPLACE MACRO nrel(actual, predicted, zero_division := 0) AS
 
 -- binary_negative_predictive_value_from_counts(tp, fp, fn, tn, zero_division): binary_negative_predictive_value of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_negative_predictive_value_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value_from_counts') IS NULL THEN NULL ELSE _mlsql_negative_predictive_value(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value_from_counts') IS NULL THEN NULL ELSE _mlsql_negative_predictive_value((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value_from_counts')) END;
 
 -- binary_support(actual, predicted): tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 -- binary_support(actual, predicted, sample_weight): tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
@@ -117,7 +117,7 @@ CREATE OR REPLACE MACRO sup(actual, predicted) AS
 
 -- binary_support_from_counts(tp, fp, fn, tn): binary_support of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_support_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_joint_share(tp, fp, fn, tn);
+    _mlsql_joint_share((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_accuracy(actual, predicted): (tp + tn) / n: the lecture's tacc.
 -- binary_accuracy(actual, predicted, sample_weight): (tp + tn) / n: the lecture's tacc.
@@ -135,7 +135,7 @@ CREATE OR REPLACE MACRO tacc(actual, predicted) AS
 
 -- binary_accuracy_from_counts(tp, fp, fn, tn): binary_accuracy of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_accuracy_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_table_accuracy(tp, fp, fn, tn);
+    _mlsql_table_accuracy((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_coverage(actual, predicted): (tp + fp) / n: share predicted positive, the lecture's cov.
 -- binary_coverage(actual, predicted, sample_weight): (tp + fp) / n: share predicted positive, the lecture's cov.
@@ -153,7 +153,7 @@ CREATE OR REPLACE MACRO cov(actual, predicted) AS
 
 -- binary_coverage_from_counts(tp, fp, fn, tn): binary_coverage of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_coverage_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_table_coverage(tp, fp, fn, tn);
+    _mlsql_table_coverage((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_error_rate(actual, predicted): (fp + fn) / n: 1 - accuracy.
 -- binary_error_rate(actual, predicted, sample_weight): (fp + fn) / n: 1 - accuracy.
@@ -164,7 +164,7 @@ CREATE OR REPLACE MACRO binary_error_rate(actual, predicted) AS
 
 -- binary_error_rate_from_counts(tp, fp, fn, tn): binary_error_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_error_rate_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_table_error_rate(tp, fp, fn, tn);
+    _mlsql_table_error_rate((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_fbeta(actual, predicted, beta, zero_division): F-beta of the positive class, from counts.
 -- binary_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of the positive class, from counts.
@@ -175,7 +175,7 @@ CREATE OR REPLACE MACRO binary_fbeta(actual, predicted, beta := 1.0, zero_divisi
 
 -- binary_fbeta_from_counts(tp, fp, fn, tn, beta, zero_division): binary_fbeta of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_fbeta_from_counts(tp, fp, fn, tn, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, _mlsql_check_beta(beta, 'binary_fbeta_from_counts'), _mlsql_check_zero_division(zero_division, 'binary_fbeta_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta((tp * 1e0), (fp * 1e0), (fn * 1e0), _mlsql_check_beta(beta, 'binary_fbeta_from_counts'), _mlsql_check_zero_division(zero_division, 'binary_fbeta_from_counts')) END;
 
 -- binary_f1(actual, predicted, zero_division): F1 of the positive class, from counts.
 -- binary_f1(actual, predicted, sample_weight, zero_division): F1 of the positive class, from counts.
@@ -186,7 +186,7 @@ CREATE OR REPLACE MACRO binary_f1(actual, predicted, zero_division := 0) AS
 
 -- binary_f1_from_counts(tp, fp, fn, tn, zero_division): binary_f1 of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_f1_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, _mlsql_check_zero_division(zero_division, 'binary_f1_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta((tp * 1e0), (fp * 1e0), (fn * 1e0), 1, _mlsql_check_zero_division(zero_division, 'binary_f1_from_counts')) END;
 
 -- binary_f_alpha(actual, predicted, alpha, zero_division): The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 -- binary_f_alpha(actual, predicted, sample_weight, alpha, zero_division): The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
@@ -197,7 +197,7 @@ CREATE OR REPLACE MACRO binary_f_alpha(actual, predicted, alpha := 1.0, zero_div
 
 -- binary_f_alpha_from_counts(tp, fp, fn, tn, alpha, zero_division): binary_f_alpha of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_f_alpha_from_counts(tp, fp, fn, tn, alpha := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, system.main.pow(_mlsql_check_alpha(alpha, 'binary_f_alpha_from_counts'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta((tp * 1e0), (fp * 1e0), (fn * 1e0), system.main.pow(_mlsql_check_alpha(alpha, 'binary_f_alpha_from_counts'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts')) END;
 
 -- binary_kappa(actual, predicted, zero_division): Cohen's kappa of the 2x2 table.
 -- binary_kappa(actual, predicted, sample_weight, zero_division): Cohen's kappa of the 2x2 table.
@@ -208,7 +208,7 @@ CREATE OR REPLACE MACRO binary_kappa(actual, predicted, zero_division := 0) AS
 
 -- binary_kappa_from_counts(tp, fp, fn, tn, zero_division): binary_kappa of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_kappa_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts') IS NULL THEN NULL ELSE _mlsql_table_kappa(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts') IS NULL THEN NULL ELSE _mlsql_table_kappa((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts')) END;
 
 -- binary_kappa_std_error(actual, predicted): Cohen's kappa's asymptotic standard error: statsmodels' cohens_kappa std_kappa.
 -- binary_kappa_std_error(actual, predicted, sample_weight): Cohen's kappa's asymptotic standard error: statsmodels' cohens_kappa std_kappa.
@@ -219,7 +219,7 @@ CREATE OR REPLACE MACRO binary_kappa_std_error(actual, predicted) AS
 
 -- binary_kappa_std_error_from_counts(tp, fp, fn, tn): binary_kappa_std_error of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_kappa_std_error_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_kappa_std_error(tp, fp, fn, tn);
+    _mlsql_kappa_std_error((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_kappa_z_value(actual, predicted): kappa / its standard error under kappa = 0: statsmodels' cohens_kappa z_value.
 -- binary_kappa_z_value(actual, predicted, sample_weight): kappa / its standard error under kappa = 0: statsmodels' cohens_kappa z_value.
@@ -230,7 +230,7 @@ CREATE OR REPLACE MACRO binary_kappa_z_value(actual, predicted) AS
 
 -- binary_kappa_z_value_from_counts(tp, fp, fn, tn): binary_kappa_z_value of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_kappa_z_value_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_kappa_z_value(tp, fp, fn, tn);
+    _mlsql_kappa_z_value((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_kappa_p_value(actual, predicted): Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.
 -- binary_kappa_p_value(actual, predicted, sample_weight): Two-sided p-value of kappa = 0: statsmodels' cohens_kappa pvalue_two_sided.
@@ -241,7 +241,7 @@ CREATE OR REPLACE MACRO binary_kappa_p_value(actual, predicted) AS
 
 -- binary_kappa_p_value_from_counts(tp, fp, fn, tn): binary_kappa_p_value of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_kappa_p_value_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_kappa_p_value(tp, fp, fn, tn);
+    _mlsql_kappa_p_value((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_kappa_p_value_one_sided(actual, predicted): One-sided p-value of kappa = 0 against kappa > 0, P(Z > z): statsmodels' cohens_kappa pvalue_one_sided.
 -- binary_kappa_p_value_one_sided(actual, predicted, sample_weight): One-sided p-value of kappa = 0 against kappa > 0, P(Z > z): statsmodels' cohens_kappa pvalue_one_sided.
@@ -252,7 +252,7 @@ CREATE OR REPLACE MACRO binary_kappa_p_value_one_sided(actual, predicted) AS
 
 -- binary_kappa_p_value_one_sided_from_counts(tp, fp, fn, tn): binary_kappa_p_value_one_sided of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_kappa_p_value_one_sided_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_kappa_p_value_one_sided(tp, fp, fn, tn);
+    _mlsql_kappa_p_value_one_sided((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- binary_mcnemar_statistic(actual, predicted, correction): McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
 -- binary_mcnemar_statistic(actual, predicted, sample_weight, correction): McNemar's chi-square (|fp - fn| - correction)² / (fp + fn): statsmodels' mcnemar(exact=False).statistic.
@@ -263,7 +263,7 @@ CREATE OR REPLACE MACRO binary_mcnemar_statistic(actual, predicted, correction :
 
 -- binary_mcnemar_statistic_from_counts(tp, fp, fn, tn, correction): binary_mcnemar_statistic of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_mcnemar_statistic_from_counts(tp, fp, fn, tn, correction := 1.0) AS 
-    _mlsql_mcnemar_statistic(tp, fp, fn, tn, _mlsql_check_correction(correction, 'binary_mcnemar_statistic_from_counts'));
+    _mlsql_mcnemar_statistic((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_correction(correction, 'binary_mcnemar_statistic_from_counts'));
 
 -- binary_mcnemar_p_value(actual, predicted, correction): McNemar's chi-square test's p-value (one degree of freedom): statsmodels' mcnemar(exact=False).pvalue.
 -- binary_mcnemar_p_value(actual, predicted, sample_weight, correction): McNemar's chi-square test's p-value (one degree of freedom): statsmodels' mcnemar(exact=False).pvalue.
@@ -274,7 +274,7 @@ CREATE OR REPLACE MACRO binary_mcnemar_p_value(actual, predicted, correction := 
 
 -- binary_mcnemar_p_value_from_counts(tp, fp, fn, tn, correction): binary_mcnemar_p_value of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_mcnemar_p_value_from_counts(tp, fp, fn, tn, correction := 1.0) AS 
-    _mlsql_mcnemar_p_value(tp, fp, fn, tn, _mlsql_check_correction(correction, 'binary_mcnemar_p_value_from_counts'));
+    _mlsql_mcnemar_p_value((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_correction(correction, 'binary_mcnemar_p_value_from_counts'));
 
 -- binary_false_negative_rate(actual, predicted, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
 -- binary_false_negative_rate(actual, predicted, sample_weight, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
@@ -285,7 +285,7 @@ CREATE OR REPLACE MACRO binary_false_negative_rate(actual, predicted, zero_divis
 
 -- binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_negative_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate_from_counts') IS NULL THEN NULL ELSE _mlsql_false_negative_rate(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate_from_counts') IS NULL THEN NULL ELSE _mlsql_false_negative_rate((tp * 1e0), (fp * 1e0), (fn * 1e0), _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate_from_counts')) END;
 
 -- binary_false_positive_rate(actual, predicted, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
 -- binary_false_positive_rate(actual, predicted, sample_weight, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
@@ -296,7 +296,7 @@ CREATE OR REPLACE MACRO binary_false_positive_rate(actual, predicted, zero_divis
 
 -- binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_positive_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate_from_counts') IS NULL THEN NULL ELSE _mlsql_false_positive_rate(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate_from_counts') IS NULL THEN NULL ELSE _mlsql_false_positive_rate((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate_from_counts')) END;
 
 -- binary_cost_error(actual, predicted, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 -- binary_cost_error(actual, predicted, sample_weight, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
@@ -307,4 +307,4 @@ CREATE OR REPLACE MACRO binary_cost_error(actual, predicted, cost_fn := 1.0, cos
 
 -- binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn, cost_fp): binary_cost_error of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn := 1.0, cost_fp := 1.0) AS 
-    _mlsql_table_cost_error(tp, fp, fn, tn, _mlsql_check_cost_fn(cost_fn, 'binary_cost_error_from_counts'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error_from_counts'));
+    _mlsql_table_cost_error((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_cost_fn(cost_fn, 'binary_cost_error_from_counts'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error_from_counts'));

@@ -3,35 +3,35 @@
 
 -- micro_precision_from_counts(counts, zero_division): micro_precision of stored counts.
 CREATE OR REPLACE MACRO micro_precision_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts') IS NULL THEN NULL ELSE _mlsql_precision(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts') IS NULL THEN NULL ELSE _mlsql_precision((system.main.struct_extract(counts, 'tp') * 1e0), (system.main.struct_extract(counts, 'fp') * 1e0), (system.main.struct_extract(counts, 'fn') * 1e0), _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts')) END;
 
 -- micro_recall_from_counts(counts, zero_division): micro_recall of stored counts.
 CREATE OR REPLACE MACRO micro_recall_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts') IS NULL THEN NULL ELSE _mlsql_recall(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts') IS NULL THEN NULL ELSE _mlsql_recall((system.main.struct_extract(counts, 'tp') * 1e0), (system.main.struct_extract(counts, 'fp') * 1e0), (system.main.struct_extract(counts, 'fn') * 1e0), _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts')) END;
 
 -- micro_fbeta_from_counts(counts, beta, zero_division): micro_fbeta of stored counts.
 CREATE OR REPLACE MACRO micro_fbeta_from_counts(counts, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_beta(beta, 'micro_fbeta_from_counts'), _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta((system.main.struct_extract(counts, 'tp') * 1e0), (system.main.struct_extract(counts, 'fp') * 1e0), (system.main.struct_extract(counts, 'fn') * 1e0), _mlsql_check_beta(beta, 'micro_fbeta_from_counts'), _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts')) END;
 
 -- micro_f1_from_counts(counts, zero_division): micro_f1 of stored counts.
 CREATE OR REPLACE MACRO micro_f1_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), 1, _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta((system.main.struct_extract(counts, 'tp') * 1e0), (system.main.struct_extract(counts, 'fp') * 1e0), (system.main.struct_extract(counts, 'fn') * 1e0), 1, _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts')) END;
 
 -- micro_jaccard_from_counts(counts, zero_division): micro_jaccard of stored counts.
 CREATE OR REPLACE MACRO micro_jaccard_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts') IS NULL THEN NULL ELSE _mlsql_jaccard(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts') IS NULL THEN NULL ELSE _mlsql_jaccard((system.main.struct_extract(counts, 'tp') * 1e0), (system.main.struct_extract(counts, 'fp') * 1e0), (system.main.struct_extract(counts, 'fn') * 1e0), _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts')) END;
 
 -- subset_accuracy_from_counts(counts): subset_accuracy of stored counts.
 CREATE OR REPLACE MACRO subset_accuracy_from_counts(counts) AS 
-    _mlsql_share(system.main.struct_extract(counts, 'n_exact'), system.main.struct_extract(counts, 'n_rows'));
+    _mlsql_share((system.main.struct_extract(counts, 'n_exact') * 1e0), (system.main.struct_extract(counts, 'n_rows') * 1e0));
 
 -- zero_one_loss_from_counts(counts): zero_one_loss of stored counts.
 CREATE OR REPLACE MACRO zero_one_loss_from_counts(counts) AS 
-    (1 - _mlsql_share(system.main.struct_extract(counts, 'n_exact'), system.main.struct_extract(counts, 'n_rows')));
+    (1 - _mlsql_share((system.main.struct_extract(counts, 'n_exact') * 1e0), (system.main.struct_extract(counts, 'n_rows') * 1e0)));
 
 -- hamming_loss_from_counts(counts, n_labels): hamming_loss of stored counts.
 CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS 
-    _mlsql_hamming_loss(CASE WHEN (((system.main.struct_extract(counts, 'fp') + system.main.struct_extract(counts, 'fn')) / _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts')) > system.main.struct_extract(counts, 'n_rows')) THEN system.main.error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE system.main.struct_extract(counts, 'fp') END, system.main.struct_extract(counts, 'fn'), system.main.struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
+    _mlsql_hamming_loss(CASE WHEN ((((system.main.struct_extract(counts, 'fp') * 1e0) + (system.main.struct_extract(counts, 'fn') * 1e0)) / _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts')) > (system.main.struct_extract(counts, 'n_rows') * 1e0)) THEN system.main.error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE (system.main.struct_extract(counts, 'fp') * 1e0) END, (system.main.struct_extract(counts, 'fn') * 1e0), (system.main.struct_extract(counts, 'n_rows') * 1e0), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
 -- _mlsql_multilabel_counts_typed: The body multilabel_counts's overloads on 5 types share.
 CREATE OR REPLACE MACRO _mlsql_multilabel_counts_typed(actual, predicted) AS 

@@ -17,7 +17,7 @@ CREATE OR REPLACE MACRO nov(holds, fires) AS
 
 -- rule_novelty_from_counts(tp, fp, fn, tn): rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.
 CREATE OR REPLACE MACRO rule_novelty_from_counts(tp, fp, fn, tn) AS 
-    _mlsql_novelty(tp, fp, fn, tn);
+    _mlsql_novelty((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0));
 
 -- rule_satisfaction(holds, fires, zero_division): 1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 -- rule_satisfaction(holds, fires, sample_weight, zero_division): 1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
@@ -35,4 +35,4 @@ CREATE OR REPLACE MACRO sat(holds, fires, zero_division := 0) AS
 
 -- rule_satisfaction_from_counts(tp, fp, fn, tn, zero_division): rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.
 CREATE OR REPLACE MACRO rule_satisfaction_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction_from_counts') IS NULL THEN NULL ELSE _mlsql_satisfaction(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'rule_satisfaction_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction_from_counts') IS NULL THEN NULL ELSE _mlsql_satisfaction((tp * 1e0), (fp * 1e0), (fn * 1e0), (tn * 1e0), _mlsql_check_zero_division(zero_division, 'rule_satisfaction_from_counts')) END;

@@ -142,3 +142,33 @@ def test_multiclass_measures_agree_on_binary_rows(engine, i):
         costs = [(1, 0, 5.0), (0, 1, 1.0)]  # actual 1 predicted 0 is a false negative
         got = run_cost_error(engine, rows, costs)
         assert close(got, t["expected"]["err_cost(cost_fn=5, cost_fp=1)"])
+
+
+#: stored counts near the top of their column's integer type: sums and products of them
+#: leave the type (2^62 + 2^62; kappa's (tp + fn)(fn + tn) past 3e9; INTEGER counts
+#: past 2^30), where DuckDB's integer arithmetic raised an overflow and the others gave
+#: the numbers. (type, tp, fp, fn, tn)
+HUGE = [
+    (pa.int64(), 2**62, 2**62, 2**62, 1),
+    (pa.int64(), 5_000_000_000, 1_666_666_666, 1_000_000_000, 5_000_000_000),
+    (pa.int32(), 2**31 - 1, 2**30, 2**30 + 7, 5),
+]
+
+
+def mcnemar(fp: int, fn: int) -> Fraction:
+    """McNemar's statistic with the continuity correction (statsmodels' exact=False)."""
+    return Fraction((abs(fp - fn) - 1) ** 2, fp + fn)
+
+
+@pytest.mark.parametrize("key", [*KEYS, "mcnemar"])
+@pytest.mark.parametrize("case", range(len(HUGE)))
+def test_stored_counts_near_their_type_s_limit_give_the_number(engine, case, key):
+    dtype, *cells = HUGE[case]
+    name, params = KEYS.get(key, ("binary_mcnemar_statistic", {}))
+    needs(engine, f"{name}_from_counts")
+    table = pa.table(
+        {k: pa.array([v], dtype) for k, v in zip(("tp", "fp", "fn", "tn"), cells, strict=True)}
+    )
+    got = engine.aggregate(f"{name}_from_counts", table, columns=("tp", "fp", "fn", "tn"), **params)
+    want = mcnemar(*cells[1:3]) if key == "mcnemar" else O.two_by_two(*cells, ORACLE[key], **params)
+    assert close(got, want), (got, float(want))

@@ -40,6 +40,39 @@ def test_hamming_loss_with_a_huge_label_universe_stays_a_rate(engine, n_labels):
     assert close(got, exact)
 
 
+# ------------------------------------------------------------------ stored counts near 2^62
+#: a stored multilabel_counts struct whose sums leave BIGINT (tp + fp + fn near 2^63.6)
+BIG = 2**62
+COUNTS = {
+    "n_rows": BIG,
+    "tp": BIG,
+    "fp": BIG - 5,
+    "fn": BIG + 7,
+    "n_actual": BIG,
+    "n_predicted": BIG,
+    "n_exact": BIG // 3,
+}
+COUNTS_EXACT = {
+    "micro_precision_from_counts": Fraction(BIG, 2 * BIG - 5),
+    "micro_recall_from_counts": Fraction(BIG, 2 * BIG + 7),
+    "micro_fbeta_from_counts": Fraction(2 * BIG, 4 * BIG + 2),
+    "micro_jaccard_from_counts": Fraction(BIG, 3 * BIG + 2),
+    "subset_accuracy_from_counts": Fraction(BIG // 3, BIG),
+    "hamming_loss_from_counts": Fraction(2 * BIG + 2, 3 * BIG),
+}
+
+
+@pytest.mark.parametrize("measure", list(COUNTS_EXACT))
+def test_stored_counts_whose_sums_leave_bigint_give_the_number(engine, measure):
+    # DuckDB summed the BIGINT fields as BIGINT and raised an overflow; Polars wrapped them
+    # (micro_recall -0.5); Spark reads doubles
+    fields = [pa.field(k, pa.int64()) for k in COUNTS]
+    table = pa.table({"c": pa.array([COUNTS], pa.struct(fields))})
+    params = {"n_labels": 3} if measure == "hamming_loss_from_counts" else {}
+    got = engine.aggregate(measure, table, columns=("c",), **params)
+    assert close(got, COUNTS_EXACT[measure]), (got, float(COUNTS_EXACT[measure]))
+
+
 # ------------------------------------------------------------------ weighted classes, small weights
 def _class_table(actual: list[str], predicted: list[str], weights: list[float]) -> pa.Table:
     return pa.table(

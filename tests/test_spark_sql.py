@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from tests import oracle
+from tests import oracle_single as O
 from tests.engines.spark_engine import session
 
 pytest.importorskip("pyspark")
@@ -131,6 +133,32 @@ def test_from_counts_takes_hand_made_structs(spark):
         f"subset_accuracy_from_counts({counts_sql(1, 0, 0, n_rows=4, n_exact=1)})"
     ).first()
     assert tuple(got) == (0.25, 0.25, 0.25)
+
+
+BIG = 2**62
+#: stored counts that are weighted (fractions) or near 2^62, with their exact values: the SQL
+#: functions' BIGINT parameters truncated the first (precision 2/3 for 2.5 / 4.25, as the
+#: Column functions did before) and overflowed in the formulas' sums on the second
+STORED = [
+    ("binary_precision_from_counts(2.5D, 1.75D, 0.5D, 3.25D)", Fraction(10, 17)),
+    (f"binary_kappa_from_counts({BIG}, {BIG}, {BIG}, 1)", O.two_by_two(BIG, BIG, BIG, 1, "kappa")),
+    (
+        "micro_precision_from_counts(named_struct('n_rows', 4D, 'tp', 2.5D, 'fp', 1.5D, "
+        "'fn', 1D, 'n_actual', 3.5D, 'n_predicted', 4D, 'n_exact', 1D))",
+        Fraction(5, 8),
+    ),
+    (
+        f"micro_recall_from_counts(named_struct('n_rows', {BIG}L, 'tp', {BIG}L, 'fp', {BIG - 5}L,"
+        f" 'fn', {BIG + 7}L, 'n_actual', {BIG}L, 'n_predicted', {BIG}L, 'n_exact', 0L))",
+        Fraction(BIG, 2 * BIG + 7),
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "exact"), STORED, ids=[s.split("(")[0] for s, _ in STORED])
+def test_from_counts_functions_take_weighted_and_huge_counts(spark, sql, exact):
+    got = spark.sql(f"SELECT {sql}").first()[0]
+    assert math.isclose(got, exact, rel_tol=1e-12), (got, float(exact))
 
 
 def test_from_counts_zero_division_conventions(spark):

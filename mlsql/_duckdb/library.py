@@ -22,7 +22,7 @@ from mlsql import _params as P
 from mlsql import _weights as W
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
-from mlsql._duckdb.ops import IN_ORDER, ORDERED, FixedOrderOps, SqlOps, aggregating
+from mlsql._duckdb.ops import IN_ORDER, ORDERED, FixedOrderOps, SqlOps, aggregating, stored
 from mlsql._formulas import FORMULAS, Counts, RowStats, formula_params
 from mlsql._registry import REGISTRY, Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, expand_calls, lit
@@ -591,7 +591,8 @@ def _from_registry(
     ``build`` the measure's formula (:func:`by_weight`)."""
     params = _checked_params(m, q)
     if m.kind == "from_counts":
-        stats = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
+        fields = (call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS)
+        stats = CountsFields(*map(stored, fields))
     body = registry_body(m, ops, row_stats(q) if stats is None else stats, params, build)
     return Macro(file, m.name, _signature(m), str(body), m.summary)
 

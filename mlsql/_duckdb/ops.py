@@ -11,6 +11,19 @@ from mlsql._sqlexpr import Sql, call, lit
 from mlsql._sqlops import SqlPrimitives
 
 
+def stored(x: Sql | str) -> Sql:
+    """A stored count as DOUBLE, as Polars and Spark read it: the formulas' sums and products
+    of BIGINT or INTEGER columns overflowed (2^62 + 2^62; kappa's (tp + fn)(fn + tn) past
+    3e9), where the aggregates' own counts are HUGEINT sums. Text and booleans stay refused.
+
+    Examples
+    --------
+    >>> str(stored(Sql("tp")))
+    '(tp * 1e0)'
+    """
+    return (x if isinstance(x, Sql) else Sql(x)) * Sql("1e0")
+
+
 class SqlOps(SqlPrimitives):
     """Formula primitives for DuckDB (:class:`~mlsql._sqlops.SqlPrimitives`, and DuckDB's
     own); ``qualify`` names mlsql's own macros.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
-from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.ops import SqlOps, stored
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call
 from mlsql.measures import binary as B
@@ -89,7 +89,7 @@ def counts_macros(q: Qualify) -> list[Macro]:
 def table_stats(q: Qualify, m: Measure) -> Table2x2:
     """The 2x2 table a measure scores: stored counts, or the sums over its two inputs."""
     if m.kind == "from_counts":
-        return Table2x2(*(Sql(name) for name in m.inputs))
+        return Table2x2(*(stored(name) for name in m.inputs))
     counts = counts_call(q, m)
     return Table2x2(*(call("struct_extract", counts, f) for f in B.COUNTS_FIELDS))
 

@@ -31,7 +31,10 @@ def stats(measure: Measure, *inputs: pl.Expr) -> Any:
     of stored counts."""
     if measure.inputs == ("counts",):
         (counts,) = inputs
-        return CountsFields(*(counts.struct.field(f) for f in COUNTS_FIELDS))
+        fields = (counts.struct.field(f) for f in COUNTS_FIELDS)
+        if measure.kind == "from_counts":  # as Float64: Int64 sums of them wrapped past 2^63
+            return CountsFields(*(f.cast(pl.Float64) for f in fields))
+        return CountsFields(*fields)  # merge_counts: summed as stored
     if measure.kind == "set":
         return LabelLists(*inputs)
     return st.row_stats(*inputs)

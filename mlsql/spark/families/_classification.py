@@ -85,8 +85,10 @@ def sql_from_counts(family: str) -> list[Any]:
     from mlsql.measures.contingency import Table2x2
     from mlsql.spark.sql import formula_function
 
-    cells = Table2x2(*(Sql(f"CAST({c} AS BIGINT)") for c in ("tp", "fp", "fn", "tn")))
-    inputs = ("tp BIGINT", "fp BIGINT", "fn BIGINT", "tn BIGINT")
+    # DOUBLE, as the Column functions read them: BIGINT parameters truncated weighted counts
+    # (precision 2/3 for 2.5 / 4.25) and overflowed in the formulas' sums and products
+    cells = Table2x2(*(Sql(c) for c in ("tp", "fp", "fn", "tn")))
+    inputs = ("tp DOUBLE", "fp DOUBLE", "fn DOUBLE", "tn DOUBLE")
     return [
         formula_function(m, cells, inputs)
         for m in measures(family=family)

@@ -34,7 +34,10 @@ def stats(measure: Measure, *inputs: Column) -> Any:
     of stored counts."""
     if measure.inputs == ("counts",):
         (counts,) = inputs
-        return CountsFields(*(counts.getField(f) for f in COUNTS_FIELDS))
+        fields = (counts.getField(f) for f in COUNTS_FIELDS)
+        if measure.kind == "from_counts":  # as DOUBLE: BIGINT sums of them overflowed
+            return CountsFields(*(f.cast("double") for f in fields))
+        return CountsFields(*fields)  # merge_counts: summed as stored
     if measure.kind == "set":
         return LabelLists(*inputs)
     return st.row_stats(*inputs)
@@ -74,7 +77,9 @@ def _sql_row_stats() -> Any:
     )
 
 
-COUNTS_SQL_TYPE = "STRUCT<" + ", ".join(f"{f}: BIGINT" for f in COUNTS_FIELDS) + ">"
+#: the stored counts as the SQL functions read them: DOUBLE, as the Column functions do
+#: (BIGINT fields truncated weighted counts and overflowed in the formulas' sums)
+COUNTS_SQL_TYPE = "STRUCT<" + ", ".join(f"{f}: DOUBLE" for f in COUNTS_FIELDS) + ">"
 
 
 def sql_functions(label_type: str) -> list[Any]:
