@@ -66,7 +66,12 @@ class Measure:
     unweighted: str = ""
 
     def available_in(self, engine: str) -> bool:
-        """Whether ``engine`` offers this measure (else ``unavailable`` says why)."""
+        """Whether ``engine`` (one of :data:`ENGINES`) offers this measure (else
+        ``unavailable`` says why). The PostgreSQL library and ibis keep their own lists
+        (``mlsql._postgres.library.missing()``): a name outside :data:`ENGINES` is an error,
+        not True."""
+        if engine not in ENGINES:
+            raise ValueError(f"{engine!r} is not one of the registry's engines {ENGINES}")
         return engine not in self.unavailable
 
     @property

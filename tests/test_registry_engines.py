@@ -90,3 +90,13 @@ def test_reference_lists_every_engine_gap_with_its_reason():
     section = text[text.index(heading) :]
     expected = gaps_section()
     assert expected in section, f"the reference's gaps section should hold:\n{expected}"
+
+
+def test_availability_in_an_engine_outside_the_registry_is_an_error_not_true():
+    # "postgres" was True for the 22 measures the PostgreSQL library leaves out (its own list)
+    from mlsql._postgres.library import missing
+    from mlsql._registry import REGISTRY
+
+    assert "rae" in missing()
+    with pytest.raises(ValueError, match="'postgres' is not one of the registry's engines"):
+        REGISTRY["rae"].available_in("postgres")
