@@ -108,6 +108,7 @@ class FixedOrderOps(SqlOps):
 
     Examples
     --------
+    >>> import mlsql.measures  # the measures' modules register their formulas
     >>> ops = FixedOrderOps(lambda name: name)
     >>> str(ops.mean(Sql("x"))), str(ops.call_formula("share_of_labels", (Sql("c"),)))
     ('_mlsql_avg_in_order(x)', '_mlsql_share_of_labels_in_order(c)')
