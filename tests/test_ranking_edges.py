@@ -282,6 +282,18 @@ def test_null_score_maps_and_label_lists_skip_the_row(engine, name, form):
 
 
 @pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("name", SCORE_MEASURES)
+def test_a_run_of_null_label_lists_beside_scores_skips_its_rows(engine, name, form):
+    """Scored rows whose label lists are NULL, two running: Polars 2.2's streaming engine
+    panicked (lst_concat) joining the scored labels to a batch's all-NULL true labels."""
+    known = [({"a": 0.9, "b": 0.5}, ["b"]), ({"a": 0.2}, ["a"])]
+    rows = [*known, ({"a": 0.1}, None), ({"b": 0.3}, None)]
+    got = engine.aggregate(name, scored(rows, form), columns=SCORED)
+    want = sum(oracle.SCORED[name](s, a) for s, a in known) / len(known)
+    assert close(got, want), f"{engine.name} {name}: {got} != {want}"
+
+
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize(
     ("scores", "truth", "want"),
     [

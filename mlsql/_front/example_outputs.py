@@ -69,7 +69,7 @@ OUTPUTS = {
     "cohen_kappa_low": "0.054134442910381164",
     "cohen_kappa_p_value": "0.04550026389635844",
     "cohen_kappa_p_value_one_sided": "0.02275013194817922",
-    "cohen_kappa_score": "0.7142857142857142",
+    "cohen_kappa_score": "0.7142857142857143",
     "cohen_kappa_std_error": "0.29706116951423844",
     "cohen_kappa_z_value": "2.0",
     "confusion_matrix": "[('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]",

@@ -39,6 +39,28 @@ def _expr(value: Any) -> pl.Expr:
     return value if isinstance(value, pl.Expr) else pl.lit(value)
 
 
+def concat_lists(first: Any, *rest: pl.Expr) -> pl.Expr:
+    """``pl.concat_list(first, *rest)``, a NULL list of ``rest`` read as an empty one.
+
+    Polars 2.2 panics in ``lst_concat`` (a bitmap length assertion, or "validity mask
+    length must match") when a list after the first is a NULL broadcast scalar, which the
+    streaming engine's list functions (``list.unique``, ``list.eval``, ...) give for a batch
+    whose lists are all NULL. Filled with [], no later list is NULL: a row whose later list
+    is NULL then gets the earlier lists where ``concat_list`` gives NULL, so the callers
+    use it where such a row is unknown (its value NULL) or left out. ``fill_null`` returns
+    a batch without NULLs as it is; Polars 2.1 gives the same lists.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"a": [[1], [2], None]}).with_columns(
+    ...     b=pl.lit(None, pl.List(pl.Int64))
+    ... )
+    >>> df.select(concat_lists(pl.col("a"), pl.col("b"))).to_series().to_list()
+    [[1], [2], None]
+    """
+    return pl.concat_list(first, *(x.fill_null(pl.lit([])) for x in rest))
+
+
 def _let(values: tuple[Any, ...], body: Any) -> pl.Expr:
     scope = pl.struct([_expr(v).alias(f"v{i}") for i, v in enumerate(values)])
     inner = body(*(pl.field(f"v{i}") for i in range(len(values)))).alias("__mlsql_in")

@@ -19,6 +19,7 @@ from mlsql.polars import stats as st
 from mlsql.polars._dtypes import inner, kind, label_lists, same_kind
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight
+from mlsql.polars.ops import concat_lists
 
 _NAMES = ["actual", "predicted"]
 _MODEL, _ID = "__mlsql_model", "__mlsql_id"
@@ -82,7 +83,7 @@ def _class_score_row(
     t = actual.cast(label_type)
     probs = s.list.eval(CSF._SCORE)
     unscored = 1 - s.list.eval(CSF._LABEL).list.contains(t).cast(pl.Int64)
-    first = pl.concat_list([pl.struct(label=t, score=pl.lit(None, dtype=pl.Float64)), s])
+    first = concat_lists(pl.struct(label=t, score=pl.lit(None, dtype=pl.Float64)), s)
     label, score = CSF._LABEL, CSF._SCORE
     term = CS.class_squared_error(K.OPS, score, label == label.first())
     loss = first.list.eval(term.slice(1).sum()).list.first() + unscored

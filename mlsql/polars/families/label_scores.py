@@ -65,6 +65,7 @@ from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families import class_scores as CSP
 from mlsql.polars.families.ranking import _distinct, _scores_check, label_scores
+from mlsql.polars.ops import concat_lists
 
 FAMILIES = (LS.FAMILY,)  # its functions written here (``__all__``): the average picks the segments
 NEG_INF = float("-inf")
@@ -430,7 +431,7 @@ def brier_stats(
         cell = cell * tw.struct.field("w")
     cell_sum = pl.concat_list(cells).list.eval(cell).list.first().sum()
     loss = cell_sum + rows(unscored.cast(pl.Float64) * rows.w).sum()
-    labels = rows(pl.concat_list([s.list.eval(CSP._LABEL), t]))
+    labels = rows(concat_lists(s.list.eval(CSP._LABEL), t))
     counted = mask if weight is None else mask & (w > 0)
     n_labels = pl.when(counted).then(labels).explode().drop_nulls().n_unique()
     return LS.LabelBrierStats(

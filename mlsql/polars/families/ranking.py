@@ -58,7 +58,7 @@ from mlsql.polars._dtypes import (
     label_lists,
 )
 from mlsql.polars._engine import POLARS
-from mlsql.polars.ops import PolarsOps
+from mlsql.polars.ops import PolarsOps, concat_lists
 
 FAMILIES = ("ranking",)
 
@@ -209,7 +209,7 @@ def ranked_row(rank_items: pl.Expr, correct_items: pl.Expr, k: int | None, body:
     top = top if k is None else top.list.head(k)
     truth = _distinct(correct_items)
     # both lists are distinct: an item of the top that recurs in top ++ truth is a hit
-    flags = pl.concat_list(top, truth).list.eval(pl.element().is_duplicated())
+    flags = concat_lists(top, truth).list.eval(pl.element().is_duplicated())
     fields = {
         "unknown": rank_items.is_null() | correct_items.is_null(),
         "n_ranked": top.list.len(),
@@ -254,10 +254,10 @@ def judged_row(
         # the items of the ranked list that recur in it ++ truth ++ nonrel are judged, and
         # (their first occurrence) in the ranked list's order
         element = pl.element()
-        judged = pl.concat_list(_distinct(rank_items), f["truth"], f["nonrel"]).list.eval(
+        judged = concat_lists(_distinct(rank_items), f["truth"], f["nonrel"]).list.eval(
             element.filter(element.is_duplicated() & element.is_first_distinct())
         )
-        flags = pl.concat_list(judged, f["truth"]).list.eval(element.is_duplicated())
+        flags = concat_lists(judged, f["truth"]).list.eval(element.is_duplicated())
         inner = {
             "unknown": f["unknown"],
             "n_true": f["truth"].list.len().cast(pl.Int64),
@@ -327,7 +327,7 @@ def label_scores(
     # a label in both lists is scored and true; the copy from the true list is dropped
     # a row's first label is always kept: the first of its kind
     start = [(pl.int_range(pl.len()) == 0).alias("start")] if with_start else []
-    return pl.concat_list(scored, unscored).list.eval(
+    return concat_lists(scored, unscored).list.eval(
         pl.struct(
             *([label] if with_label else []),
             score.fill_null(float("-inf")).alias("score"),

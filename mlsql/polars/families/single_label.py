@@ -338,7 +338,7 @@ def cost_stats(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = Non
 STATS = SL.statistics_of(globals())
 
 
-def _in_scope(m: Measure) -> Any:
+def _in_scope(m: Measure, scalars: bool = False) -> Any:
     """``m``'s formula over the per-class statistics, each computed once.
 
     The class-length statistics (and n) become the fields of one struct,
@@ -347,34 +347,47 @@ def _in_scope(m: Measure) -> Any:
     a statistic (Polars' streaming engine has no common-subexpression
     elimination). Row sums that weighted kappa needs (``row_pair_sum``) are
     computed outside and carried as fields.
+
+    ``scalars``: the group's numbers (n, rows, the row sums) are read as one value each
+    (``first``), not as the class-length columns the struct broadcasts them to. Polars
+    divides a column by a scalar as the column times the scalar's reciprocal, so kappa's
+    (chance - n dis) / chance, a column over a scalar, came out one unit in the last place
+    off in Polars 2.1 (5/7 as ...142), where DuckDB, Spark, scikit-learn and Polars 2.2
+    divide (...143); as scalars, Polars 2.1 divides too. Only ``cohen_kappa_score`` takes
+    them: the kappa tests' and Bowker's ``let`` scopes over scalar fields panic in
+    ``list.eval`` (``aggregated == self.is_scalar()``), and their digits agree already.
     """
 
     def formula(ops: Any, raw: SL.ClassStats, **checked: Any) -> pl.Expr:
         extras: dict[str, pl.Expr] = {}
         field = pl.element().struct.field
 
+        def scalar(name: str) -> pl.Expr:
+            """A number of the group, broadcast over the class-length struct."""
+            return field(name).first() if scalars else field(name)
+
         def row_pair_sum(term: Any) -> pl.Expr:
             name = f"row_sum_{len(extras)}"
             extras[name] = raw.row_pair_sum(term)
-            return field(name)
+            return scalar(name)
 
         def cell_sum(term: Any) -> pl.Expr:  # the term reads only the views: outside too
             assert raw.cell_sum is not None
             name = f"row_sum_{len(extras)}"
             extras[name] = raw.cell_sum(term)
-            return field(name)
+            return scalar(name)
 
         def mirror_sum(term: Any) -> pl.Expr:  # the term reads only the cells: outside too
             assert raw.mirror_sum is not None
             name = f"row_sum_{len(extras)}"
             extras[name] = raw.mirror_sum(term)
-            return field(name)
+            return scalar(name)
 
         def margin_cell_sum(term: Any, row: Any, col: Any) -> pl.Expr:  # outside too
             assert raw.margin_cell_sum is not None
             name = f"row_sum_{len(extras)}"
             extras[name] = raw.margin_cell_sum(term, row, col)
-            return field(name)
+            return scalar(name)
 
         def pair_sum(term: Any) -> pl.Expr:
             size = pl.len().cast(pl.Int64)
@@ -392,7 +405,7 @@ def _in_scope(m: Measure) -> Any:
         names += () if raw.rows is None else ("rows",)
         lookup = raw.weight_at
         scoped = SL.ClassStats(
-            **{f: field(f) for f in names},
+            **{f: scalar(f) if f in ("n", "rows") else field(f) for f in names},
             weight_at=lookup,
             axis=ops,
             pair_sum=pair_sum,
@@ -411,7 +424,8 @@ def _in_scope(m: Measure) -> Any:
 
 def _kappa(m: Measure, module: Any) -> Any:
     """``cohen_kappa_score``: over the labels when given (a weights matrix needs them)."""
-    scoped = dataclasses.replace(lookup(m), build=_in_scope(m))
+    scalars = m.name == "cohen_kappa_score"  # its ratio of scalars: see _in_scope
+    scoped = dataclasses.replace(lookup(m), build=_in_scope(m, scalars))
 
     def build(
         actual: pl.Expr,

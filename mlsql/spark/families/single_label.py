@@ -878,9 +878,9 @@ def stats(measure: Measure, *inputs: Column) -> Any:
 HAND_WRITTEN_OUTPUTS = {"majority_class": "'a'", "minority_class": "'b'"}
 #: the Spark types of the examples' columns
 EXAMPLE_TYPES = dict.fromkeys(("actual", "predicted", "label"), "string")
-#: the linear kappa is 5/7: Spark rounds it as scikit-learn does (...143), Polars' order of
-#: operations one unit in the last place below (...142); shown to 11 decimals
-APPROXIMATE = ("cohen_kappa_score",)
+#: the outputs shown to 11 decimals: none (the linear kappa's 5/7 is ...143 in Spark,
+#: scikit-learn and Polars, which divides its scalars: mlsql.polars.families.single_label)
+APPROXIMATE: tuple[str, ...] = ()
 #: the family's inputs and parameters as docstrings describe them (type line, text)
 DOCS = {
     "actual": ("actual : str or pyspark.sql.Column", "The true class of each row."),
