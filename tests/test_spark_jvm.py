@@ -487,6 +487,7 @@ def test_row_statistics_too_wide_to_pack_are_counted_alike(spark):
         loaded.label_counts(spark, F.col("a"), F.col("p"), bits=22)
 
 
+@pytest.mark.long  # 18-34 s each: CI's long step runs it (the README's suite stays under 10 min)
 def test_weighted_tables_equal_spark_sql_and_exact_sums_on_any_partitioning(spark):
     """Weighted counts are exact sums of the weights in the aggregate as in Spark SQL's form:
     every column of the tables equals that form's to the last bit on 1 and 7 partitions,
@@ -897,6 +898,7 @@ def test_class_cells_are_the_oracles_on_any_partitioning(spark, kind, weighted):
             ), (g, parts)
 
 
+@pytest.mark.long  # 18-34 s each: CI's long step runs it (the README's suite stays under 10 min)
 def test_class_measures_by_name_and_by_column_agree_with_the_collected_form(spark):
     """Class-wise measures and ``majority_error`` with the jar, their inputs given as DataFrame
     Columns (one form planned) and as names (both planned, one folded away), plain and
@@ -957,6 +959,7 @@ def test_class_measures_by_name_and_by_column_agree_with_the_collected_form(spar
     assert "collect_list(CASE WHEN" in plan, plan
 
 
+@pytest.mark.long  # 18-34 s each: CI's long step runs it (the README's suite stays under 10 min)
 def test_every_class_measure_with_the_jar_equals_the_collected_form(spark):
     """Every class-wise measure, ``majority_error``, ``minority_class`` and
     ``majority_class``, with the first parameter set of its
