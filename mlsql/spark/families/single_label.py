@@ -821,18 +821,20 @@ def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None)
     return SL.OneVsRest(_weighed(ok, weight), table, rows)
 
 
-def _finite_costs(table: Column) -> Column:
-    """A map Column of costs (actual -> predicted -> cost), or the error of a cost (or a map of
-    them) that is NULL, NaN or infinite: a missing pair has its default cost, a NULL one is
-    no cost, as in DuckDB's SQL."""
-
-    def bad(c: Column) -> Column:
-        c = c.cast("double")
-        return c.isNull() | F.isnan(c) | (F.abs(c) == float("inf"))
-
-    invalid = F.exists(F.map_values(table), lambda m: m.isNull() | F.exists(F.map_values(m), bad))
+def _read_cost(table: Column, actual: Column, predicted: Column) -> Column:
+    """The cost of (actual, predicted) in a map Column of costs (actual -> predicted -> cost):
+    NULL where the map has no such pair (its default applies), the error where the cost read
+    is NULL, NaN or infinite (as in DuckDB's SQL, a NULL cost is no cost). Checked on the pair
+    each row reads, with no higher-order function: a scalar subquery, as
+    ``cost_map(...).scalar()`` gives, may not sit in one."""
+    inner = table[actual]
+    given = inner[predicted].cast("double")
+    bad = given.isNull() | F.isnan(given) | (F.abs(given) == float("inf"))
+    invalid = (F.map_contains_key(table, actual) & inner.isNull()) | (
+        F.map_contains_key(inner, predicted) & bad
+    )
     message = F.lit(COST_VALUE_MESSAGE.format(func="cost_error"))
-    return F.when(invalid, F.raise_error(message)).otherwise(table)
+    return F.when(invalid, F.raise_error(message)).otherwise(given)
 
 
 def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) -> SL.CostStats:
@@ -846,7 +848,7 @@ def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) 
 
     def total_cost(costs: Costs) -> Column:
         if costs.table is not None:
-            given = _finite_costs(costs.table)[actual][predicted].cast("double")
+            given = _read_cost(costs.table, actual, predicted)
             return F.sum(F.when(ok, F.coalesce(given, default) * w))
         out = F.sum(F.when(ok, default * w))
         # compared as text: costs of the other kind must reach the check's error when the
