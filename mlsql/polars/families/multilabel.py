@@ -48,8 +48,9 @@ def known(measure: Measure, *inputs: pl.Expr) -> pl.Expr | None:
 def counts_struct(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     """Check that the input is a struct with every field of ``multilabel_counts``."""
     ((expr, dtype),) = pairs
-    fields = {f.name for f in dtype.fields} if isinstance(dtype, pl.Struct) else set()
-    if not set(COUNTS_FIELDS) <= fields:
+    fields = {f.name: f.dtype for f in dtype.fields} if isinstance(dtype, pl.Struct) else {}
+    # every field a number: cast to Float64 for the formulas, text such as '2.5' would be read
+    if not all(f in fields and fields[f].is_numeric() for f in COUNTS_FIELDS):
         raise MlsqlError(counts_message(func, names[0], str(dtype)))
     return [expr]
 

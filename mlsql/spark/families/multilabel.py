@@ -48,8 +48,10 @@ def counts_struct(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
     dtype = data_type(cols[0])
     if dtype is None:
         return
-    fields = {f.name for f in dtype.fields} if isinstance(dtype, T.StructType) else set()
-    if not set(COUNTS_FIELDS) <= fields:
+    fields = {f.name: f.dataType for f in dtype.fields} if isinstance(dtype, T.StructType) else {}
+    # every field a number: cast to double for the formulas, text such as '2.5' would be read
+    numbers = all(isinstance(fields.get(f), T.NumericType) for f in COUNTS_FIELDS)
+    if not numbers:
         raise MlsqlError(counts_message(func, names[0], dtype.simpleString()))
 
 
