@@ -55,7 +55,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_class_pairs(actual, predicted, w, func) 
 -- _mlsql_classes_over: The class lists over the given labels, in their order (a label no row holds counts 0; labels of another kind than the classes: the labels= error); NULL labels: the lists as they are.
 CREATE OR REPLACE MACRO _mlsql_classes_over(cl, labels, func) AS 
     CASE WHEN labels IS NULL THEN cl ELSE system.main.list_transform(
-        [_mlsql_typed_universe(labels, cl.classes, func)], lambda u: system.main.struct_pack(
+        [_mlsql_typed_universe(labels, cl.classes, func, element := true)], lambda u: system.main.struct_pack(
         n := cl.n,
         rows := cl.rows,
         classes := u,

@@ -110,7 +110,7 @@ def test_zero_division_nan_leaves_a_label_without_rows_out(engine):
 
 
 #: each engine's name of an integer class column's type in the labels= message
-INTEGER_TYPE = {"duckdb": "INTEGER[]", "polars": "Int32", "spark": "array<int>"}
+INTEGER_TYPE = {"duckdb": "INTEGER", "polars": "Int32", "spark": "int"}
 
 
 @pytest.mark.parametrize("name", MEASURES)
@@ -164,7 +164,7 @@ def test_evaluate_takes_labels_and_bootstrap_refuses_them():
 
 
 #: each engine's name of a boolean class column's type in the labels= message
-BOOLEAN_TYPE = {"duckdb": "BOOLEAN[]", "polars": "Boolean", "spark": "array<boolean>"}
+BOOLEAN_TYPE = {"duckdb": "BOOLEAN", "polars": "Boolean", "spark": "boolean"}
 
 
 def test_boolean_classes_take_boolean_labels_only(engine):
@@ -195,3 +195,43 @@ def test_boolean_classes_take_boolean_labels_only(engine):
         engine.aggregate("f1_score", t, **params(engine, labels=[1]))
     got_error = verdict_of(err.value)
     assert not got_error.foreign and got_error.error == want_error, got_error
+
+
+#: (actual's type, predicted's type, the type both become, its largest integer)
+WIDTHS = [
+    (pa.int8(), pa.int32(), {"duckdb": "INTEGER", "polars": "Int32", "spark": "int"}, 2**31 - 1),
+    (pa.int32(), pa.int8(), {"duckdb": "INTEGER", "polars": "Int32", "spark": "int"}, 2**31 - 1),
+    (pa.int8(), pa.int8(), {"duckdb": "TINYINT", "polars": "Int8", "spark": "tinyint"}, 127),
+]
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "common", "high"), WIDTHS, ids=["int8-int32", "int32-int8", "int8-int8"]
+)
+@pytest.mark.parametrize("name", ["cohen_kappa_score", "precision_score"])
+def test_labels_are_checked_against_the_type_both_columns_become(
+    engine, name, left, right, common, high
+):
+    """Integer columns of two widths: a label the wider one holds is a label (scikit-learn's
+    value), one neither holds is refused naming the type both become. Polars and Spark had
+    checked the labels against actual's type alone, so an Int8 actual beside an Int32
+    predicted refused 300, which DuckDB (and PostgreSQL) took."""
+    from sklearn import metrics
+
+    a, p = [1, 2, 3, 1, 2], [1, 3, 3, 2, 2]
+    t = pa.table({"actual": pa.array(a, left), "predicted": pa.array(p, right)})
+    extra = {"average": "macro"} if name == "precision_score" else {}
+    fits = [1, 2, 300] if high > 127 else [1, 2, 3]
+    got = engine.aggregate(name, t, **params(engine, labels=fits, **extra))
+    reference = getattr(metrics, name)
+    zero = {"zero_division": 0.0} if name == "precision_score" else {}
+    assert close(got, float(reference(a, p, labels=fits, **extra, **zero))), got
+    outside = high + 1
+    want = (
+        f"The 'labels' parameter of {name} holds {outside}, which the columns' label type "
+        f"({common[engine.name]}) cannot hold: it holds integers from {-high - 1} to {high}."
+    )
+    with pytest.raises(Exception) as err:
+        engine.aggregate(name, t, **params(engine, labels=[1, outside], **extra))
+    got_error = verdict_of(err.value)
+    assert not got_error.foreign and got_error.error == want, got_error

@@ -938,6 +938,28 @@ def test_averages_over_given_labels(live: Live) -> None:
         mlsql.evaluate(flags, "actual", "predicted", [("f1_score", {"labels": [1]})])
 
 
+def test_kappa_labels_are_checked_against_the_type_both_columns_become(live: Live) -> None:
+    """An int8 actual beside an int32 predicted: a label 300 is one of the int32 side's
+    (scikit-learn's kappa), as in the engines; the front had checked actual's type alone
+    and refused it. A label past the type both are read as (ibis reads integer labels as
+    int64) is refused naming it."""
+    from sklearn.metrics import cohen_kappa_score
+
+    a, p = [1, 2, 3, 1, 2], [1, 3, 3, 2, 2]
+    t = live.table(
+        pa.table({"actual": pa.array(a, pa.int8()), "predicted": pa.array(p, pa.int32())})
+    )
+    labels = [1, 2, 300]
+    got = estimates(
+        mlsql.evaluate(t, "actual", "predicted", [("cohen_kappa_score", {"labels": labels})])
+    )
+    assert got == pytest.approx([cohen_kappa_score(a, p, labels=labels)], rel=1e-12)
+    message = r"holds 9223372036854775808, which the columns' label type \(int64\) cannot hold"
+    with pytest.raises(MlsqlError, match=message):
+        calls = [("cohen_kappa_score", {"labels": [1, 2**63]})]
+        mlsql.evaluate(t, "actual", "predicted", calls)
+
+
 @pytest.mark.long  # 8-18 s a backend on two cores
 def test_kappa_tests_over_given_labels(live: Live) -> None:
     """The kappa tests with labels (one no row has, rows of another class left out), plain,

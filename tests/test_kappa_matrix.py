@@ -152,7 +152,7 @@ def test_evaluate_takes_the_matrix_and_bootstrap_refuses_it():
 
 
 #: each engine's name of an integer class column's type in the labels= message
-INTEGER_TYPE = {"duckdb": "INTEGER[]", "polars": "Int32", "spark": "array<int>"}
+INTEGER_TYPE = {"duckdb": "INTEGER", "polars": "Int32", "spark": "int"}
 
 
 @pytest.mark.parametrize(

@@ -400,15 +400,19 @@ def _label_type_checks() -> list[Macro]:
         f"          AND ({kind_a} = {kind_p} OR '{LT.NULL}' IN ({kind_a}, {kind_p}))"
     )
     example_kind = list_kind("typeof(example)")
+    element_type = "regexp_extract(typeof(example), '^(.*)\\[\\d*\\]$', 1)"
+    # element: the labels are classes of single-label columns, so the messages name the
+    # element type (TINYINT), not the list's (TINYINT[])
+    shown = f"CASE WHEN element THEN {element_type} ELSE typeof(example) END"
     universe = sql_message(
         LT.UNIVERSE_MESSAGE.format(func="{}", type="{}", kind="{}", labels="{}"),
         "func",
-        "typeof(example)",
+        shown,
         example_kind,
         "'[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' "
         "THEN chr(39) || CAST(x AS VARCHAR) || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']'",
     )
-    bounds = integer_range_case("regexp_extract(typeof(example), '^(.*)\\[\\d*\\]$', 1)")
+    bounds = integer_range_case(element_type)
     outside = (
         f"list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN ({bounds})[1] "
         f"AND ({bounds})[2]))[1]"
@@ -417,7 +421,7 @@ def _label_type_checks() -> list[Macro]:
         LT.UNIVERSE_RANGE_MESSAGE.format(func="{}", value="{}", type="{}", low="{}", high="{}"),
         "func",
         f"CAST({outside} AS VARCHAR)",
-        "typeof(example)",
+        shown,
         f"CAST(({bounds})[1] AS VARCHAR)",
         f"CAST(({bounds})[2] AS VARCHAR)",
     )
@@ -443,14 +447,14 @@ def _label_type_checks() -> list[Macro]:
         Macro(
             "internal.sql",
             "_mlsql_typed_universe",
-            ("labels", "example", "func"),
+            ("labels", "example", "func", "element := false"),
             f"cast_to_type(CASE WHEN NOT (labels IS NULL OR '{LT.NULL}' IN ({example_kind}, "
             f"{list_kind('typeof(labels)')})\n"
             f"          OR {example_kind} = {list_kind('typeof(labels)')}) THEN error({universe})\n"
             f"         WHEN {outside} IS NOT NULL THEN error({out_of_range})\n"
             f"         ELSE labels END, example)",
             "A labels= universe as a list of example's type, after checking its kind and, "
-            "for integers, their range.",
+            "for integers, their range (element: name example's element type in messages).",
             public=False,
         ),
     ]

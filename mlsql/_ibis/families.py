@@ -253,7 +253,7 @@ def single_label_rows(
     m = item.measure
     columns = [cols[r] for r in item.roles]
     common = stats.check_single_labels(m.name, m.inputs, [c.type() for c in columns])
-    _check_classes(item, columns[0].type())
+    _check_classes(item, columns[0].type(), common)
     if len(item.roles) == 1:
         out.setdefault(LABEL_1, cols["actual"].cast(common))
         return
@@ -264,14 +264,19 @@ def single_label_rows(
         out[LABEL_P] = known.ifelse(p.cast(common), null(common))
 
 
-def _check_classes(item: EV.Item, dtype: Any) -> None:
+def _integer_bounds(dtype: Any) -> tuple[int, int] | None:
+    if not dtype.is_integer():
+        return None
+    return LT.integer_bounds(dtype.nbytes * 8, dtype.is_signed_integer())
+
+
+def _check_classes(item: EV.Item, dtype: Any, common: Any) -> None:
     """A parameter that names a class (:data:`REQUIRED`) is given, and is a label of the
-    first input's type: the engines' messages (its kind, its integer type's range)."""
+    first input's type, and ``labels`` of the type both inputs become (``common``): the
+    engines' messages (its kind, its integer type's range)."""
     params = checked_params(item.measure, item.params)
     kind = stats.scalar_kind(dtype)
-    bounds = None
-    if dtype.is_integer():
-        bounds = LT.integer_bounds(dtype.nbytes * 8, dtype.is_signed_integer())
+    bounds = _integer_bounds(dtype)
     check_required(item.name, params)
     for name in REQUIRED:
         if name not in params:
@@ -282,7 +287,10 @@ def _check_classes(item: EV.Item, dtype: Any) -> None:
         for label in LT.label_values(name, params[name]):
             LT.check_label_value(label, kind, str(dtype), name, item.name, limits)
     if params.get("labels") is not None:  # cohen_kappa_score's classes: of the columns' kind
-        LT.check_universe_labels(params["labels"], kind, str(dtype), bounds, item.name)
+        both = common if common is not None and common.is_integer() else dtype
+        LT.check_universe_labels(
+            params["labels"], kind, str(both), _integer_bounds(both), item.name
+        )
 
 
 def _col(prefix: str, name: str) -> str:

@@ -194,6 +194,20 @@ def _common(labels: list[pl.DataType]) -> pl.DataType | None:
     return None
 
 
+def common_type(dtypes: Sequence[pl.DataType]) -> pl.DataType:
+    """The type every one of ``dtypes`` (of one kind) casts to without loss: the type Polars
+    gives their values stacked (integers of different widths hold the same classes, and
+    the tables stack actual and predicted into one class column).
+
+    Examples
+    --------
+    >>> common_type([pl.Int16, pl.Int64]), common_type([pl.UInt8, pl.Int8])
+    (Int64, Int16)
+    """
+    frames = [pl.DataFrame({"x": pl.Series([], dtype=d)}) for d in dtypes]
+    return pl.concat(frames, how="vertical_relaxed").schema["x"]
+
+
 def guarded(
     func: str,
     names: Sequence[str],

@@ -14,7 +14,7 @@ from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.polars import _build, families
 from mlsql.polars._build import evaluate
-from mlsql.polars._dtypes import Check, IntoExpr, bounds, guarded, kind, same_kind
+from mlsql.polars._dtypes import Check, IntoExpr, bounds, common_type, guarded, kind, same_kind
 from mlsql.polars._weights import weighted_check
 
 
@@ -63,14 +63,18 @@ class PolarsEngine:
 
     def label_value_check(self, check: Check, values: Mapping[str, Any]) -> Check:
         """The inputs' ``check``, then each one-label parameter against the first input's type
-        (at plan time, as ``check``)."""
+        and a list of classes against the type both label inputs become (at plan time, as
+        ``check``)."""
 
         def checked(func: str, names: Sequence[str], pairs: Any) -> list[pl.Expr]:
             out = check(func, names, pairs)
             dtype = pairs[0][1]
             for param, value in values.items():
                 if param == "labels":  # a list of classes (cohen_kappa_score's labels)
-                    LT.check_universe_labels(value, kind(dtype), str(dtype), bounds(dtype), func)
+                    both = [d for _, d in pairs[:2]]
+                    integers = all(kind(d) in ("integer", "null") for d in both)
+                    common = common_type(both) if integers else dtype
+                    LT.check_universe_labels(value, kind(dtype), str(common), bounds(common), func)
                     continue
                 limits = None if param == "costs" else bounds(dtype)  # costs: kinds only
                 for label in LT.label_values(param, value):

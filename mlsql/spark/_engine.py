@@ -78,14 +78,16 @@ class SparkEngine:
 
     def label_value_check(self, check: Check | None, values: Mapping[str, Any]) -> Check:
         """The inputs' ``check``, then each one-label parameter against the first input's
-        type, in the query (a Column's type is known when the query runs)."""
+        type and a list of classes against the type both label inputs become, in the query
+        (a Column's type is known when the query runs)."""
 
         def checked(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column]:
             out = list((check(func, names, cols) if check is not None else None) or cols)
             first = unchecked = out[0]
             for param, value in values.items():
                 if param == "labels":  # a list of classes (cohen_kappa_score's labels)
-                    first = checked_universe(F.array(first), value, func)[0]
+                    both = F.array(*out[:2])  # of the type both label inputs become
+                    first = checked_universe(first, value, func, typed=both)
                     continue
                 # the first label's check outermost: it is the one a query reports; each
                 # reads the unchecked Column's type (linear in the labels, not exponential)

@@ -185,12 +185,17 @@ def checked_label_value(
     return checked.otherwise(col)
 
 
-def checked_universe(col: Column, universe: Sequence[Any], func: str) -> Column:
+def checked_universe(
+    col: Column, universe: Sequence[Any], func: str, typed: Column | None = None
+) -> Column:
     """``col`` (an array of labels), failing the query unless every label of ``universe``
     (parameter ``labels``) is of the array's label kind and, for integers, within its type's
     range (the messages of :func:`mlsql._label_types.check_universe_labels`; ``typeof``
-    folds when Spark plans the query, so nothing is added per row)."""
-    t = F.typeof(col)
+    folds when Spark plans the query, so nothing is added per row).
+
+    ``typed``: an array of single labels whose type is read instead (``array(actual,
+    predicted)``: the type both columns become); the messages name its element type."""
+    t = F.typeof(col if typed is None else typed)
     text = (
         (t == F.lit("array<string>")) | t.startswith("array<varchar") | t.startswith("array<char")
     )
@@ -205,9 +210,10 @@ def checked_universe(col: Column, universe: Sequence[Any], func: str) -> Column:
     ]
     for name, label_kind, dtype in kinds:
         type_name = f"array<{name}>"
+        shown = type_name if typed is None else name
         try:
             LT.check_universe_labels(
-                universe, label_kind, type_name, None if dtype is None else bounds(dtype()), func
+                universe, label_kind, shown, None if dtype is None else bounds(dtype()), func
             )
         except MlsqlError as exc:
             condition = text if label_kind == LT.TEXT else t == F.lit(type_name)

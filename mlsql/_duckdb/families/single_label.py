@@ -425,7 +425,7 @@ def _class_lists(q: Qualify) -> list[Macro]:
             "_mlsql_classes_over",
             ("cl", "labels", "func"),
             f"""CASE WHEN labels IS NULL THEN cl ELSE list_transform(
-        [{q("_mlsql_typed_universe")}(labels, cl.classes, func)], lambda u: struct_pack(
+        [{q("_mlsql_typed_universe")}(labels, cl.classes, func, element := true)], lambda u: struct_pack(
         n := cl.n,
         rows := cl.rows,
         classes := u,

@@ -42,7 +42,7 @@ from mlsql._registry import Measure
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.polars._build import evaluate
-from mlsql.polars._dtypes import check_same_kind
+from mlsql.polars._dtypes import check_same_kind, common_type
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight
 from mlsql.polars.families import _classification as K
@@ -530,20 +530,6 @@ minority_class = _extreme_function(
 WEIGHT = "__mlsql_w"
 
 
-def _common_type(dtypes: Sequence[pl.DataType]) -> pl.DataType:
-    """The type every one of ``dtypes`` (of one kind) casts to without loss: the type Polars
-    gives their values stacked (integers of different widths hold the same classes, and
-    the tables stack actual and predicted into one class column).
-
-    Examples
-    --------
-    >>> _common_type([pl.Int16, pl.Int64]), _common_type([pl.UInt8, pl.Int8])
-    (Int64, Int16)
-    """
-    frames = [pl.DataFrame({"x": pl.Series([], dtype=d)}) for d in dtypes]
-    return pl.concat(frames, how="vertical_relaxed").schema["x"]
-
-
 def _prepared(source: Frame, call: TableCall) -> tuple[pl.LazyFrame, list[str]]:
     """The source with its groups and the call's columns (checked) renamed; known rows only.
 
@@ -560,7 +546,7 @@ def _prepared(source: Frame, call: TableCall) -> tuple[pl.LazyFrame, list[str]]:
     names = list(columns)
     dtypes = [schema[c] for c in columns.values()]
     check_same_kind(func, names, dtypes, dtypes)
-    common = _common_type(dtypes)
+    common = common_type(dtypes)
     picked = [pl.col(c).cast(common).alias(f"__mlsql_{n}") for n, c in columns.items()]
     if sample_weight is not None:
         w = weight(func, pl.col(sample_weight), schema[sample_weight])

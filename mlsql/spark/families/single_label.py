@@ -1141,7 +1141,9 @@ def over_labels(
     names = ["actual", "predicted"]
     cols = [to_column(c, m.name, r) for r, c in zip(names, (actual, predicted), strict=True)]
     input_check(m)(m.name, names, cols)
-    cols[0] = checked_universe(F.array(cols[0]), classes, m.name)[0]  # labels of its kind
+    cols[0] = checked_universe(
+        cols[0], classes, m.name, typed=F.array(*cols)
+    )  # labels of their kind
     w = (
         None
         if sample_weight is None
