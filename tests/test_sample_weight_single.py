@@ -357,6 +357,48 @@ def test_a_share_whose_part_holds_no_row_is_zero_at_every_weight_scale(engine, s
     assert got == [expected for *_, expected in ALL_WRONG]
 
 
+#: weights whose sums round in different ways in different orders (0.1 + 3.0 and 3.0 + 0.1
+#: are both 3.1, 0.1 + 0.7 + 3.0 is not 0.7 + 3.0 + 0.1)
+ROUNDING_WEIGHTS = [0.1, 3.0, 0.7, 2.2, 0.01, 7.77, 1.5, 0.3]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_class_holding_every_row_weighs_the_group_exactly(engine, seed):
+    """Every prediction one class (or every label one class): that class's total weight is the
+    group's weight, so the correlation's denominator is 0 (zero_division's value, as
+    scikit-learn's 0), the majority error 0 and the kappa interval [0, 0]. Polars summed a
+    class's weights by a scaled grid and the group's plainly: they differed in the last bit,
+    which gave a NaN correlation or one of 1e-8, and a kappa standard error of 1e-7.
+
+    Kappa's variance with one predicted class is 0 exactly: with a share a of the weight truly
+    x, po = pe = a, and its three terms a^3 (1-a)^2 + a^2 (1-a)^3 - a^2 (1-a)^2 cancel."""
+    rng = random.Random(seed)
+    n = 9
+    table = pa.table(
+        {
+            "actual": [rng.choice("xy") for _ in range(n - 1)] + ["y"],
+            "predicted": ["x"] * n,
+            "w": [rng.choice(ROUNDING_WEIGHTS) for _ in range(n)],
+        }
+    )
+    cases = [
+        ("matthews_corrcoef", ("actual", "predicted"), {}, 0.0),
+        ("matthews_corrcoef", ("actual", "predicted"), {"zero_division": 1}, 1.0),
+        ("majority_error", ("predicted",), {}, 0.0),
+        ("cohen_kappa_score", ("actual", "predicted"), {}, 0.0),
+        ("cohen_kappa_std_error", ("actual", "predicted"), {}, 0.0),
+        ("cohen_kappa_low", ("actual", "predicted"), {}, 0.0),
+        ("cohen_kappa_high", ("actual", "predicted"), {}, 0.0),
+    ]
+    calls = [(name, columns, {**given, "sample_weight": "w"}) for name, columns, given, _ in cases]
+    got = engine.many(table, calls)
+    assert got[:2] == [0.0, 1.0], got  # the denominator exactly 0
+    # the others are differences of rounded sums: 0 to a unit in the last place of 1, and
+    # the standard error (and interval) a square root of such a difference
+    assert all(abs(g) <= 1e-15 for g in got[2:4]), got
+    assert all(abs(g) <= 1e-9 for g in got[4:]), got
+
+
 @pytest.mark.long_cases(
     "duckdb-single_label", "duckdb-regression", "polars-single_label", "polars-regression"
 )

@@ -65,15 +65,51 @@ def _counts_at(values: pl.Expr, classes: pl.Expr) -> pl.Expr:
     return right - s.search_sorted(classes, side="left").cast(pl.Int64)
 
 
-def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
+def _unit(rows: pl.Expr) -> pl.Expr:
+    """The exponent M of the largest weight's scale (:func:`_fixed`): ``rows`` whole
+    numbers up to 2**M add up exactly in an Int128 (below 2**126)."""
+    return 125 - (rows.cast(pl.Float64) + 1).log(2).ceil()
+
+
+def _scales(largest: pl.Expr, unit: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Two powers of two whose product is 2**``unit`` over the power of two at or above
+    ``largest`` (two, so that neither leaves the doubles' range)."""
+    exponent = unit - largest.clip(lower_bound=2.0**-1000).log(2).ceil()
+    half = (exponent / 2).floor()
+    return pl.lit(2.0).pow(half), pl.lit(2.0).pow(exponent - half)
+
+
+def _fixed(w: pl.Expr, first: pl.Expr, second: pl.Expr) -> pl.Expr:
+    """Weights (>= 0) as whole numbers (Int128) up to 2**M, the largest's power of two
+    scaled to 2**M (:func:`_scales`): the scaling is exact (no division, which Polars rounds
+    one way by a column and another by a scalar, times its reciprocal), the bits below
+    2**-M of it are dropped, and a sum of them is exact, whatever the order of the rows."""
+    # truncated: floored, as w >= 0; not strict: a bad weight meets its check, not a cast error
+    return (w * first * second).cast(pl.Int128, strict=False)
+
+
+def _weight_total(w: pl.Expr, unit: pl.Expr) -> pl.Expr:
+    """The total of the weights ``w`` (>= 0) as :func:`_weights_at` gives a class's, 0 over
+    no row: an exact sum rounded once, so a class that holds every row weighs exactly this."""
+    w = w.cast(pl.Float64)
+    first, second = _scales(w.max(), unit)
+    total = _fixed(w, first, second).sum().cast(pl.Float64) / first / second
+    return total.fill_null(0.0)
+
+
+def _weights_at(
+    values: pl.Expr, weights: pl.Expr, classes: pl.Expr, unit: pl.Expr | None = None
+) -> pl.Expr:
     """The total weight of each class in ``values`` (classes sorted, unique; no NULLs).
 
     A class's total is a difference of running sums over the rows sorted by (class,
-    weight), and a plain one loses a class's small weights behind another class's large
-    ones (1e15 + 1e-15 - 1e15 = 0). So each weight (>= 0) is first divided by the largest
-    weight of its class and scaled by 2**k, with k such that n 2**k < 2**53 (n rows): its
-    whole part then has an exact running sum (an integer below 2**53), and its fraction a
-    running sum below n, tiny beside a class's whole part.
+    weight). Of doubles, one loses a class's small weights behind another class's large
+    ones (1e15 + 1e-15 - 1e15 = 0) and rounds as the rows before the class make it round,
+    so each weight is first made a whole number (:func:`_fixed`) on its class's scale (its
+    largest weight near 2**M, M = :func:`_unit` of the group's rows, the default those of
+    ``values``): the running sums are exact, and a class's total is its exact sum rounded
+    once, the same whichever rows surround it (and :func:`_weight_total`'s over the same
+    weights).
 
     Polars repeats a subexpression at each mention, and a sort is the cost here: the rows
     are sorted once, as (class position, weight) pairs, with one row of weight 0 per class
@@ -82,26 +118,21 @@ def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
     """
     at = classes.search_sorted(values).cast(pl.Int64)
     size = classes.len().cast(pl.Int64)
+    unit = _unit(values.len()) if unit is None else unit
     padded = pl.struct(
         c=at.append(pl.int_range(0, size, dtype=pl.Int64)),
         w=weights.cast(pl.Float64).append(pl.repeat(0.0, size, dtype=pl.Float64)),
+        m=unit,
     ).sort()
     x = pl.element()
     c, w = x.struct.field("c"), x.struct.field("w")
     last = (c != c.shift(-1)).fill_null(True)  # a class's last row holds its largest weight
-    largest = pl.when(last).then(w).fill_null(strategy="backward")
-    rows = pl.len() - (c.max() + 1)  # the padding left out
-    grid = pl.lit(2.0).pow(52 - (rows.cast(pl.Float64) + 1).log(2).ceil())
-    # a class whose weights are all 0 divides by the smallest double: 0
-    scaled = w / pl.max_horizontal(largest, pl.lit(5e-324)) * grid
     ends = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).filter(last)  # a class's rows end
-
-    def per_class(part: pl.Expr) -> pl.Expr:
-        at_ends = pl.lit(0.0).append(part.cum_sum()).gather(ends)
-        return pl.lit(0.0).append(at_ends).diff().slice(1)
-
-    total = per_class(scaled.floor()) + per_class(scaled % 1.0)
-    totals = total / grid * pl.lit(0.0).append(w).gather(ends)
+    largest = pl.lit(0.0).append(w).gather(ends)  # per class (c is a class's position)
+    first, second = _scales(largest, x.struct.field("m").first())
+    at_ends = pl.lit(0, pl.Int128).append(_fixed(w, first.gather(c), second.gather(c)).cum_sum())
+    sums = pl.lit(0, pl.Int128).append(at_ends.gather(ends)).diff().slice(1)
+    totals = sums.cast(pl.Float64) / first / second
     return padded.implode().list.eval(totals).explode(empty_as_null=False)
 
 
@@ -157,20 +188,21 @@ def class_stats(
         n = mask.sum().cast(pl.Int64)
     else:
         w = weight.filter(mask)
+        unit = _unit(mask.sum())  # one for every total: equal weights give equal totals
 
         def weights_of(values: pl.Expr, kept: pl.Expr) -> pl.Expr:
             """Per class: the weight of the rows ``kept`` whose ``values`` are classes (every
             row's class is one, unless the classes are given labels)."""
             if over is not None:
                 kept = kept & values.is_in(list(over))
-            return _weights_at(values.filter(kept), w.filter(kept), classes)
+            return _weights_at(values.filter(kept), w.filter(kept), classes, unit)
 
         per_class = {
             "actual": weights_of(a, pl.lit(True)),
             "predicted": weights_of(p, pl.lit(True)),
             "correct": weights_of(a, a == p),
         }
-        n = w.sum()
+        n = _weight_total(w, unit)
 
     def view(at: pl.Expr) -> SL.ClassView:
         """The class at sorted position ``at``; its index is its label's position when the
@@ -260,10 +292,11 @@ def label_stats(label: pl.Expr, weight: pl.Expr | None = None) -> SL.LabelStats:
         )
     mask = K.known(label, weight)
     known, w = label.filter(mask), weight.filter(mask)
+    unit = _unit(mask.sum())
     return SL.LabelStats(
-        n=w.sum(),
-        largest=_weights_at(known, w, known.unique().sort()).max(),
-        matching=lambda x: (w * (known == x).cast(pl.Float64)).sum(),
+        n=_weight_total(w, unit),
+        largest=_weights_at(known, w, known.unique().sort(), unit).max(),
+        matching=lambda x: _weight_total(w.filter(known == x), unit),
     )
 
 
