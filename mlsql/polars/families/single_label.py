@@ -71,30 +71,29 @@ def _unit(rows: pl.Expr) -> pl.Expr:
     return 125 - (rows.cast(pl.Float64) + 1).log(2).ceil()
 
 
-def _scales(largest: pl.Expr, unit: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """Two powers of two whose product is 2**``unit`` over the power of two at or above
-    ``largest`` (two, so that neither leaves the doubles' range)."""
+def _scale(largest: pl.Expr, unit: pl.Expr) -> pl.Expr:
+    """The power of two that takes the one at or above ``largest`` to 2**``unit`` (within
+    the doubles' range: a class of weights below 1e-275 is scaled less, and loses bits
+    below 2**-1074 of a weight)."""
     exponent = unit - largest.clip(lower_bound=2.0**-1000).log(2).ceil()
-    half = (exponent / 2).floor()
-    return pl.lit(2.0).pow(half), pl.lit(2.0).pow(exponent - half)
+    return pl.lit(2.0).pow(exponent.clip(-1022, 1023))
 
 
-def _fixed(w: pl.Expr, first: pl.Expr, second: pl.Expr) -> pl.Expr:
+def _fixed(w: pl.Expr, scale: pl.Expr) -> pl.Expr:
     """Weights (>= 0) as whole numbers (Int128) up to 2**M, the largest's power of two
-    scaled to 2**M (:func:`_scales`): the scaling is exact (no division, which Polars rounds
+    scaled to 2**M (:func:`_scale`): the scaling is exact (no division, which Polars rounds
     one way by a column and another by a scalar, times its reciprocal), the bits below
     2**-M of it are dropped, and a sum of them is exact, whatever the order of the rows."""
     # truncated: floored, as w >= 0; not strict: a bad weight meets its check, not a cast error
-    return (w * first * second).cast(pl.Int128, strict=False)
+    return (w * scale).cast(pl.Int128, strict=False)
 
 
 def _weight_total(w: pl.Expr, unit: pl.Expr) -> pl.Expr:
     """The total of the weights ``w`` (>= 0) as :func:`_weights_at` gives a class's, 0 over
     no row: an exact sum rounded once, so a class that holds every row weighs exactly this."""
     w = w.cast(pl.Float64)
-    first, second = _scales(w.max(), unit)
-    total = _fixed(w, first, second).sum().cast(pl.Float64) / first / second
-    return total.fill_null(0.0)
+    scale = _scale(w.max(), unit)
+    return (_fixed(w, scale).sum().cast(pl.Float64) / scale).fill_null(0.0)
 
 
 def _weights_at(
@@ -129,10 +128,10 @@ def _weights_at(
     last = (c != c.shift(-1)).fill_null(True)  # a class's last row holds its largest weight
     ends = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).filter(last)  # a class's rows end
     largest = pl.lit(0.0).append(w).gather(ends)  # per class (c is a class's position)
-    first, second = _scales(largest, x.struct.field("m").first())
-    at_ends = pl.lit(0, pl.Int128).append(_fixed(w, first.gather(c), second.gather(c)).cum_sum())
+    scale = _scale(largest, x.struct.field("m").first())
+    at_ends = pl.lit(0, pl.Int128).append(_fixed(w, scale.gather(c)).cum_sum())
     sums = pl.lit(0, pl.Int128).append(at_ends.gather(ends)).diff().slice(1)
-    totals = sums.cast(pl.Float64) / first / second
+    totals = sums.cast(pl.Float64) / scale
     return padded.implode().list.eval(totals).explode(empty_as_null=False)
 
 
