@@ -372,6 +372,31 @@ def test_integer_labels_in_a_struct_list(engine):
     assert engine.aggregate("coverage_error", table, columns=SCORED) == 3.0
 
 
+def test_a_struct_list_is_read_by_its_field_names(engine):
+    """Structs (score, label): read by their names, as DuckDB reads them. Polars and Spark
+    read the first field as the label: text labels were refused, and integer scores beside
+    integer labels swapped silently (a coverage of 1 for 3 here)."""
+    entry = pa.struct([("score", pa.int64()), ("label", pa.int64())])
+    table = pa.table(
+        {
+            "scores": pa.array([[(3, 1), (1, 2), (2, 3)]], pa.list_(entry)),
+            "actual": pa.array([[2]], pa.list_(pa.int64())),
+        }
+    )
+    assert engine.aggregate("coverage_error", table, columns=SCORED) == 3.0
+    text = pa.struct([("score", pa.float64()), ("label", pa.string())])
+    rows = [({"a": 0.2, "b": 0.5, "c": 0.9}, ["a"]), ({"a": 0.7, "b": 0.1}, ["a", "b"])]
+    table = pa.table(
+        {
+            "scores": pa.array([[(v, k) for k, v in s.items()] for s, _ in rows], pa.list_(text)),
+            "actual": pa.array([a for _, a in rows], pa.list_(pa.string())),
+        }
+    )
+    for name in SCORE_MEASURES:
+        want = sum(oracle.SCORED[name](s, a) for s, a in rows) / len(rows)
+        assert close(engine.aggregate(name, table, columns=SCORED), want), name
+
+
 @pytest.mark.parametrize("name", SCORE_MEASURES)
 def test_label_ranking_measures_take_the_truth_first(engine, name):
     """scikit-learn's order (y_true, y_score): ``name(actual, scores)``; scores first is refused."""

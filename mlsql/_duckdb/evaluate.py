@@ -62,7 +62,8 @@ def check_scores(func: str, dtype: Any) -> None:
         value = dtype.children[1][1]
     elif dtype.id == "list" and dtype.children[0][1].id == "struct":
         fields = dtype.children[0][1].children
-        value = fields[1][1] if len(fields) >= 2 else None
+        at_score = RK.score_fields([name for name, _ in fields])[1]
+        value = fields[at_score][1] if len(fields) >= 2 else None
     if value is None or value.id not in NUMBER_IDS:
         raise MlsqlError(RK.SCORES_MESSAGE.format(func=func, name="scores", type=dtype))
 

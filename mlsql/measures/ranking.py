@@ -90,7 +90,7 @@ and its true labels, so scores for every label give scikit-learn's numbers):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -657,6 +657,24 @@ SCORES_MESSAGE = (
     "{func} takes scores as a map or a list of (label, score) structs per row, the score "
     "a number. Got {name} {type}."
 )
+
+
+def score_fields(names: Sequence[str]) -> tuple[int, int]:
+    """The positions of the label and the score in a scores struct whose fields are
+    ``names``: the fields named label and score where it has both, in any order (the case
+    aside, as DuckDB reads a struct by name), else its first two fields.
+
+    Examples
+    --------
+    >>> score_fields(["score", "label"]), score_fields(["Label", "SCORE"]), score_fields(["name", "p"])
+    ((1, 0), (0, 1), (0, 1))
+    """
+    lower = [n.lower() for n in names]
+    if "label" in lower and "score" in lower:
+        return lower.index("label"), lower.index("score")
+    return 0, 1
+
+
 GRADES_MESSAGE = (
     "{func} takes a list of numeric relevance grades per row for {name}. Got {name} {type}."
 )

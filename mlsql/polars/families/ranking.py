@@ -3,9 +3,10 @@
 The formulas are those of :mod:`mlsql.measures.ranking`; this module supplies
 their per-row statistics as ``pl.Expr``, each list worked through with
 ``list.eval`` (no Python per row). Scores are a ``Map(label, score)`` (an Arrow
-``map`` column, as DuckDB's ``MAP``) or a list of structs per row whose first
-field is the label and second the score; in a list, a label given twice keeps
-its first score. A NULL score is no score.
+``map`` column, as DuckDB's ``MAP``) or a list of structs per row: its fields
+named label and score, in any order (as DuckDB reads them), or, without those
+names, its first field the label and its second the score; in a list, a label
+given twice keeps its first score. A NULL score is no score.
 
 ``list.eval`` cannot read another column, so where a list is compared with
 another row's list (hits of a ranked list, true labels among scored ones) both
@@ -106,9 +107,11 @@ def _score_entries(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> t
         dtype = pl.List(pl.Struct({"key": dtype.key, "value": dtype.value}))
     entry = inner(dtype)
     fields = entry.fields if isinstance(entry, pl.Struct) else []
-    if len(fields) < 2 or not (fields[1].dtype.is_numeric() or fields[1].dtype == pl.Null):
+    at_label, at_score = R.score_fields([f.name for f in fields])
+    score_type = fields[at_score].dtype if len(fields) >= 2 else None
+    if score_type is None or not (score_type.is_numeric() or score_type == pl.Null):
         raise MlsqlError(R.SCORES_MESSAGE.format(func=func, name=name, type=dtype))
-    label, score = fields[0], fields[1]
+    label, score = fields[at_label], fields[at_score]
     label_type = pl.String() if kind(label.dtype) == "text" else label.dtype
     if isinstance(dtype, pl.Array):
         expr = expr.arr.to_list()

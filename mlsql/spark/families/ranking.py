@@ -8,9 +8,9 @@ per-row value (``avg``), so it works in ``agg`` and ``groupBy().agg`` and
 merges across partitions like any ``avg``; nothing is collected.
 
 Scores are a ``map<label, score>`` or an ``array<struct<label, score>>`` per
-row (the struct's first field is the label, its second the score, whatever
-their names); in an array a label given twice keeps its first entry. A NULL
-score is no score. Which of the two forms a column holds is read from its
+row (the struct's fields named label and score, in any order, as DuckDB reads them; a
+struct without those names: its first field the label, its second the score); in an
+array a label given twice keeps its first entry. A NULL score is no score. Which of the two forms a column holds is read from its
 type, so an array of structs must be passed as a Column of its DataFrame
 (``df.scores``); a name (or ``F.col``) is read as a map.
 
@@ -168,7 +168,8 @@ def score_fields(func: str, name: str, dtype: T.DataType) -> tuple[str, str, T.D
         return None
     inner = element(dtype)
     if isinstance(inner, T.StructType) and len(inner.fields) >= 2:
-        label, score = inner.fields[0], inner.fields[1]
+        at_label, at_score = R.score_fields(inner.fieldNames())
+        label, score = inner.fields[at_label], inner.fields[at_score]
         if isinstance(score.dataType, (T.NumericType, T.NullType)):
             return label.name, score.name, label.dataType
     raise MlsqlError(R.SCORES_MESSAGE.format(func=func, name=name, type=dtype.simpleString()))
@@ -177,8 +178,8 @@ def score_fields(func: str, name: str, dtype: T.DataType) -> tuple[str, str, T.D
 def _label_type(dtype: T.DataType) -> T.DataType:
     if isinstance(dtype, T.MapType):
         return dtype.keyType
-    fields = element(dtype).fields  # type: ignore[union-attr]
-    return fields[0].dataType
+    entry = element(dtype)
+    return entry[R.score_fields(entry.fieldNames())[0]].dataType  # type: ignore[index, union-attr]
 
 
 def _scores_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
